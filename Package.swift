@@ -1,0 +1,74 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Layers (see DESIGN.md): each target imports only those below it.
+//   CarryonCLI (`carryon`) → CarryonServer → Carryon → HLS
+let package = Package(
+    name: "Carryon",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "HLS", targets: ["HLS"]),
+        .library(name: "Carryon", targets: ["Carryon"]),
+        .library(name: "CarryonServer", targets: ["CarryonServer"]),
+        .executable(name: "carryon", targets: ["CarryonCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Layer 1: the M3U8 model, parser and writer. Pure values, no I/O, no dependencies.
+        .target(name: "HLS"),
+
+        // Layer 2: the engine.
+        .target(
+            name: "Carryon",
+            dependencies: [
+                "HLS",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 3: loopback playback server and the conditioned origin.
+        .target(
+            name: "CarryonServer",
+            dependencies: [
+                "Carryon",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 4: the `carryon` command. (A target named `carryon` beside `Carryon` would
+        // collide on case-insensitive file systems, hence CarryonCLI.)
+        .executableTarget(
+            name: "CarryonCLI",
+            dependencies: [
+                "HLS", "Carryon", "CarryonServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Release-build benchmark driver, run by Benchmarks/run.sh.
+        .executableTarget(
+            name: "HLSBenchmark",
+            dependencies: ["HLS"],
+            path: "Benchmarks/HLSBenchmark"
+        ),
+
+        .testTarget(name: "HLSTests", dependencies: ["HLS"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["Carryon", "CarryonServer", "HLS"]
+        ),
+    ]
+)

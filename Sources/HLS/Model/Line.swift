@@ -1,0 +1,54 @@
+/// One line of a playlist: a tag, a URI, a comment or a blank.
+///
+/// A parsed line remembers the exact text it was read from. As long as its ``content`` is not
+/// changed, the writer emits that text unchanged; once it is changed, the writer emits the
+/// canonical form of the new content. Equality compares content only.
+public struct Line: Sendable {
+    /// What the line says.
+    public var content: Content {
+        didSet { source = nil }
+    }
+
+    /// The text the line was parsed from (without its line terminator), while unchanged.
+    public private(set) var source: Substring?
+
+    /// The kinds of line in an M3U8 file (RFC 8216bis section 4.1).
+    public enum Content: Sendable, Hashable {
+        /// An empty line, or one of only spaces and tabs. Ignored by clients.
+        case blank
+        /// A line starting with `#` that is not a tag. The text after the `#`.
+        case comment(String)
+        /// A URI line: a media segment, a variant stream or a media playlist, as written.
+        case uri(String)
+        /// A tag: a line starting with `#EXT`.
+        case tag(Tag)
+    }
+
+    /// Creates a line with the given content.
+    public init(_ content: Content) {
+        self.content = content
+        self.source = nil
+    }
+
+    /// Creates a tag line.
+    public init(tag: Tag) { self.init(.tag(tag)) }
+
+    /// Creates a URI line.
+    public init(uri: String) { self.init(.uri(uri)) }
+
+    init(_ content: Content, source: Substring) {
+        self.content = content
+        self.source = source
+    }
+
+    /// The tag on this line, if it is one.
+    public var tag: Tag? {
+        if case .tag(let tag) = content { return tag }
+        return nil
+    }
+}
+
+extension Line: Hashable {
+    public static func == (lhs: Line, rhs: Line) -> Bool { lhs.content == rhs.content }
+    public func hash(into hasher: inout Hasher) { hasher.combine(content) }
+}

@@ -1,0 +1,292 @@
+/// A fault found while decoding one tag; the parser adds the line.
+struct TagError: Error {
+    var code: PlaylistError.Code
+    var message: String
+
+    init(_ code: PlaylistError.Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+enum AttributeList {
+    /// Splits an attribute list (RFC 8216bis section 4.2) into its attributes, in order.
+    ///
+    /// Lenient where no meaning is lost: spaces after a comma and a trailing comma are accepted.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, tag: String) throws(TagError) -> [Attribute] {
+        var attributes: [Attribute] = []
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            while index < count, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") {
+                index += 1
+            }
+            if index == count { break }
+            let nameStart = index
+            while index < count, bytes[index] != UInt8(ascii: "="), bytes[index] != UInt8(ascii: ",") {
+                let byte = bytes[index]
+                let valid = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "-") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || byte == UInt8(ascii: "_")
+                guard valid else {
+                    throw TagError(.malformedAttributeList,
+                                   "\(tag): unexpected character '\(Character(Unicode.Scalar(byte)))' in an attribute name at column \(index + 1) of the attribute list")
+                }
+                index += 1
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<index]), as: UTF8.self)
+            guard !name.isEmpty else {
+                throw TagError(.malformedAttributeList, "\(tag): an attribute has no name (column \(nameStart + 1))")
+            }
+            guard index < count, bytes[index] == UInt8(ascii: "=") else {
+                throw TagError(.malformedAttributeList, "\(tag): attribute \(name) has no '=' and no value")
+            }
+            index += 1
+            let value: AttributeValue
+            if index < count, bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                let start = index
+                while index < count, bytes[index] != UInt8(ascii: "\"") { index += 1 }
+                guard index < count else {
+                    throw TagError(.malformedAttributeList, "\(tag): the quoted value of \(name) has no closing quote")
+                }
+                value = .quoted(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                index += 1
+                if index < count, bytes[index] != UInt8(ascii: ",") {
+                    throw TagError(.malformedAttributeList,
+                                   "\(tag): expected ',' after the quoted value of \(name), found '\(Character(Unicode.Scalar(bytes[index])))'")
+                }
+            } else {
+                let start = index
+                while index < count, bytes[index] != UInt8(ascii: ",") { index += 1 }
+                var end = index
+                while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+                guard end > start else {
+                    throw TagError(.malformedAttributeList, "\(tag): attribute \(name) has an empty value")
+                }
+                let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if token.contains(UInt8(ascii: "\"")) {
+                    throw TagError(.malformedAttributeList, "\(tag): the value of \(name) has a stray quote")
+                }
+                value = .token(String(decoding: token, as: UTF8.self))
+            }
+            if attributes.contains(where: { $0.name == name }) {
+                throw TagError(.duplicateAttribute, "\(tag): attribute \(name) appears more than once")
+            }
+            attributes.append(Attribute(name: name, value: value))
+            index += 1  // past the comma (or the end)
+        }
+        return attributes
+    }
+}
+
+/// Decodes the attributes of one tag into typed values, remembering which it used so that the
+/// rest can be kept (and warned about, unless they are client attributes).
+struct AttributeReader {
+    let tag: String
+    private var attributes: [Attribute]
+    private var used: [Bool]
+    private(set) var warnings: [String] = []
+
+    init(_ attributes: [Attribute], tag: String) {
+        self.tag = tag
+        self.attributes = attributes
+        self.used = Array(repeating: false, count: attributes.count)
+    }
+
+    func hasAttribute(_ name: String) -> Bool { attributes.contains { $0.name == name } }
+
+    /// Records something recovered from.
+    mutating func warn(_ message: String) { warnings.append(message) }
+
+    private mutating func take(_ name: String) -> AttributeValue? {
+        for index in attributes.indices where attributes[index].name == name {
+            used[index] = true
+            return attributes[index].value
+        }
+        return nil
+    }
+
+    private func missing(_ name: String) -> TagError {
+        TagError(.missingValue, "\(tag) lacks the required attribute \(name)")
+    }
+
+    private func invalid(_ name: String, _ value: AttributeValue, _ expected: String) -> TagError {
+        TagError(.invalidValue, "\(tag): \(name)=\(value) is not \(expected)")
+    }
+
+    mutating func string(_ name: String) throws(TagError) -> String? {
+        guard let value = take(name) else { return nil }
+        guard case .quoted(let text) = value else {
+            throw invalid(name, value, "a quoted-string (it needs double quotes)")
+        }
+        return text
+    }
+
+    mutating func string(required name: String) throws(TagError) -> String {
+        guard let value = try string(name) else { throw missing(name) }
+        return value
+    }
+
+    /// An enumerated-string; a quoted one is accepted with a warning.
+    mutating func enumerated(_ name: String) -> String? {
+        guard let value = take(name) else { return nil }
+        if case .quoted = value {
+            warnings.append("\(tag): \(name) should not be quoted; read as \(value.text)")
+        }
+        return value.text
+    }
+
+    mutating func enumerated(required name: String) throws(TagError) -> String {
+        guard let value = enumerated(name) else { throw missing(name) }
+        return value
+    }
+
+    mutating func enumeration<E: RawRepresentable>(_ name: String, _ type: E.Type) throws(TagError) -> E?
+    where E.RawValue == String {
+        guard let text = enumerated(name) else { return nil }
+        guard let value = E(rawValue: text) else {
+            throw TagError(.invalidValue, "\(tag): \(name)=\(text) is not one of the values the specification defines")
+        }
+        return value
+    }
+
+    mutating func integer(_ name: String) throws(TagError) -> Int? {
+        guard let value = take(name) else { return nil }
+        guard case .token(let text) = value, let number = Number.decimalInteger(text.utf8) else {
+            throw invalid(name, value, "a decimal integer")
+        }
+        return number
+    }
+
+    mutating func integer(required name: String) throws(TagError) -> Int {
+        guard let value = try integer(name) else { throw missing(name) }
+        return value
+    }
+
+    mutating func float(_ name: String, signed: Bool = false) throws(TagError) -> Double? {
+        guard let value = take(name) else { return nil }
+        guard case .token(let text) = value, let number = Number.decimalFloat(text, signed: signed) else {
+            throw invalid(name, value, signed ? "a signed decimal number" : "a decimal number")
+        }
+        return number
+    }
+
+    mutating func float(required name: String, signed: Bool = false) throws(TagError) -> Double {
+        guard let value = try float(name, signed: signed) else { throw missing(name) }
+        return value
+    }
+
+    mutating func hex(_ name: String) throws(TagError) -> HexSequence? {
+        guard let value = take(name) else { return nil }
+        guard case .token(let text) = value, let hex = HexSequence(text) else {
+            throw invalid(name, value, "a hexadecimal sequence (0x…)")
+        }
+        return hex
+    }
+
+    mutating func resolution(_ name: String) throws(TagError) -> Resolution? {
+        guard let value = take(name) else { return nil }
+        guard case .token(let text) = value, let resolution = Resolution(text) else {
+            throw invalid(name, value, "a resolution (WIDTHxHEIGHT)")
+        }
+        return resolution
+    }
+
+    /// A `YES`/`NO` attribute. Nil when absent.
+    mutating func yesNo(_ name: String) throws(TagError) -> Bool? {
+        guard let text = enumerated(name) else { return nil }
+        switch text {
+        case "YES": return true
+        case "NO": return false
+        default: throw TagError(.invalidValue, "\(tag): \(name)=\(text) is neither YES nor NO")
+        }
+    }
+
+    /// A `BYTERANGE="n[@o]"` attribute.
+    mutating func byteRange(_ name: String) throws(TagError) -> ByteRange? {
+        guard let text = try string(name) else { return nil }
+        guard let range = ByteRange(text) else {
+            throw TagError(.invalidValue, "\(tag): \(name)=\"\(text)\" is not a byte range (length[@offset])")
+        }
+        return range
+    }
+
+    mutating func dateTime(_ name: String) throws(TagError) -> DateTime? {
+        guard let text = try string(name) else { return nil }
+        guard let date = DateTime(text) else {
+            throw TagError(.invalidValue, "\(tag): \(name)=\"\(text)\" is not an ISO 8601 date and time with a time zone")
+        }
+        return date
+    }
+
+    /// Attributes not taken so far, in order. Each is reported as a warning unless it is a
+    /// client attribute (`X-…`) or one of `quiet` (legacy attributes such as `PROGRAM-ID`).
+    mutating func rest(quiet: Set<String> = []) -> [Attribute] {
+        var rest: [Attribute] = []
+        for index in attributes.indices where !used[index] {
+            let attribute = attributes[index]
+            if !attribute.name.hasPrefix("X-") && !quiet.contains(attribute.name) {
+                warnings.append("\(tag): unknown attribute \(attribute.name) kept as written")
+            }
+            rest.append(attribute)
+        }
+        return rest
+    }
+}
+
+/// Writes an attribute list in canonical form.
+struct AttributeWriter {
+    private(set) var text = ""
+
+    private mutating func add(_ name: String, _ value: String) {
+        if !text.isEmpty { text += "," }
+        text += name
+        text += "="
+        text += value
+    }
+
+    mutating func string(_ name: String, _ value: String?) throws(PlaylistError) {
+        guard let value else { return }
+        if value.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) {
+            throw PlaylistError(.unwritable, "\(name) cannot be written as a quoted-string: it contains a double quote or a line break")
+        }
+        add(name, "\"\(value)\"")
+    }
+
+    mutating func token(_ name: String, _ value: String?) {
+        guard let value else { return }
+        add(name, value)
+    }
+
+    mutating func integer(_ name: String, _ value: Int?) {
+        guard let value else { return }
+        add(name, String(value))
+    }
+
+    mutating func float(_ name: String, _ value: Double?) throws(PlaylistError) {
+        guard let value else { return }
+        guard value.isFinite else { throw PlaylistError(.unwritable, "\(name)=\(value) is not a finite number") }
+        add(name, Number.format(value))
+    }
+
+    mutating func yesNo(_ name: String, _ value: Bool?) {
+        guard let value else { return }
+        add(name, value ? "YES" : "NO")
+    }
+
+    /// Writes `NAME=YES` when true and nothing otherwise (attributes whose only value is YES).
+    mutating func flag(_ name: String, _ value: Bool) {
+        if value { add(name, "YES") }
+    }
+
+    mutating func other(_ attributes: [Attribute]) throws(PlaylistError) {
+        for attribute in attributes {
+            switch attribute.value {
+            case .quoted(let text): try string(attribute.name, text)
+            case .token(let text): token(attribute.name, text)
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// Numbers as HLS writes them: decimal integers and decimal floating point without exponents.
+enum Number {
+    /// A decimal-integer: one or more digits that fit in `Int`. Nil otherwise.
+    static func decimalInteger<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
+        if bytes.isEmpty { return nil }
+        var value = 0
+        for byte in bytes {
+            let digit = Int(byte &- UInt8(ascii: "0"))
+            guard digit >= 0, digit <= 9 else { return nil }
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// A decimal-floating-point (`[0-9]+(.[0-9]*)?`), or with `signed`, a
+    /// signed-decimal-floating-point (optional leading `-`). Nil otherwise, and for values
+    /// too large to be finite.
+    static func decimalFloat(_ bytes: UnsafeBufferPointer<UInt8>, signed: Bool = false) -> Double? {
+        var index = 0
+        var negative = false
+        if signed, index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var significantDigits = 0
+        var fractionDigits = 0
+        var digits = 0
+        var seenPoint = false
+        var exact = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                if seenPoint { return nil }
+                seenPoint = true
+            } else {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit <= 9 else { return nil }
+                digits += 1
+                if mantissa != 0 || digit != 0 { significantDigits += 1 }
+                if significantDigits <= 15 {
+                    mantissa = mantissa * 10 + UInt64(digit)
+                    if seenPoint { fractionDigits += 1 }
+                } else if !seenPoint || digit != 0 {
+                    exact = false
+                }
+            }
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        if exact && fractionDigits < powersOfTen.count {
+            // Clinger's fast path: both operands are exact, so the quotient is correctly rounded.
+            let value = Double(mantissa) / powersOfTen[fractionDigits]
+            return negative ? -value : value
+        }
+        guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    static func decimalFloat(_ text: some StringProtocol, signed: Bool = false) -> Double? {
+        var text = String(text)
+        return text.withUTF8 { decimalFloat($0, signed: signed) }
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        var value = 1.0
+        for _ in 0..<exponent { value *= 10 }
+        return value
+    }
+
+    /// Writes a double as HLS decimal floating point: the shortest text that reads back as the
+    /// same value, without an exponent; integral values without a fraction.
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 {
+            return String(Int(value))
+        }
+        let text = value.description
+        guard let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) else { return text }
+        // Expand `d.ddde±x` into plain digits.
+        var mantissa = text[..<e]
+        let exponent = Int(text[text.index(after: e)...])!
+        var sign = ""
+        if mantissa.hasPrefix("-") {
+            sign = "-"
+            mantissa = mantissa.dropFirst()
+        }
+        let pointOffset = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+            ?? mantissa.count
+        let digits = Array(mantissa.filter { $0 != "." })
+        let point = pointOffset + exponent
+        var result = sign
+        if point <= 0 {
+            result += "0." + String(repeating: "0", count: -point) + String(digits)
+        } else if point >= digits.count {
+            result += String(digits) + String(repeating: "0", count: point - digits.count)
+        } else {
+            result += String(digits[..<point]) + "." + String(digits[point...])
+        }
+        return result
+    }
+}

@@ -1,0 +1,426 @@
+/// A media playlist resolved for a downloader or player: every segment with its absolute URI,
+/// media sequence number, discontinuity sequence, start time, effective keys (with the IV,
+/// explicit or derived), effective init section, and byte range with implicit offsets resolved.
+///
+/// ```swift
+/// let media = try MediaPlaylist(parsing: text, url: "https://cdn.example/v/720p.m3u8")
+/// for segment in media.segments {
+///     print(segment.mediaSequence, segment.uri, segment.byteRange?.range ?? 0..<0)
+/// }
+/// print(media.duration, media.presentation)   // 634.6 vod
+/// ```
+public struct MediaPlaylist: Sendable, Hashable {
+    /// The URL the playlist was read from; every URI is resolved against it.
+    public var url: String
+    /// `EXT-X-VERSION`, when present.
+    public var version: Int?
+    /// `EXT-X-TARGETDURATION`: the maximum segment duration, in whole seconds.
+    public var targetDuration: Int
+    /// The media sequence number of the first segment (`EXT-X-MEDIA-SEQUENCE`, default 0).
+    public var mediaSequence: Int
+    /// The discontinuity sequence number of the first segment (default 0).
+    public var discontinuitySequence: Int
+    /// `EXT-X-PLAYLIST-TYPE`, when present.
+    public var playlistType: PlaylistType?
+    /// Whether `EXT-X-ENDLIST` is present: no segment will be added.
+    public var hasEndList: Bool
+    /// `EXT-X-I-FRAMES-ONLY`.
+    public var iFramesOnly: Bool
+    /// `EXT-X-INDEPENDENT-SEGMENTS`.
+    public var independentSegments: Bool
+    /// `EXT-X-START`.
+    public var start: Start?
+    /// `EXT-X-PART-INF`.
+    public var partInf: PartInf?
+    /// `EXT-X-SERVER-CONTROL`.
+    public var serverControl: ServerControl?
+    /// `EXT-X-SKIP`, in a playlist delta update.
+    public var skip: Skip?
+    /// The segments, in order.
+    public var segments: [Segment]
+    /// Partial segments after the last complete segment (the live edge of low-latency HLS).
+    public var trailingParts: [PartialSegment]
+    /// `EXT-X-DATERANGE` tags, with variables substituted.
+    public var dateRanges: [DateRange]
+    /// `EXT-X-PRELOAD-HINT` tags, URIs absolute.
+    public var preloadHints: [PreloadHint]
+    /// `EXT-X-RENDITION-REPORT` tags, URIs absolute.
+    public var renditionReports: [RenditionReport]
+    /// The playlist's variables after `EXT-X-DEFINE` processing.
+    public var variables: [String: String]
+    /// What the resolver (and the parser, when it parsed) recovered from.
+    public var warnings: [PlaylistWarning]
+
+    /// Video on demand, an event, or live: what a client may expect of the playlist.
+    public enum Presentation: String, Sendable, Hashable {
+        /// Complete: `PLAYLIST-TYPE=VOD`, or `EXT-X-ENDLIST` without a type.
+        case vod
+        /// `PLAYLIST-TYPE=EVENT`: segments are only appended (complete once it has `EXT-X-ENDLIST`).
+        case event
+        /// Neither: segments come and go.
+        case live
+    }
+
+    /// Whether the playlist is VOD, an event or live.
+    public var presentation: Presentation {
+        switch playlistType {
+        case .vod?: .vod
+        case .event?: .event
+        case nil: hasEndList ? .vod : .live
+        }
+    }
+
+    /// The sum of the segment durations, in seconds.
+    public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
+
+    /// Whether any segment or init section is encrypted.
+    public var isEncrypted: Bool {
+        segments.contains { !$0.keys.isEmpty || !($0.initSection?.keys.isEmpty ?? true) }
+    }
+
+    /// Resolves a parsed playlist.
+    ///
+    /// - Parameters:
+    ///   - playlist: A media playlist.
+    ///   - url: The absolute URL it was read from (`https://…`, `file:///…`).
+    ///   - imports: The multivariant playlist's variables, for `EXT-X-DEFINE:IMPORT`. Nil when the
+    ///     playlist was not reached through a multivariant playlist.
+    ///   - warnings: Warnings from parsing, carried into ``warnings``.
+    /// - Throws: ``PlaylistError`` naming the line, for a multivariant playlist, an undefined
+    ///   variable, a byte range without offset that follows no range of the same resource, a
+    ///   segment without `EXTINF`, or a missing `EXT-X-TARGETDURATION`.
+    public init(_ playlist: Playlist, url: String, imports: [String: String]? = nil,
+                warnings: [PlaylistWarning] = []) throws(PlaylistError) {
+        var resolver = MediaResolver(url: url, imports: imports, warnings: warnings)
+        self = try resolver.resolve(playlist)
+    }
+
+    /// Parses and resolves M3U8 text. See ``init(_:url:imports:warnings:)``.
+    public init(parsing text: String, url: String, imports: [String: String]? = nil) throws(PlaylistError) {
+        let parsed = try Playlist.parse(text)
+        try self.init(parsed.playlist, url: url, imports: imports, warnings: parsed.warnings)
+    }
+
+    init(url: String) {
+        self.url = url
+        version = nil
+        targetDuration = 0
+        mediaSequence = 0
+        discontinuitySequence = 0
+        playlistType = nil
+        hasEndList = false
+        iFramesOnly = false
+        independentSegments = false
+        start = nil
+        partInf = nil
+        serverControl = nil
+        skip = nil
+        segments = []
+        trailingParts = []
+        dateRanges = []
+        preloadHints = []
+        renditionReports = []
+        variables = [:]
+        warnings = []
+    }
+}
+
+/// A media segment as a downloader needs it.
+public struct Segment: Sendable, Hashable {
+    /// The absolute URI of the segment's resource.
+    public var uri: String
+    /// The 1-based line of the URI in the playlist.
+    public var line: Int
+    /// The media sequence number.
+    public var mediaSequence: Int
+    /// The discontinuity sequence number.
+    public var discontinuitySequence: Int
+    /// Whether an `EXT-X-DISCONTINUITY` precedes the segment.
+    public var discontinuity: Bool
+    /// Seconds from the start of the playlist to the segment's start.
+    public var startTime: Double
+    /// The `EXTINF` duration in seconds.
+    public var duration: Double
+    /// The `EXTINF` title (empty when none).
+    public var title: String
+    /// The segment's sub-range of its resource, offsets resolved; nil for the whole resource.
+    public var byteRange: ResolvedByteRange?
+    /// The keys in effect (one per key format), empty when the segment is in the clear.
+    public var keys: [SegmentKey]
+    /// The media initialization section in effect.
+    public var initSection: InitSection?
+    /// `EXT-X-PROGRAM-DATE-TIME` given for this segment.
+    public var programDateTime: DateTime?
+    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
+    public var isGap: Bool
+    /// The `EXT-X-BITRATE` in effect, in kbit/s.
+    public var bitrate: Int?
+    /// The segment's partial segments (low-latency HLS).
+    public var parts: [PartialSegment]
+
+    /// The key to use: the `identity` one if there is one, else the first.
+    public var key: SegmentKey? { keys.first { $0.keyFormat == "identity" } ?? keys.first }
+
+    /// The segment's end time in seconds from the start of the playlist.
+    public var endTime: Double { startTime + duration }
+}
+
+/// A byte range with its offset resolved.
+public struct ResolvedByteRange: Sendable, Hashable, CustomStringConvertible {
+    /// The first byte.
+    public var offset: Int
+    /// The number of bytes.
+    public var length: Int
+
+    public init(offset: Int, length: Int) {
+        self.offset = offset
+        self.length = length
+    }
+
+    /// The bytes as a range, `offset..<offset + length`.
+    public var range: Range<Int> { offset..<(offset + length) }
+
+    /// `length@offset`.
+    public var description: String { "\(length)@\(offset)" }
+}
+
+/// An encryption key in effect for a segment or init section.
+public struct SegmentKey: Sendable, Hashable {
+    /// The method (never `NONE`).
+    public var method: KeyMethod
+    /// The absolute key URI.
+    public var uri: String
+    /// The IV: explicit, or for AES-128 and SAMPLE-AES without one, derived from the media
+    /// sequence number. Nil where none applies.
+    public var iv: HexSequence?
+    /// Whether ``iv`` was derived from the media sequence number rather than given.
+    public var ivIsDerived: Bool
+    /// The key format (`identity` when not given).
+    public var keyFormat: String
+    /// `KEYFORMATVERSIONS`, when given.
+    public var keyFormatVersions: String?
+    /// The line of the `EXT-X-KEY` tag.
+    public var line: Int
+}
+
+/// A media initialization section (`EXT-X-MAP`) in effect.
+public struct InitSection: Sendable, Hashable {
+    /// The absolute URI of its resource.
+    public var uri: String
+    /// Its sub-range of that resource; nil for the whole resource.
+    public var byteRange: ResolvedByteRange?
+    /// The keys in effect where the `EXT-X-MAP` tag stands.
+    public var keys: [SegmentKey]
+    /// The line of the `EXT-X-MAP` tag.
+    public var line: Int
+}
+
+/// A partial segment (`EXT-X-PART`) with its URI absolute and byte range resolved.
+public struct PartialSegment: Sendable, Hashable {
+    public var uri: String
+    public var duration: Double
+    public var independent: Bool
+    public var byteRange: ResolvedByteRange?
+    public var isGap: Bool
+    public var line: Int
+}
+
+/// Walks the lines once, carrying the state that tags apply to the segments after them.
+struct MediaResolver {
+    let url: String
+    let imports: [String: String]?
+    var warnings: [PlaylistWarning]
+    var variables = Variables()
+
+    init(url: String, imports: [String: String]?, warnings: [PlaylistWarning]) {
+        self.url = url
+        self.imports = imports
+        self.warnings = warnings
+    }
+
+    mutating func resolve(_ playlist: Playlist) throws(PlaylistError) -> MediaPlaylist {
+        var result = MediaPlaylist(url: url)
+        var targetDuration: Int?
+        var keys: [SegmentKey] = []
+        var initSection: InitSection?
+        var bitrate: Int?
+        // Tags that apply to the next segment only.
+        var inf: (Inf, line: Int)?
+        var pendingRange: (ByteRange, line: Int)?
+        var pendingDiscontinuity = false
+        var pendingGap = false
+        var pendingDate: DateTime?
+        var pendingParts: [PartialSegment] = []
+        var lastPart: PartialSegment?
+        var mediaSequence = 0
+        var discontinuitySequence = 0
+        var startTime = 0.0
+        var sawSegmentTag = false
+        result.segments.reserveCapacity(playlist.lines.count / 2)
+
+        for (index, line) in playlist.lines.enumerated() {
+            let number = index + 1
+            func fail(_ error: TagError) -> PlaylistError {
+                PlaylistError(error.code, line: number, lineText: line.source.map(displayText), error.message)
+            }
+            switch line.content {
+            case .blank, .comment:
+                continue
+            case .uri(let written):
+                guard let (info, _) = inf else {
+                    throw fail(TagError(.structure, "the URI line \(written) has no EXTINF before it"))
+                }
+                let uri: String
+                do throws(TagError) { uri = try variables.substitute(written) } catch { throw fail(error) }
+                let absolute = URIReference.resolve(uri, against: url)
+                var range: ResolvedByteRange?
+                if let (byteRange, rangeLine) = pendingRange {
+                    if let offset = byteRange.offset {
+                        range = ResolvedByteRange(offset: offset, length: byteRange.length)
+                    } else if let previous = result.segments.last, previous.uri == absolute,
+                              let previousRange = previous.byteRange {
+                        range = ResolvedByteRange(offset: previousRange.offset + previousRange.length, length: byteRange.length)
+                    } else {
+                        throw PlaylistError(.byteRange, line: rangeLine,
+                            "EXT-X-BYTERANGE:\(byteRange) has no offset, so it must continue a byte range of the same resource in the previous segment, but \(result.segments.last.map { $0.byteRange == nil ? "the previous segment is a whole resource" : "the previous segment is a range of \($0.uri)" } ?? "there is no previous segment")")
+                    }
+                }
+                let segmentKeys = keys.map { key -> SegmentKey in
+                    var key = key
+                    if key.iv == nil, key.method == .aes128 || key.method == .sampleAES {
+                        key.iv = HexSequence.iv(mediaSequence: mediaSequence)
+                        key.ivIsDerived = true
+                    }
+                    return key
+                }
+                if Int(info.duration.rounded()) > (targetDuration ?? .max) {
+                    warnings.append(PlaylistWarning(line: number, "the segment lasts \(Number.format(info.duration)) s, longer than the target duration of \(targetDuration!) s"))
+                }
+                result.segments.append(Segment(
+                    uri: absolute, line: number, mediaSequence: mediaSequence,
+                    discontinuitySequence: discontinuitySequence, discontinuity: pendingDiscontinuity,
+                    startTime: startTime, duration: info.duration, title: info.title, byteRange: range,
+                    keys: segmentKeys, initSection: initSection, programDateTime: pendingDate, isGap: pendingGap,
+                    bitrate: range == nil ? bitrate : nil, parts: pendingParts))
+                startTime += info.duration
+                mediaSequence += 1
+                inf = nil
+                pendingRange = nil
+                pendingDiscontinuity = false
+                pendingGap = false
+                pendingDate = nil
+                pendingParts = []
+            case .tag(let tag):
+                do throws(TagError) {
+                    switch tag {
+                    case .m3u, .unknown: break
+                    case .version(let value): result.version = value
+                    case .independentSegments: result.independentSegments = true
+                    case .start(let start): result.start = start
+                    case .define(let define):
+                        try variables.define(define, playlistURL: url, imports: imports, isMultivariant: false)
+                    case .targetDuration(let value):
+                        targetDuration = value
+                    case .mediaSequence(let value):
+                        if sawSegmentTag { throw TagError(.structure, "EXT-X-MEDIA-SEQUENCE must come before the first segment") }
+                        mediaSequence = value
+                        result.mediaSequence = value
+                    case .discontinuitySequence(let value):
+                        if sawSegmentTag { throw TagError(.structure, "EXT-X-DISCONTINUITY-SEQUENCE must come before the first segment") }
+                        discontinuitySequence = value
+                        result.discontinuitySequence = value
+                    case .endList: result.hasEndList = true
+                    case .playlistType(let type): result.playlistType = type
+                    case .iFramesOnly: result.iFramesOnly = true
+                    case .partInf(let value): result.partInf = value
+                    case .serverControl(let value): result.serverControl = value
+                    case .inf(let value):
+                        if let (_, previous) = inf {
+                            throw TagError(.structure, "EXTINF follows the EXTINF on line \(previous) without a URI line between them")
+                        }
+                        inf = (value, number)
+                        sawSegmentTag = true
+                    case .byteRange(let range):
+                        pendingRange = (range, number)
+                    case .discontinuity:
+                        pendingDiscontinuity = true
+                        discontinuitySequence += 1
+                        sawSegmentTag = true
+                    case .key(let key):
+                        if key.method == .none {
+                            keys = []
+                        } else {
+                            let resolved = try key.resolved(variables, base: url)
+                            let entry = SegmentKey(method: resolved.method, uri: resolved.uri ?? "", iv: resolved.iv,
+                                                   ivIsDerived: false, keyFormat: resolved.effectiveKeyFormat,
+                                                   keyFormatVersions: resolved.keyFormatVersions, line: number)
+                            keys.removeAll { $0.keyFormat == entry.keyFormat }
+                            keys.append(entry)
+                        }
+                        sawSegmentTag = true
+                    case .map(let map):
+                        let uri = URIReference.resolve(try variables.substitute(map.uri), against: url)
+                        var range: ResolvedByteRange?
+                        if let byteRange = map.byteRange {
+                            if byteRange.offset == nil {
+                                warnings.append(PlaylistWarning(line: number, "EXT-X-MAP BYTERANGE should give an offset; 0 is assumed"))
+                            }
+                            range = ResolvedByteRange(offset: byteRange.offset ?? 0, length: byteRange.length)
+                        }
+                        if keys.contains(where: { $0.method == .aes128 && $0.iv == nil }) {
+                            warnings.append(PlaylistWarning(line: number, "an EXT-X-MAP encrypted with AES-128 needs an EXT-X-KEY with an IV"))
+                        }
+                        initSection = InitSection(uri: uri, byteRange: range, keys: keys, line: number)
+                        sawSegmentTag = true
+                    case .programDateTime(let date):
+                        pendingDate = date
+                    case .gap:
+                        pendingGap = true
+                    case .bitrate(let value):
+                        bitrate = value
+                    case .part(let part):
+                        let uri = URIReference.resolve(try variables.substitute(part.uri), against: url)
+                        var range: ResolvedByteRange?
+                        if let byteRange = part.byteRange {
+                            if let offset = byteRange.offset {
+                                range = ResolvedByteRange(offset: offset, length: byteRange.length)
+                            } else if let last = lastPart, last.uri == uri, let lastRange = last.byteRange {
+                                range = ResolvedByteRange(offset: lastRange.offset + lastRange.length, length: byteRange.length)
+                            } else {
+                                throw TagError(.byteRange, "EXT-X-PART BYTERANGE=\"\(byteRange)\" has no offset, so it must continue a range of the same resource in the previous partial segment")
+                            }
+                        }
+                        let partial = PartialSegment(uri: uri, duration: part.duration, independent: part.independent,
+                                                     byteRange: range, isGap: part.gap, line: number)
+                        pendingParts.append(partial)
+                        lastPart = partial
+                    case .dateRange(let range):
+                        result.dateRanges.append(try range.resolved(variables))
+                    case .skip(let skip):
+                        result.skip = skip
+                        mediaSequence += skip.skippedSegments
+                    case .preloadHint(let hint):
+                        result.preloadHints.append(try hint.resolved(variables, base: url))
+                    case .renditionReport(let report):
+                        result.renditionReports.append(try report.resolved(variables, base: url))
+                    case .media, .streamInf, .iFrameStreamInf, .sessionData, .sessionKey, .contentSteering:
+                        throw TagError(.mixedPlaylist, "\(tag.name) belongs in a multivariant playlist, not a media playlist")
+                    }
+                } catch {
+                    throw fail(error)
+                }
+            }
+        }
+        if let (_, line) = inf {
+            throw PlaylistError(.structure, line: line, "this EXTINF has no URI line after it")
+        }
+        guard let targetDuration else {
+            throw PlaylistError(.structure, "the media playlist has no EXT-X-TARGETDURATION, which RFC 8216bis requires")
+        }
+        result.targetDuration = targetDuration
+        result.trailingParts = pendingParts
+        result.variables = variables.values
+        result.warnings = warnings.sorted { $0.line < $1.line }
+        return result
+    }
+}

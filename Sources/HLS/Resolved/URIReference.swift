@@ -1,0 +1,186 @@
+/// RFC 3986 URI references: resolving a relative reference against a base URI.
+///
+/// HLS resolves every URI in a playlist against the playlist's own URL (RFC 8216bis section
+/// 4.1). This is RFC 3986 section 5.2, implemented on the text so that it is exact and free of
+/// Foundation's quirks.
+///
+/// ```swift
+/// URIReference.resolve("../audio/en.m3u8", against: "https://cdn.example/v/main.m3u8")
+/// // "https://cdn.example/audio/en.m3u8"
+/// ```
+public enum URIReference {
+    struct Components {
+        var scheme: Substring?
+        var authority: Substring?
+        var path: Substring
+        var query: Substring?
+        var fragment: Substring?
+
+        /// Splits a URI reference as the regular expression of RFC 3986 appendix B does.
+        init(_ text: String) {
+            var rest = text[...]
+            if let hash = rest.firstIndex(of: "#") {
+                fragment = rest[rest.index(after: hash)...]
+                rest = rest[..<hash]
+            }
+            if let question = rest.firstIndex(of: "?") {
+                query = rest[rest.index(after: question)...]
+                rest = rest[..<question]
+            }
+            if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"),
+               Components.isScheme(rest[..<colon]) {
+                scheme = rest[..<colon]
+                rest = rest[rest.index(after: colon)...]
+            }
+            if rest.hasPrefix("//") {
+                let afterSlashes = rest.index(rest.startIndex, offsetBy: 2)
+                let end = rest[afterSlashes...].firstIndex(of: "/") ?? rest.endIndex
+                authority = rest[afterSlashes..<end]
+                rest = rest[end...]
+            }
+            path = rest
+        }
+
+        static func isScheme(_ text: Substring) -> Bool {
+            guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
+                return false
+            }
+            return text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+        }
+
+        var text: String {
+            var result = ""
+            if let scheme { result += scheme + ":" }
+            if let authority { result += "//" + authority }
+            result += path
+            if let query { result += "?" + query }
+            if let fragment { result += "#" + fragment }
+            return result
+        }
+    }
+
+    /// Whether the reference has a scheme (`https:`, `data:`, `skd:` …).
+    public static func isAbsolute(_ reference: String) -> Bool {
+        Components(reference).scheme != nil
+    }
+
+    /// The scheme of a URI, lower-cased, or nil for a relative reference.
+    public static func scheme(of reference: String) -> String? {
+        Components(reference).scheme.map { $0.lowercased() }
+    }
+
+    /// The query component of a URI, without `?`.
+    public static func query(of reference: String) -> Substring? {
+        Components(reference).query
+    }
+
+    /// Resolves `reference` against `base` (RFC 3986 section 5.2.2, strict).
+    ///
+    /// A reference with a scheme is returned with its dot segments removed; `data:` URIs are
+    /// returned as they are.
+    public static func resolve(_ reference: String, against base: String) -> String {
+        if reference.utf8.starts(with: "data:".utf8) { return reference }
+        let r = Components(reference)
+        let b = Components(base)
+        var t = Components("")
+        if r.scheme != nil {
+            t = r
+            t.path = removeDotSegments(r.path)[...]
+        } else {
+            if r.authority != nil {
+                t.authority = r.authority
+                t.path = removeDotSegments(r.path)[...]
+                t.query = r.query
+            } else {
+                if r.path.isEmpty {
+                    t.path = b.path
+                    t.query = r.query ?? b.query
+                } else {
+                    if r.path.hasPrefix("/") {
+                        t.path = removeDotSegments(r.path)[...]
+                    } else {
+                        t.path = removeDotSegments(merge(base: b, reference: r.path)[...])[...]
+                    }
+                    t.query = r.query
+                }
+                t.authority = b.authority
+            }
+            t.scheme = b.scheme
+        }
+        t.fragment = r.fragment
+        return t.text
+    }
+
+    /// RFC 3986 section 5.2.3.
+    private static func merge(base: Components, reference: Substring) -> String {
+        if base.authority != nil && base.path.isEmpty { return "/" + reference }
+        guard let slash = base.path.lastIndex(of: "/") else { return String(reference) }
+        return String(base.path[...slash]) + reference
+    }
+
+    /// RFC 3986 section 5.2.4.
+    static func removeDotSegments(_ path: Substring) -> String {
+        guard path.contains(".") else { return String(path) }
+        var input = path
+        var output: [Substring] = []
+        while !input.isEmpty {
+            if input.hasPrefix("../") {
+                input = input.dropFirst(3)
+            } else if input.hasPrefix("./") {
+                input = input.dropFirst(2)
+            } else if input.hasPrefix("/./") {
+                input = input.dropFirst(2)
+            } else if input == "/." {
+                input = "/"
+            } else if input.hasPrefix("/../") {
+                input = input.dropFirst(3)
+                if !output.isEmpty { output.removeLast() }
+            } else if input == "/.." {
+                input = "/"
+                if !output.isEmpty { output.removeLast() }
+            } else if input == "." || input == ".." {
+                input = ""
+            } else {
+                // Move the first segment (with its leading "/", if any) to the output.
+                let searchStart = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
+                let end = input[searchStart...].firstIndex(of: "/") ?? input.endIndex
+                output.append(input[..<end])
+                input = input[end...]
+            }
+        }
+        return output.joined()
+    }
+
+    /// Decodes `%XX` escapes (and `+` as space when `plusAsSpace`), as in a query string.
+    static func percentDecode(_ text: Substring, plusAsSpace: Bool = true) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8)[...]
+        while let byte = iterator.popFirst() {
+            if byte == UInt8(ascii: "%"), iterator.count >= 2,
+               let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                iterator = iterator.dropFirst(2)
+            } else if byte == UInt8(ascii: "+") && plusAsSpace {
+                bytes.append(UInt8(ascii: " "))
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The value of the first query parameter named `name` in `url`, percent-decoded.
+    public static func queryParameter(_ name: String, in url: String) -> String? {
+        guard let query = query(of: url) else { return nil }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if percentDecode(parts[0]) == name {
+                return parts.count == 2 ? percentDecode(parts[1]) : ""
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,96 @@
+/// The variables of a playlist (`EXT-X-DEFINE`) and their substitution into `{$name}`
+/// references (RFC 8216bis section 4.3).
+///
+/// References are replaced in URI lines and quoted-string attribute values. A reference to a
+/// variable that no preceding `EXT-X-DEFINE` defined makes the playlist invalid.
+struct Variables {
+    private(set) var values: [String: String] = [:]
+
+    /// Adds the definition on line `line` of a playlist at `url`.
+    mutating func define(_ definition: Define, playlistURL url: String, imports: [String: String]?,
+                         isMultivariant: Bool) throws(TagError) {
+        let name = definition.name
+        guard values[name] == nil else {
+            throw TagError(.variable, "EXT-X-DEFINE: variable \"\(name)\" is defined twice")
+        }
+        switch definition {
+        case .value(_, let value):
+            values[name] = value
+        case .import:
+            if isMultivariant {
+                throw TagError(.variable, "EXT-X-DEFINE: IMPORT=\"\(name)\" is only allowed in a media playlist")
+            }
+            guard let imports else {
+                throw TagError(.variable, "EXT-X-DEFINE: IMPORT=\"\(name)\" needs the multivariant playlist's variables, and none were given")
+            }
+            guard let value = imports[name] else {
+                throw TagError(.variable, "EXT-X-DEFINE: IMPORT=\"\(name)\" names a variable the multivariant playlist does not define")
+            }
+            values[name] = value
+        case .queryParameter:
+            guard let value = URIReference.queryParameter(name, in: url) else {
+                throw TagError(.variable, "EXT-X-DEFINE: QUERYPARAM=\"\(name)\" but the playlist URL \(url) has no query parameter \(name)")
+            }
+            values[name] = value
+        }
+    }
+
+    /// Replaces every `{$name}` in `text`.
+    func substitute(_ text: String) throws(TagError) -> String {
+        // Fast path: most strings hold no reference.
+        var utf8 = text.utf8.makeIterator()
+        var sawBrace = false
+        var hasReference = false
+        while let byte = utf8.next() {
+            if sawBrace && byte == UInt8(ascii: "$") { hasReference = true; break }
+            sawBrace = byte == UInt8(ascii: "{")
+        }
+        guard hasReference else { return text }
+
+        var result = ""
+        var rest = text[...]
+        while let open = rest.range(of: "{$") {
+            result += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].firstIndex(of: "}") else {
+                result += rest[open.lowerBound...]
+                return result
+            }
+            let name = String(rest[open.upperBound..<close])
+            guard let value = values[name] else {
+                throw TagError(.variable, "{$\(name)} refers to a variable that no preceding EXT-X-DEFINE defines")
+            }
+            result += value
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        return result
+    }
+
+    func substitute(_ text: String?) throws(TagError) -> String? {
+        guard let text else { return nil }
+        return try substitute(text)
+    }
+
+    func substitute(_ attributes: [Attribute]) throws(TagError) -> [Attribute] {
+        var result = attributes
+        for index in result.indices {
+            if case .quoted(let text) = result[index].value {
+                result[index].value = .quoted(try substitute(text))
+            }
+        }
+        return result
+    }
+}
+
+private extension Substring {
+    func range(of needle: String) -> Range<Index>? {
+        var index = startIndex
+        while index < endIndex {
+            if self[index...].hasPrefix(needle) {
+                return index..<self.index(index, offsetBy: needle.count)
+            }
+            index = self.index(after: index)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,202 @@
+/// `EXTINF`: the duration of the next media segment and an optional title
+/// (RFC 8216bis section 4.4.4.1).
+public struct Inf: Sendable, Hashable {
+    /// The duration in seconds.
+    public var duration: Double
+    /// The title after the comma, as written (empty when none).
+    public var title: String
+
+    public init(duration: Double, title: String = "") {
+        self.duration = duration
+        self.title = title
+    }
+}
+
+/// The attributes of `EXT-X-START`: where to start playing (RFC 8216bis section 4.4.2.2).
+public struct Start: Sendable, Hashable {
+    /// Seconds from the start of the playlist, or from its end when negative. Required.
+    public var timeOffset: Double
+    /// Whether to start exactly there rather than at the segment containing it.
+    public var precise: Bool
+    /// Attributes not listed above.
+    public var otherAttributes: [Attribute]
+
+    public init(timeOffset: Double, precise: Bool = false, otherAttributes: [Attribute] = []) {
+        self.timeOffset = timeOffset
+        self.precise = precise
+        self.otherAttributes = otherAttributes
+    }
+
+    init(reading reader: inout AttributeReader) throws(TagError) {
+        timeOffset = try reader.float(required: "TIME-OFFSET", signed: true)
+        precise = try reader.yesNo("PRECISE") ?? false
+        otherAttributes = reader.rest()
+    }
+
+    func write(to writer: inout AttributeWriter) throws(PlaylistError) {
+        try writer.float("TIME-OFFSET", timeOffset)
+        writer.flag("PRECISE", precise)
+        try writer.other(otherAttributes)
+    }
+}
+
+/// `EXT-X-DEFINE`: a variable for `{$name}` references (RFC 8216bis section 4.4.2.3).
+public enum Define: Sendable, Hashable {
+    /// `NAME` and `VALUE`: a variable with a value given here.
+    case value(name: String, value: String)
+    /// `IMPORT`: a variable of the same name from the multivariant playlist (media playlists only).
+    case `import`(name: String)
+    /// `QUERYPARAM`: the value of the query parameter of that name in the playlist's URL.
+    case queryParameter(name: String)
+
+    /// The name of the variable defined.
+    public var name: String {
+        switch self {
+        case .value(let name, _), .import(let name), .queryParameter(let name): name
+        }
+    }
+
+    init(reading reader: inout AttributeReader) throws(TagError) {
+        let name = try reader.string("NAME")
+        let value = try reader.string("VALUE")
+        let imported = try reader.string("IMPORT")
+        let query = try reader.string("QUERYPARAM")
+        _ = reader.rest()
+        switch (name, value, imported, query) {
+        case (let name?, let value?, nil, nil): self = .value(name: name, value: value)
+        case (nil, nil, let name?, nil): self = .import(name: name)
+        case (nil, nil, nil, let name?): self = .queryParameter(name: name)
+        case (_?, nil, nil, nil): throw TagError(.variable, "EXT-X-DEFINE has NAME but no VALUE")
+        default:
+            throw TagError(.variable, "EXT-X-DEFINE must have NAME and VALUE, or IMPORT, or QUERYPARAM, and nothing else")
+        }
+        let valid = !self.name.isEmpty && self.name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+        guard valid else {
+            throw TagError(.variable, "EXT-X-DEFINE: \"\(self.name)\" is not a valid variable name ([a-zA-Z0-9_-]+)")
+        }
+    }
+
+    func write(to writer: inout AttributeWriter) throws(PlaylistError) {
+        switch self {
+        case .value(let name, let value):
+            try writer.string("NAME", name)
+            try writer.string("VALUE", value)
+        case .import(let name): try writer.string("IMPORT", name)
+        case .queryParameter(let name): try writer.string("QUERYPARAM", name)
+        }
+    }
+}
+
+/// The attributes of `EXT-X-PART-INF` (RFC 8216bis section 4.4.3.7).
+public struct PartInf: Sendable, Hashable {
+    /// The maximum partial segment duration, in seconds. Required.
+    public var partTarget: Double
+    /// Attributes not listed above.
+    public var otherAttributes: [Attribute]
+
+    public init(partTarget: Double, otherAttributes: [Attribute] = []) {
+        self.partTarget = partTarget
+        self.otherAttributes = otherAttributes
+    }
+
+    init(reading reader: inout AttributeReader) throws(TagError) {
+        partTarget = try reader.float(required: "PART-TARGET")
+        otherAttributes = reader.rest()
+    }
+
+    func write(to writer: inout AttributeWriter) throws(PlaylistError) {
+        try writer.float("PART-TARGET", partTarget)
+        try writer.other(otherAttributes)
+    }
+}
+
+/// The attributes of `EXT-X-SERVER-CONTROL` (RFC 8216bis section 4.4.3.8).
+public struct ServerControl: Sendable, Hashable {
+    /// The server produces delta updates skipping segments older than this many seconds.
+    public var canSkipUntil: Double?
+    /// Delta updates can also skip EXT-X-DATERANGE tags.
+    public var canSkipDateRanges: Bool
+    /// How far from the live edge a client should start, in seconds.
+    public var holdBack: Double?
+    /// The same in low-latency mode.
+    public var partHoldBack: Double?
+    /// The server supports blocking playlist reload.
+    public var canBlockReload: Bool
+    /// Attributes not listed above.
+    public var otherAttributes: [Attribute]
+
+    public init(canSkipUntil: Double? = nil, canSkipDateRanges: Bool = false, holdBack: Double? = nil,
+                partHoldBack: Double? = nil, canBlockReload: Bool = false, otherAttributes: [Attribute] = []) {
+        self.canSkipUntil = canSkipUntil
+        self.canSkipDateRanges = canSkipDateRanges
+        self.holdBack = holdBack
+        self.partHoldBack = partHoldBack
+        self.canBlockReload = canBlockReload
+        self.otherAttributes = otherAttributes
+    }
+
+    init(reading reader: inout AttributeReader) throws(TagError) {
+        canSkipUntil = try reader.float("CAN-SKIP-UNTIL")
+        canSkipDateRanges = try reader.yesNo("CAN-SKIP-DATERANGES") ?? false
+        holdBack = try reader.float("HOLD-BACK")
+        partHoldBack = try reader.float("PART-HOLD-BACK")
+        canBlockReload = try reader.yesNo("CAN-BLOCK-RELOAD") ?? false
+        otherAttributes = reader.rest()
+    }
+
+    func write(to writer: inout AttributeWriter) throws(PlaylistError) {
+        try writer.float("CAN-SKIP-UNTIL", canSkipUntil)
+        writer.flag("CAN-SKIP-DATERANGES", canSkipDateRanges)
+        try writer.float("HOLD-BACK", holdBack)
+        try writer.float("PART-HOLD-BACK", partHoldBack)
+        writer.flag("CAN-BLOCK-RELOAD", canBlockReload)
+        try writer.other(otherAttributes)
+    }
+}
+
+/// The attributes of `EXT-X-PART`: a partial segment (RFC 8216bis section 4.4.4.9).
+public struct Part: Sendable, Hashable {
+    /// The partial segment's resource. Required.
+    public var uri: String
+    /// Its duration in seconds. Required.
+    public var duration: Double
+    /// It starts with an independent frame.
+    public var independent: Bool
+    /// Its sub-range of the resource.
+    public var byteRange: ByteRange?
+    /// It is unavailable and must not be loaded.
+    public var gap: Bool
+    /// Attributes not listed above.
+    public var otherAttributes: [Attribute]
+
+    public init(uri: String, duration: Double, independent: Bool = false, byteRange: ByteRange? = nil,
+                gap: Bool = false, otherAttributes: [Attribute] = []) {
+        self.uri = uri
+        self.duration = duration
+        self.independent = independent
+        self.byteRange = byteRange
+        self.gap = gap
+        self.otherAttributes = otherAttributes
+    }
+
+    init(reading reader: inout AttributeReader) throws(TagError) {
+        uri = try reader.string(required: "URI")
+        duration = try reader.float(required: "DURATION")
+        independent = try reader.yesNo("INDEPENDENT") ?? false
+        byteRange = try reader.byteRange("BYTERANGE")
+        gap = try reader.yesNo("GAP") ?? false
+        otherAttributes = reader.rest()
+    }
+
+    func write(to writer: inout AttributeWriter) throws(PlaylistError) {
+        try writer.float("DURATION", duration)
+        try writer.string("URI", uri)
+        writer.flag("INDEPENDENT", independent)
+        try writer.string("BYTERANGE", byteRange?.description)
+        writer.flag("GAP", gap)
+        try writer.other(otherAttributes)
+    }
+}
