@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The HLS parser benchmark: Carryon's Playlist.parse (release build) against Python's m3u8.
+#
+#     Benchmarks/run.sh [--huge] [--budget SECONDS] [--keep DIR]
+#
+#   --huge          also parse a generated 10,000,000-segment playlist (once; Carryon only),
+#                   to show it neither crashes nor needs unreasonable memory
+#   --budget S      seconds HLSBenchmark spends timing each measurement of each file (default 2)
+#   --keep DIR      write the fixtures to DIR and keep them (default: a temporary directory)
+#
+# Targets (from the issue): the ~1 MB, 9,000-segment playlist parses in under 3 ms, the
+# 100,000-segment one in under 30 ms (medians), and Python's m3u8.loads takes at least 50 times
+# as long. A missed target prints MISSED; the exit status is non-zero only on errors.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+huge=0
+budget=2
+keep=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --huge) huge=1 ;;
+        --budget) budget="${2:?--budget needs a value}"; shift ;;
+        --keep) keep="${2:?--keep needs a directory}"; shift ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+python="${PYTHON:-python3}"
+command -v "$python" >/dev/null || { echo "run.sh: $python not found" >&2; exit 1; }
+
+if [[ -n "$keep" ]]; then
+    mkdir -p "$keep"
+    work="$(cd "$keep" && pwd)"
+else
+    work="$(mktemp -d "${TMPDIR:-/tmp}/carryon-bench.XXXXXX")"
+    trap 'rm -rf "$work"' EXIT
+fi
+
+echo "== generating fixtures in $work"
+"$python" "$here/generate.py" "$work/vod-1mb-9k.m3u8" 9000
+"$python" "$here/generate.py" "$work/vod-100k.m3u8" 100000
+if [[ $huge == 1 ]]; then
+    echo "   (10,000,000 segments: this takes a minute)"
+    "$python" "$here/generate.py" "$work/vod-10m.m3u8" 10000000 --short
+fi
+ls -l "$work"/*.m3u8 | awk '{ printf "   %12d  %s\n", $5, $NF }'
+
+echo "== building HLSBenchmark (release)"
+(cd "$root" && swift build -c release --product HLSBenchmark 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'" | tail -n 3)
+bin="$(cd "$root" && swift build -c release --product HLSBenchmark --show-bin-path)/HLSBenchmark"
+
+echo "== timing Carryon"
+"$bin" --json --budget "$budget" "$work/vod-1mb-9k.m3u8" "$work/vod-100k.m3u8" > "$work/carryon.json"
+if [[ $huge == 1 ]]; then
+    "$bin" --json --warmup 0 --iterations 1 "$work/vod-10m.m3u8" > "$work/carryon-huge.json"
+fi
+
+echo "== timing Python m3u8"
+if ! "$python" -c 'import m3u8' 2>/dev/null; then
+    echo "   installing m3u8 with pip"
+    "$python" -m pip install --quiet m3u8
+fi
+"$python" - "$work/python.json" "$work/vod-1mb-9k.m3u8:15" "$work/vod-100k.m3u8:3" <<'PY'
+import json, statistics, sys, time
+import m3u8
+
+out, specs = sys.argv[1], sys.argv[2:]
+results = {"m3u8_version": getattr(m3u8, "__version__", None), "files": {}}
+try:
+    from importlib.metadata import version
+    results["m3u8_version"] = version("m3u8")
+except Exception:
+    pass
+for spec in specs:
+    path, runs = spec.rsplit(":", 1)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()  # read fully first, not timed
+    segments = len(m3u8.loads(text).segments)  # warm-up, and a check
+    samples = []
+    for _ in range(int(runs)):
+        start = time.perf_counter()
+        playlist = m3u8.loads(text)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert len(playlist.segments) == segments
+    results["files"][path] = {"segments": segments, "median": statistics.median(samples),
+                              "min": min(samples), "runs": len(samples)}
+    print(f"   {path.rsplit('/', 1)[-1]}: {segments} segments, median {statistics.median(samples):.1f} ms of {len(samples)} runs")
+with open(out, "w") as f:
+    json.dump(results, f)
+PY
+
+echo "== results"
+"$python" - "$work" "$huge" <<'PY'
+import json, os, sys
+
+work, huge = sys.argv[1], sys.argv[2] == "1"
+carryon = json.load(open(os.path.join(work, "carryon.json")))["files"]
+if huge:
+    carryon += json.load(open(os.path.join(work, "carryon-huge.json")))["files"]
+python = json.load(open(os.path.join(work, "python.json")))
+# file name -> (parse target in ms, ratio target)
+targets = {"vod-1mb-9k.m3u8": (3.0, 50.0), "vod-100k.m3u8": (30.0, 50.0)}
+
+rows, verdicts = [], []
+for r in carryon:
+    name = os.path.basename(r["path"])
+    parse, resolve = r["parse_ms"], r["resolve_ms"]
+    py = python["files"].get(r["path"])
+    ratio = py["median"] / parse["median"] if py else None
+    rows.append([name, f'{r["bytes"]:,}', f'{r["segments"]:,}',
+                 f'{parse["median"]:.3f} ({parse["min"]:.3f})',
+                 f'{resolve["median"]:.3f} ({resolve["min"]:.3f})',
+                 f'{py["median"]:.1f} ({py["min"]:.1f})' if py else "skipped",
+                 f'{ratio:.0f}x' if ratio else "-",
+                 f'{r["peak_rss_mib"]:.0f}'])
+    if name in targets:
+        limit, goal = targets[name]
+        ok = parse["median"] < limit
+        verdicts.append(f'{"PASS  " if ok else "MISSED"} {name}: parse median {parse["median"]:.3f} ms, target < {limit:g} ms')
+        if ratio is not None:
+            ok = ratio >= goal
+            verdicts.append(f'{"PASS  " if ok else "MISSED"} {name}: m3u8 / Carryon parse = {ratio:.1f}x, goal >= {goal:g}x')
+
+header = ["file", "bytes", "segments", "Carryon parse ms", "Carryon parse+resolve ms",
+          "Python m3u8 ms", "ratio", "peak RSS MiB"]
+widths = [max(len(str(row[i])) for row in rows + [header]) for i in range(len(header))]
+line = lambda cells: "  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+print(line(header))
+print(line(["-" * w for w in widths]))
+for row in rows:
+    print(line(row))
+print("times: median (min) per parse; ratio = m3u8.loads median / Carryon Playlist.parse median;"
+      f" m3u8 {python.get('m3u8_version')}; peak RSS is the benchmark process's so far")
+print()
+for verdict in verdicts:
+    print(verdict)
+missed = sum(v.startswith("MISSED") for v in verdicts)
+print(f"\n{len(verdicts) - missed} of {len(verdicts)} targets met" + ("" if not missed else f"; {missed} MISSED"))
+PY
