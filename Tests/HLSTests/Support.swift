@@ -1,0 +1,101 @@
+import Foundation
+import HLS
+import Testing
+
+// Helpers shared by the HLS tests: fixtures, one-tag parsing, error expectations and a seeded
+// random generator.
+
+/// The HLS tag, not Swift Testing's `Tag`.
+typealias Tag = HLS.Tag
+
+/// A playlist file in `Tests/HLSTests/Fixtures`.
+enum Fixture {
+    /// The names (without extension) of every `.m3u8` fixture, sorted.
+    static var all: [String] {
+        guard let folder = Bundle.module.url(forResource: "Fixtures", withExtension: nil),
+              let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path)
+        else { return [] }
+        return names.filter { $0.hasSuffix(".m3u8") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// The text of the fixture `name.m3u8`.
+    static func text(_ name: String) throws -> String {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "m3u8", subdirectory: "Fixtures"),
+                               "no fixture \(name).m3u8")
+        return try String(contentsOf: url, encoding: .utf8)
+    }
+
+    /// The bytes of the fixture `name.m3u8`.
+    static func bytes(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "m3u8", subdirectory: "Fixtures"),
+                               "no fixture \(name).m3u8")
+        return try [UInt8](Data(contentsOf: url))
+    }
+}
+
+/// Parses `#EXTM3U` followed by `line` and returns the tag on the second line.
+func parseTag(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Tag {
+    let playlist = try Playlist(parsing: "#EXTM3U\n\(line)\n")
+    return try #require(playlist.lines[1].tag, "line 2 is not a tag", sourceLocation: sourceLocation)
+}
+
+/// Parses `#EXTM3U` followed by `line` and returns the warnings.
+func warnings(parsing line: String) throws -> [PlaylistWarning] {
+    try Playlist.parse("#EXTM3U\n\(line)\n").warnings
+}
+
+/// Expects `body` to throw a ``PlaylistError`` with `code` on `line`, and returns it.
+@discardableResult
+func expectPlaylistError(
+    _ code: PlaylistError.Code, line: Int?, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) -> PlaylistError? {
+    do {
+        try body()
+        Issue.record("expected PlaylistError \(code) on line \(line.map(String.init) ?? "nil"), but nothing was thrown",
+                     sourceLocation: sourceLocation)
+        return nil
+    } catch let error as PlaylistError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.line == line, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected PlaylistError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// A media playlist resolved from text at a fixed URL.
+func media(_ text: String, url: String = "https://cdn.example.com/vod/video.m3u8",
+           imports: [String: String]? = nil) throws -> MediaPlaylist {
+    try MediaPlaylist(parsing: text, url: url, imports: imports)
+}
+
+/// A multivariant playlist resolved from text at a fixed URL.
+func multivariant(_ text: String, url: String = "https://cdn.example.com/vod/main.m3u8") throws -> MultivariantPlaylist {
+    try MultivariantPlaylist(parsing: text, url: url)
+}
+
+/// SplitMix64: a small, fast generator whose sequence depends only on its seed, so that a
+/// failing randomized test can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The wall-clock time `body` takes.
+func elapsed(_ body: () throws -> Void) rethrows -> Duration {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try body()
+    return clock.now - start
+}
