@@ -36,6 +36,10 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
                 index += 1
             }
             let field = bytes[start..<index].map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+            // Two digits, then optionally a decimal mark and at least one digit.
+            guard field.count >= 2, field[0] != UInt8(ascii: "."), field[1] != UInt8(ascii: "."),
+                  field.count == 2 || (field.count > 3 && field[2] == UInt8(ascii: ".") && !field[3...].contains(UInt8(ascii: ".")))
+            else { return nil }
             guard let value = field.withUnsafeBufferPointer({ Number.decimalFloat($0) }) else { return nil }
             second = value
         }
@@ -52,12 +56,14 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
                 guard let value = number(2) else { return nil }
                 minutes = value
             }
+            guard hours <= 23, minutes <= 59 else { return nil }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
         guard index == bytes.count, (1...12).contains(month), day >= 1,
-              day <= Self.daysIn(month: month, year: year), hour <= 24, minute <= 59, second < 61
+              day <= Self.daysIn(month: month, year: year), minute <= 59, second < 61,
+              hour < 24 || (hour == 24 && minute == 0 && second == 0)
         else { return nil }
         let days = Self.daysSince1970(year: year, month: month, day: day)
         self.text = text
