@@ -1,0 +1,115 @@
+import HLS
+import Testing
+
+/// Resolving URI references against a base (RFC 3986 section 5), as HLS resolves every URI
+/// against the playlist's URL.
+@Suite("URI references")
+struct URIReferenceTests {
+    static let base = "http://a/b/c/d;p?q"
+
+    /// RFC 3986 section 5.4.1.
+    static let normalExamples: [(String, String)] = [
+        ("g:h", "g:h"),
+        ("g", "http://a/b/c/g"),
+        ("./g", "http://a/b/c/g"),
+        ("g/", "http://a/b/c/g/"),
+        ("/g", "http://a/g"),
+        ("//g", "http://g"),
+        ("?y", "http://a/b/c/d;p?y"),
+        ("g?y", "http://a/b/c/g?y"),
+        ("#s", "http://a/b/c/d;p?q#s"),
+        ("g#s", "http://a/b/c/g#s"),
+        ("g?y#s", "http://a/b/c/g?y#s"),
+        (";x", "http://a/b/c/;x"),
+        ("g;x", "http://a/b/c/g;x"),
+        ("g;x?y#s", "http://a/b/c/g;x?y#s"),
+        ("", "http://a/b/c/d;p?q"),
+        (".", "http://a/b/c/"),
+        ("./", "http://a/b/c/"),
+        ("..", "http://a/b/"),
+        ("../", "http://a/b/"),
+        ("../g", "http://a/b/g"),
+        ("../..", "http://a/"),
+        ("../../", "http://a/"),
+        ("../../g", "http://a/g"),
+    ]
+
+    /// RFC 3986 section 5.4.2, with a strict parser.
+    static let abnormalExamples: [(String, String)] = [
+        ("../../../g", "http://a/g"),
+        ("../../../../g", "http://a/g"),
+        ("/./g", "http://a/g"),
+        ("/../g", "http://a/g"),
+        ("g.", "http://a/b/c/g."),
+        (".g", "http://a/b/c/.g"),
+        ("g..", "http://a/b/c/g.."),
+        ("..g", "http://a/b/c/..g"),
+        ("./../g", "http://a/b/g"),
+        ("./g/.", "http://a/b/c/g/"),
+        ("g/./h", "http://a/b/c/g/h"),
+        ("g/../h", "http://a/b/c/h"),
+        ("g;x=1/./y", "http://a/b/c/g;x=1/y"),
+        ("g;x=1/../y", "http://a/b/c/y"),
+        ("g?y/./x", "http://a/b/c/g?y/./x"),
+        ("g?y/../x", "http://a/b/c/g?y/../x"),
+        ("g#s/./x", "http://a/b/c/g#s/./x"),
+        ("g#s/../x", "http://a/b/c/g#s/../x"),
+        ("http:g", "http:g"),
+    ]
+
+    @Test(arguments: normalExamples)
+    func normalExample(reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: Self.base) == expected)
+    }
+
+    @Test(arguments: abnormalExamples)
+    func abnormalExample(reference: String, expected: String) {
+        #expect(URIReference.resolve(reference, against: Self.base) == expected)
+    }
+
+    @Test func absoluteReferenceHasItsDotSegmentsRemoved() {
+        #expect(URIReference.resolve("https://cdn.example/a/./b/../c.ts", against: Self.base) == "https://cdn.example/a/c.ts")
+    }
+
+    @Test func dataURIIsReturnedAsItIs() {
+        let uri = "data:text/plain;base64,AAAA/../..=="
+        #expect(URIReference.resolve(uri, against: Self.base) == uri)
+    }
+
+    @Test func baseWithAuthorityAndEmptyPathMergesUnderRoot() {
+        #expect(URIReference.resolve("seg.ts", against: "https://cdn.example") == "https://cdn.example/seg.ts")
+    }
+
+    @Test func fileBaseResolves() {
+        #expect(URIReference.resolve("../media/seg.ts", against: "file:///var/bundles/a/playlists/v.m3u8")
+            == "file:///var/bundles/a/media/seg.ts")
+    }
+
+    @Test func schemeAndAbsoluteness() {
+        #expect(URIReference.isAbsolute("skd://key-1"))
+        #expect(URIReference.isAbsolute("HTTPS://cdn.example/x"))
+        #expect(!URIReference.isAbsolute("seg.ts"))
+        #expect(!URIReference.isAbsolute("a/b:c"))
+        #expect(!URIReference.isAbsolute("1a:b"))
+        #expect(URIReference.scheme(of: "HTTPS://cdn.example/x") == "https")
+        #expect(URIReference.scheme(of: "//cdn.example/x") == nil)
+    }
+
+    @Test func queryOfAURI() {
+        #expect(URIReference.query(of: "https://a/b?x=1&y=2#f") == "x=1&y=2")
+        #expect(URIReference.query(of: "https://a/b#f?x") == nil)
+        #expect(URIReference.query(of: "https://a/b") == nil)
+    }
+
+    @Test func queryParameterIsPercentDecoded() {
+        let url = "https://a/b.m3u8?a=1&token=x%2By%3D%3D&empty=&flag&sp=a+b&bad=%zz&a=2"
+        #expect(URIReference.queryParameter("a", in: url) == "1")
+        #expect(URIReference.queryParameter("token", in: url) == "x+y==")
+        #expect(URIReference.queryParameter("empty", in: url) == "")
+        #expect(URIReference.queryParameter("flag", in: url) == "")
+        #expect(URIReference.queryParameter("sp", in: url) == "a b")
+        #expect(URIReference.queryParameter("bad", in: url) == "%zz")
+        #expect(URIReference.queryParameter("missing", in: url) == nil)
+        #expect(URIReference.queryParameter("a", in: "https://a/b") == nil)
+    }
+}
