@@ -19,6 +19,42 @@ enum Number {
     /// signed-decimal-floating-point (optional leading `-`). Nil otherwise, and for values
     /// too large to be finite.
     static func decimalFloat(_ bytes: UnsafeBufferPointer<UInt8>, signed: Bool = false) -> Double? {
+        // Fast path for what playlists hold (`6.006`, `10`, `-2.5`): at most 15 digits in all,
+        // so the digits make an exact integer and one division by an exact power of ten is
+        // correctly rounded (as below). Anything else takes the general path.
+        if let base = bytes.baseAddress, bytes.count <= 17 {
+            let count = bytes.count
+            var index = 0
+            let negative = signed && count > 0 && base[0] == UInt8(ascii: "-")
+            if negative { index = 1 }
+            var mantissa: UInt64 = 0
+            let integerStart = index
+            while index < count {
+                let digit = base[index] &- UInt8(ascii: "0")
+                if digit > 9 { break }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                index += 1
+            }
+            var digits = index - integerStart
+            var fractionDigits = 0
+            if index < count, base[index] == UInt8(ascii: ".") {
+                index += 1
+                let fractionStart = index
+                while index < count {
+                    let digit = base[index] &- UInt8(ascii: "0")
+                    if digit > 9 { break }
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    index += 1
+                }
+                fractionDigits = index - fractionStart
+                digits += fractionDigits
+            }
+            guard index == count, digits > 0 else { return nil }
+            if digits <= 15 {
+                let value = Double(mantissa) / powersOfTen[fractionDigits]
+                return negative ? -value : value
+            }
+        }
         var index = 0
         var negative = false
         if signed, index < bytes.count, bytes[index] == UInt8(ascii: "-") {
