@@ -96,8 +96,10 @@ struct Parser {
             warnings.append(PlaylistWarning(line: 1, "the playlist starts with a byte order mark, which RFC 8216bis forbids; it is ignored"))
             start = 3
         }
+        // Reserve about what is needed: growing an array of lines copies it, and reserving far
+        // too much costs page faults on large playlists.
         var lines: [Line] = []
-        lines.reserveCapacity(count / 24)
+        lines.reserveCapacity(Parser.estimatedLineCount(bytes))
         var endsWithNewline = false
         let utf8 = text.utf8
         while start < count {
@@ -118,6 +120,22 @@ struct Parser {
             start = end + 1
         }
         return Playlist.Parsed(playlist: Playlist(lines: lines, endsWithNewline: endsWithNewline), warnings: warnings)
+    }
+
+    /// About how many lines the text has, from the line feeds in its first 64 KiB: a little
+    /// over rather than under, and no more than one line per 12 bytes (the array grows if it must).
+    static func estimatedLineCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        let sample = min(bytes.count, 1 << 16)
+        var newlines = 0
+        var index = 0
+        while index < sample, let found = memchr(base + index, 0x0A, sample - index) {
+            newlines += 1
+            index = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+        }
+        if sample == bytes.count { return newlines + 1 }
+        let estimate = Int(Double(bytes.count) * Double(newlines + 1) / Double(sample) * 1.05) + 16
+        return min(estimate, bytes.count / 12 + 16)
     }
 
     private func lineStart(before offset: Int) -> Int {
@@ -172,9 +190,7 @@ struct Parser {
         if name.count == 6, name[3] == UInt8(ascii: "I"), name[4] == UInt8(ascii: "N"), name[5] == UInt8(ascii: "F") {
             known = .inf
         } else {
-            known = TagName.table.first { entry in
-                entry.bytes.count == name.count && entry.bytes.withUnsafeBufferPointer { memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
-            }?.name
+            known = TagName.lookup(name)
         }
         guard let known else {
             return .unknown(name: String(decoding: name, as: UTF8.self), value: value.map { String(decoding: $0, as: UTF8.self) })
@@ -185,22 +201,23 @@ struct Parser {
         } catch {
             throw self.error(error.code, line, error.message)
         }
-        try checkScope(tag, line)
+        // Pass the scope and name rather than the tag, which would be retained for the call.
+        try checkScope(tag.scope, known, line)
         return tag
     }
 
-    private mutating func checkScope(_ tag: Tag, _ line: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
-        switch tag.scope {
+    private mutating func checkScope(_ scope: Tag.Scope, _ name: TagName, _ line: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
+        switch scope {
         case .any: return
         case .media:
-            if firstMediaTag == nil { firstMediaTag = (lineNumber, tag.name) }
+            if firstMediaTag == nil { firstMediaTag = (lineNumber, name.rawValue) }
         case .multivariant:
-            if firstMultivariantTag == nil { firstMultivariantTag = (lineNumber, tag.name) }
+            if firstMultivariantTag == nil { firstMultivariantTag = (lineNumber, name.rawValue) }
         }
         if let media = firstMediaTag, let multivariant = firstMultivariantTag {
-            let (this, other) = tag.scope == .media ? (media, multivariant) : (multivariant, media)
+            let (this, other) = scope == .media ? (media, multivariant) : (multivariant, media)
             throw error(.mixedPlaylist, line,
-                        "\(this.name) belongs in a \(tag.scope == .media ? "media" : "multivariant") playlist, but line \(other.line) has \(other.name), which belongs in a \(tag.scope == .media ? "multivariant" : "media") playlist; a playlist cannot be both")
+                        "\(this.name) belongs in a \(scope == .media ? "media" : "multivariant") playlist, but line \(other.line) has \(other.name), which belongs in a \(scope == .media ? "multivariant" : "media") playlist; a playlist cannot be both")
         }
     }
 
@@ -342,5 +359,26 @@ struct Parser {
     private mutating func finish(_ tag: Tag, _ reader: AttributeReader) -> Tag {
         for message in reader.warnings { warn(message) }
         return tag
+    }
+}
+
+extension TagName {
+    /// The names' bytes in memory that lives as long as the process, so that matching a name
+    /// neither retains nor releases anything (``table`` retains each entry's array as it is
+    /// read). Never written after it is made, hence safe to share.
+    nonisolated(unsafe) private static let names: [(name: TagName, bytes: UnsafeBufferPointer<UInt8>)] = allCases.map { name in
+        let utf8 = Array(name.rawValue.utf8)
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: utf8.count)
+        _ = storage.initialize(from: utf8)
+        return (name, UnsafeBufferPointer(storage))
+    }
+
+    /// The known tag named by these bytes (the text between `#` and `:`), if any.
+    static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> TagName? {
+        guard let start = name.baseAddress else { return nil }
+        for entry in names where entry.bytes.count == name.count {
+            if memcmp(entry.bytes.baseAddress!, start, name.count) == 0 { return entry.name }
+        }
+        return nil
     }
 }
