@@ -6,11 +6,24 @@
 public struct Line: Sendable {
     /// What the line says.
     public var content: Content {
-        didSet { source = nil }
+        didSet {
+            storedSource = nil
+            sourceIsURI = false
+        }
     }
 
+    /// Whether the line was read from exactly the text of its URI (a URI line without white
+    /// space around it). Its source is then that URI, and need not be kept a second time.
+    private var sourceIsURI: Bool
+
+    /// The text the line was read from, unless ``sourceIsURI``.
+    private var storedSource: Substring?
+
     /// The text the line was parsed from (without its line terminator), while unchanged.
-    public private(set) var source: Substring?
+    public var source: Substring? {
+        if sourceIsURI, case .uri(let uri) = content { return uri[...] }
+        return storedSource
+    }
 
     /// The kinds of line in an M3U8 file (RFC 8216bis section 4.1).
     public enum Content: Sendable, Hashable {
@@ -24,10 +37,20 @@ public struct Line: Sendable {
         case tag(Tag)
     }
 
+    /// The tag on this line, if it is one.
+    public var tag: Tag? {
+        if case .tag(let tag) = content { return tag }
+        return nil
+    }
+}
+
+// The initializers delegate to the implicit memberwise one: the optimizer builds that without
+// the copy (a retain and a release per line) it leaves in an initializer that assigns the
+// stored properties one by one, which the parser would pay for on every line.
+extension Line {
     /// Creates a line with the given content.
     public init(_ content: Content) {
-        self.content = content
-        self.source = nil
+        self.init(content: content, sourceIsURI: false, storedSource: nil)
     }
 
     /// Creates a tag line.
@@ -36,15 +59,14 @@ public struct Line: Sendable {
     /// Creates a URI line.
     public init(uri: String) { self.init(.uri(uri)) }
 
+    /// A parsed line and the text it was read from.
     init(_ content: Content, source: Substring) {
-        self.content = content
-        self.source = source
+        self.init(content: content, sourceIsURI: false, storedSource: source)
     }
 
-    /// The tag on this line, if it is one.
-    public var tag: Tag? {
-        if case .tag(let tag) = content { return tag }
-        return nil
+    /// A parsed URI line whose text is exactly `uri`.
+    init(parsedURI uri: String) {
+        self.init(content: .uri(uri), sourceIsURI: true, storedSource: nil)
     }
 }
 

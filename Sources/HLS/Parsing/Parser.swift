@@ -110,8 +110,13 @@ struct Parser {
             lineNumber += 1
             let line = UnsafeBufferPointer(rebasing: bytes[start..<contentEnd])
             let content = try parseLine(line)
-            let source = text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: contentEnd)]
-            lines.append(Line(content, source: source))
+            if case .uri(let uri) = content, uri.utf8.count == line.count {
+                // The line is its URI: keep the text once (and spare a retain of the input).
+                lines.append(Line(parsedURI: uri))
+            } else {
+                let source = text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: contentEnd)]
+                lines.append(Line(content, source: source))
+            }
             if newline == nil {
                 endsWithNewline = false
                 break
