@@ -26,6 +26,8 @@ struct Options {
     /// Seconds to spend timing each measurement of each file, when `iterations` is nil.
     var budget = 2.0
     var url = "https://cdn.example.com/vod/playlist.m3u8"
+    /// Skip the parse + resolve measurement (for profiling the parser alone).
+    var parseOnly = false
     var files: [String] = []
 }
 
@@ -37,6 +39,7 @@ func usage() -> Never {
           --warmup N      untimed runs first (default: 1 to 20, while they take under 10% of the budget)
           --budget S      seconds per measurement when --iterations is not given (default 2)
           --url URL       the playlist URL segments are resolved against
+          --parse-only    time Playlist.parse only, not parse + MediaPlaylist (for profiling)
 
         """
     printError(text)
@@ -67,6 +70,7 @@ func parseOptions() -> Options {
         case "--url":
             guard let value = arguments.popFirst() else { usage() }
             options.url = value
+        case "--parse-only": options.parseOnly = true
         case "-h", "--help": usage()
         default:
             if argument.hasPrefix("-") { usage() }
@@ -217,10 +221,15 @@ for path in options.files {
     let warnings: Int
     do {
         let parsed = try Playlist.parse(text)
-        let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
         lines = parsed.playlist.lines.count
-        segments = media.segments.count
-        warnings = media.warnings.count
+        if options.parseOnly {
+            segments = parsed.playlist.lines.count { if case .uri = $0.content { true } else { false } }
+            warnings = parsed.warnings.count
+        } else {
+            let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
+            segments = media.segments.count
+            warnings = media.warnings.count
+        }
     } catch {
         printError("HLSBenchmark: \(path): \(error)\n")
         exit(1)
@@ -233,7 +242,7 @@ for path in options.files {
         if case .uri(let uri)? = parsed.playlist.lines.last?.content { sum &+= uri.utf8.count }
         return sum
     }
-    let resolve = try measure(options) {
+    let resolve = options.parseOnly ? Timing(median: 0, min: 0, runs: 0) : try measure(options) {
         let parsed = try Playlist.parse(text)
         let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
         return media.segments.count &+ (media.segments.last?.uri.utf8.count ?? 0)
