@@ -64,11 +64,27 @@ let package = Package(
             path: "Benchmarks/HLSBenchmark"
         ),
 
+        // Helpers shared by the test targets: temporary folders, running the `carryon` binary.
+        .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
+
         .testTarget(name: "HLSTests", dependencies: ["HLS"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS"]),
+        .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS", "CarryonTestSupport"]),
+        .testTarget(
+            name: "CarryonServerTests",
+            dependencies: [
+                "CarryonServer", "CarryonTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["Carryon", "CarryonServer", "HLS"]
+            // CarryonCLI is a dependency so that `swift test` builds the `carryon` binary the
+            // tests run.
+            dependencies: [
+                "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
         ),
     ]
 )

@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import HLS
+
+/// Reads a playlist and resolves it, for `carryon inspect` and for apps that want to show a
+/// stream's variants and renditions before downloading it.
+///
+/// ```swift
+/// let inspection = try await Inspector().inspect("https://example.com/main.m3u8")
+/// if case .multivariant(let main) = inspection.playlist {
+///     for variant in main.variants { print(variant.bandwidth, variant.resolution ?? "audio only") }
+/// }
+/// ```
+public struct Inspector: Sendable {
+    /// How playlists are fetched.
+    public var fetcher: PlaylistFetcher
+
+    /// An inspector using AsyncHTTPClient's shared client.
+    public init(headers: [(String, String)] = []) {
+        self.fetcher = PlaylistFetcher(client: .shared, headers: headers)
+    }
+
+    public init(fetcher: PlaylistFetcher) {
+        self.fetcher = fetcher
+    }
+
+    /// A resolved playlist of either kind.
+    public enum ResolvedPlaylist: Sendable {
+        case multivariant(MultivariantPlaylist)
+        case media(MediaPlaylist)
+
+        /// What the parser and resolver recovered from.
+        public var warnings: [PlaylistWarning] {
+            switch self {
+            case .multivariant(let playlist): playlist.warnings
+            case .media(let playlist): playlist.warnings
+            }
+        }
+    }
+
+    /// What `inspect` found: the playlist as fetched and its resolved view.
+    public struct Inspection: Sendable {
+        /// The URL read, after redirects.
+        public var url: String
+        /// The playlist line by line.
+        public var playlist: Playlist
+        /// The resolved view.
+        public var resolved: ResolvedPlaylist
+    }
+
+    /// Fetches, parses and resolves the playlist at `location` (a URL or a local path).
+    ///
+    /// - Throws: ``CarryonError``; a playlist that cannot be parsed or resolved has code
+    ///   ``CarryonError/Code/playlist`` with the ``PlaylistError`` as cause.
+    public func inspect(_ location: String) async throws(CarryonError) -> Inspection {
+        let fetched = try await fetcher.fetch(location)
+        let playlist = fetched.parsed.playlist
+        do {
+            switch playlist.kind {
+            case .multivariant:
+                let resolved = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+                return Inspection(url: fetched.url, playlist: playlist, resolved: .multivariant(resolved))
+            case .media:
+                let resolved = try MediaPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+                return Inspection(url: fetched.url, playlist: playlist, resolved: .media(resolved))
+            }
+        } catch {
+            throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
+        }
+    }
+}

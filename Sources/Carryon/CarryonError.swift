@@ -1,0 +1,47 @@
+/// An error from the Carryon engine: what failed, where, and why.
+///
+/// Errors carry a ``Code`` for code that handles some of them, a message for people that names
+/// the resource involved, and the underlying cause when there is one.
+///
+/// ```swift
+/// do {
+///     let inspection = try await Inspector().inspect("https://example.com/main.m3u8")
+/// } catch let error as CarryonError where error.code == .http {
+///     print(error)   // "https://example.com/main.m3u8: the server answered 404 Not Found"
+/// }
+/// ```
+public struct CarryonError: Error, Sendable, CustomStringConvertible {
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong, in words, naming the resource.
+    public var message: String
+    /// The error that caused this one, if any.
+    public var cause: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { message }
+
+    /// Kinds of failure. New codes may be added.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A location that is not a URL or path Carryon can read (an unsupported scheme, a
+        /// malformed URL).
+        public static let invalidLocation = Code(rawValue: "invalid-location")
+        /// The server answered with an error status, or the connection failed.
+        public static let http = Code(rawValue: "http")
+        /// A local file could not be read.
+        public static let file = Code(rawValue: "file")
+        /// A resource is larger than the limit set for its kind.
+        public static let tooLarge = Code(rawValue: "too-large")
+        /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.
+        public static let playlist = Code(rawValue: "playlist")
+    }
+}

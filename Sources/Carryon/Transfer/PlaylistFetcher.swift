@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Foundation
+import HLS
+import NIOCore
+
+/// Reads playlists from `http(s)://` URLs, `file://` URLs and local paths.
+///
+/// Playlists are read whole (they are small text), up to ``maximumPlaylistBytes``; redirects are
+/// followed up to a bound, and any status other than 2xx is an error naming the URL and status.
+///
+/// ```swift
+/// try await HTTPClient.withHTTPClient { client in   // or use HTTPClient.shared
+///     let fetcher = PlaylistFetcher(client: client)
+///     let fetched = try await fetcher.fetch("https://example.com/main.m3u8")
+///     print(fetched.url, fetched.parsed.playlist.kind)
+/// }
+/// ```
+public struct PlaylistFetcher: Sendable {
+    /// The HTTP client used for `http` and `https` URLs.
+    public var client: HTTPClient
+    /// Headers sent with every request (authorization, cookies…).
+    public var headers: [(String, String)]
+    /// The largest playlist accepted, in bytes (default 64 MiB: some 10-hour VOD playlists
+    /// with byte ranges reach tens of megabytes).
+    public var maximumPlaylistBytes: Int
+    /// How long one request may take.
+    public var timeout: Duration
+
+    public init(client: HTTPClient, headers: [(String, String)] = [], maximumPlaylistBytes: Int = 64 << 20,
+                timeout: Duration = .seconds(30)) {
+        self.client = client
+        self.headers = headers
+        self.maximumPlaylistBytes = maximumPlaylistBytes
+        self.timeout = timeout
+    }
+
+    /// A playlist as read: where it came from (after redirects), its text parsed.
+    public struct Fetched: Sendable {
+        /// The absolute URL the playlist was read from, after redirects. Relative URIs in the
+        /// playlist resolve against it.
+        public var url: String
+        /// The bytes as received.
+        public var bytes: [UInt8]
+        /// The parsed playlist and its warnings.
+        public var parsed: Playlist.Parsed
+    }
+
+    /// Turns what a user typed — a URL or a local path — into an absolute URL.
+    ///
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/invalidLocation`` for a scheme
+    ///   other than `http`, `https` and `file`.
+    public static func absoluteURL(for location: String) throws(CarryonError) -> String {
+        if let scheme = URIReference.scheme(of: location), scheme.count > 1 {
+            guard ["http", "https", "file"].contains(scheme) else {
+                throw CarryonError(.invalidLocation, "\(location): the scheme \(scheme): is not supported; use http, https, file or a local path")
+            }
+            if scheme != "file", URL(string: location)?.host == nil {
+                throw CarryonError(.invalidLocation, "\(location) is not a valid URL: it has no host")
+            }
+            return location
+        }
+        let path = location.hasPrefix("/")
+            ? location : FileManager.default.currentDirectoryPath + "/" + location
+        let standardized = URL(fileURLWithPath: path).standardizedFileURL
+        return standardized.absoluteString
+    }
+
+    /// Fetches and parses the playlist at `location` (a URL or a local path).
+    ///
+    /// - Throws: ``CarryonError``: ``CarryonError/Code/http`` for a failed request or an error
+    ///   status, ``CarryonError/Code/file`` for an unreadable file,
+    ///   ``CarryonError/Code/tooLarge`` past ``maximumPlaylistBytes``, and
+    ///   ``CarryonError/Code/playlist`` (with the ``PlaylistError`` as cause) for text that is not
+    ///   a playlist.
+    public func fetch(_ location: String) async throws(CarryonError) -> Fetched {
+        let url = try Self.absoluteURL(for: location)
+        let (finalURL, bytes) = try await fetchBytes(url)
+        do {
+            return Fetched(url: finalURL, bytes: bytes, parsed: try Playlist.parse(bytes: bytes))
+        } catch {
+            throw CarryonError(.playlist, "\(finalURL): \(error)", cause: error)
+        }
+    }
+
+    private func fetchBytes(_ url: String) async throws(CarryonError) -> (String, [UInt8]) {
+        if URIReference.scheme(of: url) == "file" {
+            return (url, try readFile(url))
+        }
+        var request = HTTPClientRequest(url: url)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .init(timeout))
+        } catch {
+            throw CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error)
+        }
+        guard (200..<300).contains(response.status.code) else {
+            throw CarryonError(.http, "\(url): the server answered \(response.status.code) \(response.status.reasonPhrase)")
+        }
+        if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > maximumPlaylistBytes {
+            throw CarryonError(.tooLarge, "\(url): the playlist is \(length) bytes, more than the limit of \(maximumPlaylistBytes)")
+        }
+        do {
+            var buffer = try await response.body.collect(upTo: maximumPlaylistBytes)
+            let finalURL = response.history.last?.request.url ?? url
+            return (finalURL, buffer.readBytes(length: buffer.readableBytes) ?? [])
+        } catch is NIOTooManyBytesError {
+            throw CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes")
+        } catch {
+            throw CarryonError(.http, "\(url): reading the response failed: \(Self.describe(error))", cause: error)
+        }
+    }
+
+    private func readFile(_ url: String) throws(CarryonError) -> [UInt8] {
+        guard let fileURL = URL(string: url), fileURL.isFileURL else {
+            throw CarryonError(.invalidLocation, "\(url) is not a valid file URL")
+        }
+        let path = fileURL.path
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw CarryonError(.file, "\(path): no such file or it cannot be read")
+        }
+        if attributes[.type] as? FileAttributeType == .typeDirectory {
+            throw CarryonError(.file, "\(path) is a directory, not a playlist")
+        }
+        if let size = attributes[.size] as? Int, size > maximumPlaylistBytes {
+            throw CarryonError(.tooLarge, "\(path): the playlist is \(size) bytes, more than the limit of \(maximumPlaylistBytes)")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CarryonError(.file, "\(path): the file cannot be read")
+        }
+        return [UInt8](data)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "the connection timed out"
+            case .deadlineExceeded, .readTimeout: return "the request timed out"
+            case .redirectLimitReached: return "too many redirects"
+            case .redirectCycleDetected: return "a redirect loop"
+            case .remoteConnectionClosed: return "the server closed the connection"
+            default: return String(describing: error)
+            }
+        }
+        return String(describing: error)
+    }
+}

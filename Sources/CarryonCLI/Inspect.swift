@@ -1,0 +1,270 @@
+import ArgumentParser
+import Carryon
+import Foundation
+import HLS
+
+/// `carryon inspect`: what a playlist offers, before downloading anything.
+struct Inspect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show what a playlist offers: variants, renditions, keys, or its segments.",
+        discussion: """
+            LOCATION is an http(s) URL, a file:// URL or a local path. For a multivariant \
+            playlist the command lists the variants (bandwidth, resolution, codecs, frame rate, \
+            video range, groups), the renditions by group, I-frame variants, session keys and \
+            session data. For a media playlist it shows the type, target duration, duration, \
+            encryption, init sections, byte ranges, discontinuities and the segments.
+
+            Examples:
+              carryon inspect https://example.com/stream/main.m3u8
+              carryon inspect ./bundle/video.m3u8 --all-segments
+              carryon inspect https://example.com/main.m3u8 --json | jq '.variants[].bandwidth'
+              carryon inspect https://example.com/main.m3u8 --header 'Authorization: Bearer TOKEN'
+            """
+    )
+
+    @Argument(help: "The playlist: an http(s) URL, a file:// URL or a local path.")
+    var location: String
+
+    @Flag(help: "Print one JSON object instead of text (shape in README.md).")
+    var json = false
+
+    @Flag(name: .customLong("all-segments"), help: "List every segment of a media playlist (by default the first and last ten).")
+    var allSegments = false
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' (repeatable).", valueName: "header"))
+    var headers: [String] = []
+
+    func validate() throws {
+        for header in headers where parseHeader(header) == nil {
+            throw ValidationError("--header must look like 'Name: value', not '\(header)'")
+        }
+    }
+
+    func run() async throws {
+        let inspector = Inspector(headers: headers.compactMap(parseHeader))
+        let inspection: Inspector.Inspection
+        do {
+            inspection = try await inspector.inspect(location)
+        } catch {
+            throw fail(error.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data = try encoder.encode(InspectReport(inspection))
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(InspectText(inspection: inspection, allSegments: allSegments).render(), terminator: "")
+        }
+    }
+}
+
+/// Splits `Name: value`; nil when there is no colon or no name.
+func parseHeader(_ text: String) -> (String, String)? {
+    guard let colon = text.firstIndex(of: ":") else { return nil }
+    let name = text[..<colon].trimmingCharacters(in: .whitespaces)
+    let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    guard !name.isEmpty, !name.contains(" ") else { return nil }
+    return (name, value)
+}
+
+/// The text form of `carryon inspect`.
+struct InspectText {
+    let inspection: Inspector.Inspection
+    let allSegments: Bool
+
+    func render() -> String {
+        var out = ""
+        switch inspection.resolved {
+        case .multivariant(let main): renderMultivariant(main, into: &out)
+        case .media(let media): renderMedia(media, into: &out)
+        }
+        let warnings = inspection.resolved.warnings
+        if !warnings.isEmpty {
+            out += "\nWarnings (\(warnings.count))\n"
+            for warning in warnings { out += "  \(warning)\n" }
+        }
+        return out
+    }
+
+    private func renderMultivariant(_ main: MultivariantPlaylist, into out: inout String) {
+        out += "Multivariant playlist  \(main.url)\n"
+        var facts: [String] = []
+        if let version = main.version { facts.append("version \(version)") }
+        if main.independentSegments { facts.append("independent segments") }
+        facts.append("\(main.variants.count) variant\(main.variants.count == 1 ? "" : "s")")
+        facts.append("\(main.renditions.count) rendition\(main.renditions.count == 1 ? "" : "s")")
+        out += facts.joined(separator: " · ") + "\n"
+
+        out += "\nVariants\n"
+        var table = TextTable(["BANDWIDTH", "AVERAGE", "RESOLUTION", "FPS", "RANGE", "CODECS", "AUDIO", "VIDEO", "SUBTITLES", "CC", "URI"])
+        for variant in main.variants {
+            table.add([
+                formatBitrate(variant.bandwidth), variant.averageBandwidth.map(formatBitrate) ?? "-",
+                variant.resolution?.description ?? "-", variant.frameRate.map { formatNumber($0) } ?? "-",
+                variant.videoRange?.rawValue ?? "-", variant.codecs ?? "-", variant.audio ?? "-", variant.video ?? "-",
+                variant.subtitles ?? "-", closedCaptionsText(variant.closedCaptions), relative(variant.uri, to: main.url),
+            ])
+        }
+        out += table.render(indent: 2)
+
+        if !main.renditions.isEmpty {
+            out += "\nRenditions\n"
+            var groups: [(MediaType, String)] = []
+            for rendition in main.renditions where !groups.contains(where: { $0 == (rendition.type, rendition.groupID) }) {
+                groups.append((rendition.type, rendition.groupID))
+            }
+            for (type, group) in groups {
+                out += "  \(type.rawValue) group \"\(group)\"\n"
+                var table = TextTable(["LANGUAGE", "NAME", "FLAGS", "CHANNELS", "URI"])
+                for rendition in main.renditions(ofType: type, inGroup: group) {
+                    var flags: [String] = []
+                    if rendition.isDefault { flags.append("default") }
+                    if rendition.autoselect { flags.append("autoselect") }
+                    if rendition.forced { flags.append("forced") }
+                    if let instream = rendition.instreamID { flags.append(instream) }
+                    table.add([
+                        rendition.language ?? "-", rendition.name, flags.isEmpty ? "-" : flags.joined(separator: ","),
+                        rendition.channels ?? "-", rendition.uri.map { relative($0, to: main.url) } ?? "(in variant)",
+                    ])
+                }
+                out += table.render(indent: 4)
+            }
+        }
+
+        if !main.iFrameVariants.isEmpty {
+            out += "\nI-frame variants\n"
+            var table = TextTable(["BANDWIDTH", "RESOLUTION", "CODECS", "URI"])
+            for variant in main.iFrameVariants {
+                table.add([formatBitrate(variant.bandwidth), variant.resolution?.description ?? "-", variant.codecs ?? "-",
+                           relative(variant.uri, to: main.url)])
+            }
+            out += table.render(indent: 2)
+        }
+        if !main.sessionKeys.isEmpty {
+            out += "\nSession keys\n"
+            for key in main.sessionKeys {
+                out += "  \(key.method.rawValue)  \(key.keyFormat ?? "identity")  \(key.uri ?? "-")\n"
+            }
+        }
+        if !main.sessionData.isEmpty {
+            out += "\nSession data\n"
+            for data in main.sessionData {
+                let language = data.language.map { " [\($0)]" } ?? ""
+                out += "  \(data.dataID)\(language) = \(data.value.map { "\"\($0)\"" } ?? data.uri ?? "")\n"
+            }
+        }
+        if let steering = main.contentSteering {
+            out += "\nContent steering  \(steering.serverURI)\(steering.pathwayID.map { " (pathway \($0))" } ?? "")\n"
+        }
+    }
+
+    private func renderMedia(_ media: MediaPlaylist, into out: inout String) {
+        out += "Media playlist  \(media.url)\n"
+        var facts = [media.presentation.rawValue.uppercased()]
+        if let version = media.version { facts.append("version \(version)") }
+        facts.append("target duration \(media.targetDuration) s")
+        facts.append("\(media.segments.count) segment\(media.segments.count == 1 ? "" : "s")")
+        facts.append("\(formatDuration(media.duration)) (\(formatNumber(media.duration)) s)")
+        if media.mediaSequence != 0 { facts.append("first media sequence \(media.mediaSequence)") }
+        if media.iFramesOnly { facts.append("I-frames only") }
+        if !media.hasEndList { facts.append("no ENDLIST") }
+        out += facts.joined(separator: " · ") + "\n\n"
+
+        var keys: [SegmentKey] = []
+        for segment in media.segments {
+            for key in segment.keys where !keys.contains(where: { $0.uri == key.uri && $0.method == key.method && $0.keyFormat == key.keyFormat }) {
+                keys.append(key)
+            }
+        }
+        let encrypted = media.segments.filter { !$0.keys.isEmpty }.count
+        if keys.isEmpty {
+            out += "Encryption      none\n"
+        } else {
+            let methods = Set(keys.map(\.method.rawValue)).sorted().joined(separator: ", ")
+            let derived = media.segments.contains { $0.key?.ivIsDerived == true }
+            out += "Encryption      \(methods): \(encrypted) of \(media.segments.count) segments, \(keys.count) key\(keys.count == 1 ? "" : "s")\(derived ? ", IV from media sequence" : "")\n"
+            for key in keys { out += "                \(key.keyFormat)  \(key.uri)\n" }
+        }
+        var maps: [InitSection] = []
+        for segment in media.segments {
+            if let map = segment.initSection, !maps.contains(where: { $0.uri == map.uri && $0.byteRange == map.byteRange }) { maps.append(map) }
+        }
+        out += "Init sections   \(maps.isEmpty ? "none" : maps.map { relative($0.uri, to: media.url) + ($0.byteRange.map { " [\($0)]" } ?? "") }.joined(separator: ", "))\n"
+        let ranged = media.segments.filter { $0.byteRange != nil }
+        let rangedFiles = Set(ranged.map(\.uri))
+        out += "Byte ranges     \(ranged.isEmpty ? "none" : "\(ranged.count) segments in \(rangedFiles.count) file\(rangedFiles.count == 1 ? "" : "s")")\n"
+        let discontinuities = media.segments.filter(\.discontinuity).count
+        out += "Discontinuities \(discontinuities)\n"
+        let gaps = media.segments.filter(\.isGap).count
+        if gaps > 0 { out += "Gaps            \(gaps)\n" }
+
+        out += "\nSegments\n"
+        var table = TextTable(["SEQUENCE", "START", "DURATION", "RANGE", "FLAGS", "URI"])
+        let shown: [Segment]
+        var hidden = 0
+        if allSegments || media.segments.count <= 20 {
+            shown = media.segments
+        } else {
+            shown = Array(media.segments.prefix(10)) + Array(media.segments.suffix(10))
+            hidden = media.segments.count - 20
+        }
+        for (index, segment) in shown.enumerated() {
+            if hidden > 0 && index == 10 {
+                table.add(["…", "", "", "", "", "\(hidden) more (--all-segments lists them)"])
+            }
+            var flags: [String] = []
+            if segment.discontinuity { flags.append("discontinuity") }
+            if segment.isGap { flags.append("gap") }
+            if segment.key != nil { flags.append("encrypted") }
+            if segment.programDateTime != nil { flags.append("date") }
+            table.add([String(segment.mediaSequence), formatDuration(segment.startTime), formatNumber(segment.duration),
+                       segment.byteRange?.description ?? "-", flags.isEmpty ? "-" : flags.joined(separator: ","),
+                       relative(segment.uri, to: media.url)])
+        }
+        out += table.render(indent: 2)
+    }
+
+    private func closedCaptionsText(_ value: StreamInf.ClosedCaptions?) -> String {
+        switch value {
+        case .none?: "NONE"
+        case .group(let group)?: group
+        case nil: "-"
+        }
+    }
+}
+
+/// A URI shown relative to the playlist's folder when it lies below it, else in full.
+func relative(_ uri: String, to base: String) -> String {
+    guard let slash = base.lastIndex(of: "/") else { return uri }
+    let folder = base[...slash]
+    return uri.hasPrefix(folder) ? String(uri.dropFirst(folder.count)) : uri
+}
+
+func formatBitrate(_ bitsPerSecond: Int) -> String {
+    switch bitsPerSecond {
+    case 1_000_000...: formatNumber(Double(bitsPerSecond) / 1_000_000, decimals: 2) + " Mb/s"
+    case 1_000...: formatNumber(Double(bitsPerSecond) / 1_000, decimals: 0) + " kb/s"
+    default: "\(bitsPerSecond) b/s"
+    }
+}
+
+/// A number with at most `decimals` decimals and no trailing zeros.
+func formatNumber(_ value: Double, decimals: Int = 3) -> String {
+    var text = String(format: "%.\(decimals)f", value)
+    if text.contains(".") {
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+    }
+    return text
+}
+
+/// `h:mm:ss.s` or `m:ss.s`.
+func formatDuration(_ seconds: Double) -> String {
+    let tenths = Int((seconds * 10).rounded())
+    let hours = tenths / 36000
+    let minutes = (tenths / 600) % 60
+    let secs = Double(tenths % 600) / 10
+    let secondsText = String(format: "%04.1f", secs)
+    return hours > 0 ? String(format: "%d:%02d:", hours, minutes) + secondsText : "\(minutes):" + secondsText
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// What a run of the `carryon` binary printed and how it exited.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+}
+
+/// The folder the build put the products in (`.build/debug` or `.build/release`), found from
+/// the test bundle's location.
+public var productsDirectory: URL {
+    for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+        return bundle.bundleURL.deletingLastPathComponent()
+    }
+    // swift-testing on Linux runs from the test binary itself.
+    return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+}
+
+/// Runs the `carryon` executable built beside the tests with `arguments`, and waits for it.
+public func runCarryon(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+    let binary = productsDirectory.appendingPathComponent("carryon")
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+        throw TestSupportError("the carryon binary is not at \(binary.path); run `swift build` first")
+    }
+    return try await run(binary, arguments, environment: environment)
+}
+
+/// Runs a program and collects its output.
+public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Blocking reads and the wait run on threads of their own: neither Swift concurrency's
+    // cooperative pool nor Dispatch's global queues (which on Linux are as wide as the cores)
+    // may be blocked, or a server in this test process stops answering the child.
+    return await withCheckedContinuation { continuation in
+        let errBox = DataBox()
+        let errDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            errBox.data = error.fileHandleForReading.readDataToEndOfFile()
+            errDone.signal()
+        }
+        Thread.detachNewThread {
+            let outData = output.fileHandleForReading.readDataToEndOfFile()
+            errDone.wait()
+            process.waitUntilExit()
+            continuation.resume(returning: ProcessResult(
+                status: process.terminationStatus,
+                standardOutput: String(decoding: outData, as: UTF8.self),
+                standardError: String(decoding: errBox.data, as: UTF8.self)))
+        }
+    }
+}
+
+/// Holds what one thread reads for another, which waits on a semaphore before reading it.
+private final class DataBox: @unchecked Sendable {
+    var data = Data()
+}
+
+public struct TestSupportError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
