@@ -166,6 +166,9 @@ struct FileResult {
     var warnings: Int
     var parse: Timing
     var resolve: Timing
+    /// Peak resident set size after the parse runs, before any resolution (MiB; the process's
+    /// peak so far, so for the first file alone it is the parser's).
+    var parsePeakRSS: Double
     var peakRSS: Double
 }
 
@@ -215,21 +218,15 @@ for path in options.files {
     }
     let bytes = text.utf8.count
 
-    // One untimed run to check the file parses and to count what it holds.
+    // One untimed parse to check the file parses and to count what it holds.
     let lines: Int
-    let segments: Int
-    let warnings: Int
+    var segments: Int
+    var warnings: Int
     do {
         let parsed = try Playlist.parse(text)
         lines = parsed.playlist.lines.count
-        if options.parseOnly {
-            segments = parsed.playlist.lines.count { if case .uri = $0.content { true } else { false } }
-            warnings = parsed.warnings.count
-        } else {
-            let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
-            segments = media.segments.count
-            warnings = media.warnings.count
-        }
+        segments = parsed.playlist.lines.count { if case .uri = $0.content { true } else { false } }
+        warnings = parsed.warnings.count
     } catch {
         printError("HLSBenchmark: \(path): \(error)\n")
         exit(1)
@@ -242,13 +239,25 @@ for path in options.files {
         if case .uri(let uri)? = parsed.playlist.lines.last?.content { sum &+= uri.utf8.count }
         return sum
     }
-    let resolve = options.parseOnly ? Timing(median: 0, min: 0, runs: 0) : try measure(options) {
-        let parsed = try Playlist.parse(text)
-        let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
-        return media.segments.count &+ (media.segments.last?.uri.utf8.count ?? 0)
+    let parsePeakRSS = peakRSSMiB()
+    var resolve = Timing(median: 0, min: 0, runs: 0)
+    if !options.parseOnly {
+        do {
+            resolve = try measure(options) {
+                let parsed = try Playlist.parse(text)
+                let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
+                // The resolved counts (a segment is a URI line, but say what the resolver found).
+                segments = media.segments.count
+                warnings = media.warnings.count
+                return media.segments.count &+ (media.segments.last?.uri.utf8.count ?? 0)
+            }
+        } catch {
+            printError("HLSBenchmark: \(path): resolving: \(error)\n")
+            exit(1)
+        }
     }
     results.append(FileResult(path: path, bytes: bytes, lines: lines, segments: segments, warnings: warnings,
-                              parse: parse, resolve: resolve, peakRSS: peakRSSMiB()))
+                              parse: parse, resolve: resolve, parsePeakRSS: parsePeakRSS, peakRSS: peakRSSMiB()))
 }
 
 if options.json {
@@ -259,7 +268,7 @@ if options.json {
             "warnings":\(r.warnings),\
             "parse_ms":{"median":\(format(r.parse.median, 4)),"min":\(format(r.parse.min, 4)),"runs":\(r.parse.runs)},\
             "resolve_ms":{"median":\(format(r.resolve.median, 4)),"min":\(format(r.resolve.min, 4)),"runs":\(r.resolve.runs)},\
-            "peak_rss_mib":\(format(r.peakRSS, 1))}
+            "parse_peak_rss_mib":\(format(r.parsePeakRSS, 1)),"peak_rss_mib":\(format(r.peakRSS, 1))}
             """)
     }
     print("{\"checksum\":\(checksum),\"files\":[\n" + entries.joined(separator: ",\n") + "\n]}")
