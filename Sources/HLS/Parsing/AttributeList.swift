@@ -15,6 +15,9 @@ enum AttributeList {
     /// Lenient where no meaning is lost: spaces after a comma and a trailing comma are accepted.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, tag: String) throws(TagError) -> [Attribute] {
         var attributes: [Attribute] = []
+        // Names seen, for finding a duplicate once a list is too long to search linearly
+        // (a hostile line can hold hundreds of thousands of attributes).
+        var names: Set<String> = []
         var index = 0
         let count = bytes.count
         while index < count {
@@ -71,7 +74,14 @@ enum AttributeList {
                 }
                 value = .token(String(decoding: token, as: UTF8.self))
             }
-            if attributes.contains(where: { $0.name == name }) {
+            let duplicate: Bool
+            if attributes.count < 16 {
+                duplicate = attributes.contains { $0.name == name }
+            } else {
+                if names.isEmpty { names = Set(attributes.lazy.map(\.name)) }
+                duplicate = !names.insert(name).inserted
+            }
+            if duplicate {
                 throw TagError(.duplicateAttribute, "\(tag): attribute \(name) appears more than once")
             }
             attributes.append(Attribute(name: name, value: value))
