@@ -41,6 +41,8 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let file = Code(rawValue: "file")
         /// A resource is larger than the limit set for its kind.
         public static let tooLarge = Code(rawValue: "too-large")
+        /// The options select nothing the stream offers.
+        public static let selection = Code(rawValue: "selection")
         /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.
         public static let playlist = Code(rawValue: "playlist")
     }

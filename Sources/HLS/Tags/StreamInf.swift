@@ -111,7 +111,7 @@ public struct StreamInf: Sendable, Hashable {
 
     private static func readClosedCaptions(_ reader: inout AttributeReader) throws(TagError) -> ClosedCaptions? {
         // A quoted group id, or the enumerated string NONE: try the quoted form first.
-        if case let group?? = try? reader.string("CLOSED-CAPTIONS") { return .group(group) }
+        if let group = try? reader.string("CLOSED-CAPTIONS") { return .group(group) }
         guard let token = reader.enumerated("CLOSED-CAPTIONS") else { return nil }
         guard token == "NONE" else {
             throw TagError(.invalidValue, "\(reader.tag): CLOSED-CAPTIONS=\(token) is neither a quoted group id nor NONE")

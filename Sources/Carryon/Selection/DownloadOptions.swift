@@ -1,0 +1,82 @@
+import Foundation
+import HLS
+
+/// What to download from a stream: which variant and which renditions.
+///
+/// The options mirror AVFoundation's download options (minimum bitrate, minimum presentation size,
+/// prefers HDR, prefers multichannel) with the same meanings, and add maximums for a fast, small
+/// download and explicit audio and subtitle choices (AVAggregateAssetDownloadTask's media
+/// selections).
+///
+/// ```swift
+/// var options = DownloadOptions()
+/// options.maximumResolution = Resolution(width: 1280, height: 720)
+/// options.audio = .languages(["en", "de"])
+/// options.subtitles = .none
+/// ```
+public struct DownloadOptions: Sendable, Hashable, Codable {
+    /// Take the lowest variant whose peak bitrate (`BANDWIDTH`) is at least this many bits per
+    /// second; when none is that high, the highest. (AVAssetDownloadTaskMinimumRequiredMediaBitrateKey.)
+    public var minimumBitrate: Int?
+    /// Take the lowest variant at least this wide and this high; when none is, the highest.
+    /// (AVAssetDownloadTaskMinimumRequiredPresentationSizeKey.)
+    public var minimumResolution: Resolution?
+    /// Take no variant whose peak bitrate exceeds this; when every variant does, the lowest.
+    public var maximumBitrate: Int?
+    /// Take no variant wider or higher than this; when every variant is, the smallest.
+    public var maximumResolution: Resolution?
+    /// Take an HDR (PQ or HLG) variant when the stream has one (default true); when false,
+    /// prefer SDR variants. (AVAssetDownloadTaskPrefersHDRKey.)
+    public var prefersHDR: Bool
+    /// For each chosen audio language, take its multichannel rendition as well as its stereo one
+    /// (default true); when false, only the stereo one. (AVAssetDownloadTaskPrefersMultichannelKey.)
+    public var prefersMultichannel: Bool
+    /// Which audio renditions to download.
+    public var audio: RenditionChoice
+    /// Which subtitle renditions to download.
+    public var subtitles: RenditionChoice
+    /// Languages in order of preference (BCP 47, e.g. `de-AT`), for ``RenditionChoice/automatic``.
+    /// Nil means the user's: `$LANGUAGE` / `$LC_ALL` / `$LC_MESSAGES` / `$LANG`.
+    public var preferredLanguages: [String]?
+
+    public init(minimumBitrate: Int? = nil, minimumResolution: Resolution? = nil, maximumBitrate: Int? = nil,
+                maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
+                audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,
+                preferredLanguages: [String]? = nil) {
+        self.minimumBitrate = minimumBitrate
+        self.minimumResolution = minimumResolution
+        self.maximumBitrate = maximumBitrate
+        self.maximumResolution = maximumResolution
+        self.prefersHDR = prefersHDR
+        self.prefersMultichannel = prefersMultichannel
+        self.audio = audio
+        self.subtitles = subtitles
+        self.preferredLanguages = preferredLanguages
+    }
+
+    /// A choice of renditions of one type (audio or subtitles).
+    public enum RenditionChoice: Sendable, Hashable, Codable {
+        /// The renditions for the preferred languages; when none matches, the group's default
+        /// (audio), or none (subtitles).
+        case automatic
+        /// Every rendition in the variant's group.
+        case all
+        /// No rendition (for audio: only audio carried in the variant itself).
+        case none
+        /// Renditions whose `LANGUAGE` matches one of these (a tag matches its more specific
+        /// forms: `en` matches `en-GB`) or whose `NAME` is one of these (ignoring case).
+        case languages([String])
+
+        /// Reads `all`, `none`, or a comma-separated list (`en,de` or `"English,Deutsch"`), as
+        /// the command line gives it.
+        public init(parsing text: String) {
+            switch text.lowercased() {
+            case "all": self = .all
+            case "none": self = .none
+            case "auto", "automatic", "default": self = .automatic
+            default:
+                self = .languages(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            }
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import HLS
+
+/// What will be downloaded from a multivariant playlist: one variant and the renditions that go
+/// with it, split as PRESTOplay does into the main selection (video and first audio, needed to
+/// play at all) and the extra selections (other languages, subtitles).
+public struct MediaSelection: Sendable, Hashable, Codable {
+    /// The chosen variant.
+    public var variant: Variant
+    /// The chosen renditions that have their own media playlist, main ones first.
+    public var renditions: [Rendition]
+
+    /// A chosen variant stream.
+    public struct Variant: Sendable, Hashable, Codable {
+        /// The variant's media playlist (absolute).
+        public var uri: String
+        public var bandwidth: Int
+        public var averageBandwidth: Int?
+        public var resolution: String?
+        public var codecs: String?
+        public var videoRange: String?
+        public var frameRate: Double?
+    }
+
+    /// A chosen rendition with its own media playlist.
+    public struct Rendition: Sendable, Hashable, Codable {
+        /// `AUDIO`, `VIDEO` or `SUBTITLES`.
+        public var type: String
+        public var groupID: String
+        public var name: String
+        public var language: String?
+        public var channels: String?
+        public var isDefault: Bool
+        public var forced: Bool
+        /// The rendition's media playlist (absolute).
+        public var uri: String
+        /// Whether it belongs to the main selection (the video's own audio) rather than an
+        /// extra one.
+        public var isMain: Bool
+    }
+}
+
+/// Chooses a variant and renditions from a multivariant playlist by ``DownloadOptions``, with
+/// AVFoundation's rules made explicit:
+///
+/// 1. Variants are narrowed by dynamic range: with `prefersHDR`, to the PQ/HLG variants if there
+///    are any; without, to the SDR ones if there are any.
+/// 2. Among those within the maximums (bitrate, resolution), the lowest variant that meets the
+///    minimums is chosen; with no minimums, the highest. When no variant meets the minimums,
+///    the highest within the maximums; when none is within the maximums, the lowest of all.
+///    "Highest" orders by `SCORE` when every variant has one, else by peak bandwidth, then
+///    resolution.
+/// 3. Audio and subtitle renditions come from the variant's groups, by
+///    ``DownloadOptions/RenditionChoice``; renditions without a URI (carried in the variant)
+///    need no download, and closed captions never do.
+public struct MediaSelector: Sendable {
+    public var options: DownloadOptions
+    /// The environment read for the user's languages when the options give none.
+    public var environment: [String: String]
+
+    public init(options: DownloadOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.options = options
+        self.environment = environment
+    }
+
+    /// The languages automatic choices prefer, most preferred first.
+    public var preferredLanguages: [String] {
+        options.preferredLanguages ?? Languages.fromEnvironment(environment)
+    }
+
+    /// Chooses from `playlist`.
+    ///
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/selection`` when the playlist has
+    ///   no variant, or when a language asked for by name exists in no rendition of the chosen
+    ///   variant's groups (the message lists what there is).
+    public func select(from playlist: MultivariantPlaylist) throws(CarryonError) -> MediaSelection {
+        let variant = try chooseVariant(playlist.variants)
+        var renditions: [MediaSelection.Rendition] = []
+        let audio = try chooseRenditions(playlist.renditions(ofType: .audio, inGroup: variant.audio), choice: options.audio,
+                                         kind: "audio", fallbackToDefault: true)
+        for (index, rendition) in audio.enumerated() {
+            renditions.append(selected(rendition, isMain: index == 0))
+        }
+        if let video = variant.video {
+            // Alternative video: the group's default rendition, when it has its own playlist.
+            let group = playlist.renditions(ofType: .video, inGroup: video)
+            if let chosen = group.first(where: \.isDefault) ?? group.first, chosen.uri != nil {
+                renditions.insert(selected(chosen, isMain: true), at: 0)
+            }
+        }
+        let subtitles = try chooseRenditions(playlist.renditions(ofType: .subtitles, inGroup: variant.subtitles),
+                                             choice: options.subtitles, kind: "subtitles", fallbackToDefault: false)
+        renditions += subtitles.map { selected($0, isMain: false) }
+        return MediaSelection(
+            variant: .init(uri: variant.uri, bandwidth: variant.bandwidth, averageBandwidth: variant.averageBandwidth,
+                           resolution: variant.resolution?.description, codecs: variant.codecs,
+                           videoRange: variant.videoRange?.rawValue, frameRate: variant.frameRate),
+            renditions: renditions.filter { !$0.uri.isEmpty })
+    }
+
+    private func selected(_ rendition: Rendition, isMain: Bool) -> MediaSelection.Rendition {
+        MediaSelection.Rendition(type: rendition.type.rawValue, groupID: rendition.groupID, name: rendition.name,
+                                 language: rendition.language, channels: rendition.channels,
+                                 isDefault: rendition.isDefault, forced: rendition.forced, uri: rendition.uri ?? "",
+                                 isMain: isMain)
+    }
+
+    // MARK: Variant
+
+    func chooseVariant(_ all: [MultivariantPlaylist.Variant]) throws(CarryonError) -> MultivariantPlaylist.Variant {
+        guard !all.isEmpty else {
+            throw CarryonError(.selection, "the multivariant playlist has no variant stream to download")
+        }
+        let hdr = all.filter { $0.videoRange?.isHDR == true }
+        let sdr = all.filter { $0.videoRange?.isHDR != true }
+        var candidates = options.prefersHDR ? (hdr.isEmpty ? all : hdr) : (sdr.isEmpty ? all : sdr)
+        let useScore = candidates.allSatisfy { $0.score != nil }
+        candidates.sort { lhs, rhs in
+            if useScore, lhs.score != rhs.score { return lhs.score! < rhs.score! }
+            if lhs.bandwidth != rhs.bandwidth { return lhs.bandwidth < rhs.bandwidth }
+            return (lhs.resolution?.pixels ?? 0) < (rhs.resolution?.pixels ?? 0)
+        }
+        let withinMaximums = candidates.filter { variant in
+            if let maximum = options.maximumBitrate, variant.bandwidth > maximum { return false }
+            if let maximum = options.maximumResolution, let resolution = variant.resolution,
+               resolution.width > maximum.width || resolution.height > maximum.height { return false }
+            return true
+        }
+        guard !withinMaximums.isEmpty else { return candidates.first! }
+        let hasMinimums = options.minimumBitrate != nil || options.minimumResolution != nil
+        guard hasMinimums else { return withinMaximums.last! }
+        let meetingMinimums = withinMaximums.filter { variant in
+            if let minimum = options.minimumBitrate, variant.bandwidth < minimum { return false }
+            if let minimum = options.minimumResolution {
+                guard let resolution = variant.resolution, resolution.width >= minimum.width,
+                      resolution.height >= minimum.height else { return false }
+            }
+            return true
+        }
+        return meetingMinimums.first ?? withinMaximums.last!
+    }
+
+    // MARK: Renditions
+
+    func chooseRenditions(_ group: [Rendition], choice: DownloadOptions.RenditionChoice, kind: String,
+                          fallbackToDefault: Bool) throws(CarryonError) -> [Rendition] {
+        switch choice {
+        case .none:
+            return []
+        case .all:
+            return group
+        case .languages(let wanted):
+            var chosen: [Rendition] = []
+            for want in wanted {
+                let matches = group.filter { rendition in
+                    rendition.name.caseInsensitiveCompare(want) == .orderedSame
+                        || rendition.language.map { Languages.matches($0, range: want) } == true
+                }
+                guard !matches.isEmpty else {
+                    let available = group.map { "\($0.language ?? "?") (\($0.name))" }.joined(separator: ", ")
+                    throw CarryonError(.selection, "no \(kind) rendition matches \"\(want)\"; the stream offers: \(available.isEmpty ? "none" : available)")
+                }
+                for rendition in channelChoice(matches) where !chosen.contains(rendition) { chosen.append(rendition) }
+            }
+            return chosen
+        case .automatic:
+            for language in preferredLanguages {
+                let matches = group.filter { $0.language.map { Languages.matches($0, range: language) } == true }
+                if !matches.isEmpty { return channelChoice(matches) }
+                // A preference `de-AT` also accepts plain `de` renditions.
+                if let primary = language.split(separator: "-").first.map(String.init), primary != language {
+                    let broader = group.filter { $0.language.map { Languages.matches($0, range: primary) } == true }
+                    if !broader.isEmpty { return channelChoice(broader) }
+                }
+            }
+            guard fallbackToDefault, !group.isEmpty else { return [] }
+            let fallback = group.first(where: \.isDefault) ?? group.first(where: \.autoselect) ?? group[0]
+            let sameLanguage = group.filter { $0.language == fallback.language }
+            return fallback.language == nil ? [fallback] : channelChoice(sameLanguage)
+        }
+    }
+
+    /// Of one language's renditions: with `prefersMultichannel` all of them, stereo first;
+    /// without, only those of the fewest channels.
+    private func channelChoice(_ renditions: [Rendition]) -> [Rendition] {
+        let audio = renditions.filter { $0.type == .audio }
+        guard audio.count > 1 else { return renditions }
+        let ordered = renditions.sorted { ($0.channelCount ?? 2) < ($1.channelCount ?? 2) }
+        if options.prefersMultichannel { return ordered }
+        let fewest = ordered[0].channelCount ?? 2
+        return ordered.filter { ($0.channelCount ?? 2) == fewest }
+    }
+}
