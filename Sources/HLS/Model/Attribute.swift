@@ -59,8 +59,11 @@ public struct Resolution: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.init(width: width, height: height)
     }
 
-    /// The number of pixels, for ordering.
-    public var pixels: Int { width * height }
+    /// The number of pixels, for ordering; `Int.max` when the product does not fit.
+    public var pixels: Int {
+        let (product, overflow) = width.multipliedReportingOverflow(by: height)
+        return overflow ? .max : product
+    }
 
     public static func < (lhs: Resolution, rhs: Resolution) -> Bool {
         (lhs.pixels, lhs.width) < (rhs.pixels, rhs.width)
