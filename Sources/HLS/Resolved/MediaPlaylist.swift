@@ -184,6 +184,25 @@ public struct ResolvedByteRange: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(length)@\(offset)" }
 }
 
+extension ResolvedByteRange {
+    /// A range whose end fits in `Int`, so that ``range`` can be formed.
+    static func checked(offset: Int, length: Int) throws(TagError) -> ResolvedByteRange {
+        guard !offset.addingReportingOverflow(length).overflow else {
+            throw TagError(.byteRange, "the byte range \(length)@\(offset) ends past the largest offset, \(Int.max)")
+        }
+        return ResolvedByteRange(offset: offset, length: length)
+    }
+
+    /// The same for an `EXT-X-BYTERANGE` tag, whose line is not the one being read.
+    static func checked(offset: Int, length: Int, line: Int) throws(PlaylistError) -> ResolvedByteRange {
+        do throws(TagError) {
+            return try checked(offset: offset, length: length)
+        } catch {
+            throw PlaylistError(error.code, line: line, error.message)
+        }
+    }
+}
+
 /// An encryption key in effect for a segment or init section.
 public struct SegmentKey: Sendable, Hashable {
     /// The method (never `NONE`).
@@ -252,7 +271,8 @@ struct MediaResolver {
         var pendingDate: DateTime?
         var pendingParts: [PartialSegment] = []
         var lastPart: PartialSegment?
-        var mediaSequence = 0
+        // The next segment's number; nil once the numbers are past `Int.max`.
+        var nextMediaSequence: Int? = 0
         var discontinuitySequence = 0
         var startTime = 0.0
         var sawSegmentTag = false
@@ -272,14 +292,17 @@ struct MediaResolver {
                 }
                 let uri: String
                 do throws(TagError) { uri = try variables.substitute(written) } catch { throw fail(error) }
+                guard let mediaSequence = nextMediaSequence else {
+                    throw fail(TagError(.invalidValue, "the segment's media sequence number would be greater than \(Int.max)"))
+                }
                 let absolute = URIReference.resolve(uri, against: url)
                 var range: ResolvedByteRange?
                 if let (byteRange, rangeLine) = pendingRange {
                     if let offset = byteRange.offset {
-                        range = ResolvedByteRange(offset: offset, length: byteRange.length)
+                        range = try ResolvedByteRange.checked(offset: offset, length: byteRange.length, line: rangeLine)
                     } else if let previous = result.segments.last, previous.uri == absolute,
                               let previousRange = previous.byteRange {
-                        range = ResolvedByteRange(offset: previousRange.offset + previousRange.length, length: byteRange.length)
+                        range = try ResolvedByteRange.checked(offset: previousRange.range.upperBound, length: byteRange.length, line: rangeLine)
                     } else {
                         throw PlaylistError(.byteRange, line: rangeLine,
                             "EXT-X-BYTERANGE:\(byteRange) has no offset, so it must continue a byte range of the same resource in the previous segment, but \(result.segments.last.map { $0.byteRange == nil ? "the previous segment is a whole resource" : "the previous segment is a range of \($0.uri)" } ?? "there is no previous segment")")
@@ -293,8 +316,8 @@ struct MediaResolver {
                     }
                     return key
                 }
-                if Int(info.duration.rounded()) > (targetDuration ?? .max) {
-                    warnings.append(PlaylistWarning(line: number, "the segment lasts \(Number.format(info.duration)) s, longer than the target duration of \(targetDuration!) s"))
+                if let targetDuration, info.duration.rounded() > Double(targetDuration) {
+                    warnings.append(PlaylistWarning(line: number, "the segment lasts \(Number.format(info.duration)) s, longer than the target duration of \(targetDuration) s"))
                 }
                 result.segments.append(Segment(
                     uri: absolute, line: number, mediaSequence: mediaSequence,
@@ -303,7 +326,8 @@ struct MediaResolver {
                     keys: segmentKeys, initSection: initSection, programDateTime: pendingDate, isGap: pendingGap,
                     bitrate: range == nil ? bitrate : nil, parts: pendingParts))
                 startTime += info.duration
-                mediaSequence += 1
+                let (next, overflow) = mediaSequence.addingReportingOverflow(1)
+                nextMediaSequence = overflow ? nil : next
                 inf = nil
                 pendingRange = nil
                 pendingDiscontinuity = false
@@ -323,7 +347,7 @@ struct MediaResolver {
                         targetDuration = value
                     case .mediaSequence(let value):
                         if sawSegmentTag { throw TagError(.structure, "EXT-X-MEDIA-SEQUENCE must come before the first segment") }
-                        mediaSequence = value
+                        nextMediaSequence = value
                         result.mediaSequence = value
                     case .discontinuitySequence(let value):
                         if sawSegmentTag { throw TagError(.structure, "EXT-X-DISCONTINUITY-SEQUENCE must come before the first segment") }
@@ -344,7 +368,11 @@ struct MediaResolver {
                         pendingRange = (range, number)
                     case .discontinuity:
                         pendingDiscontinuity = true
-                        discontinuitySequence += 1
+                        let (next, overflow) = discontinuitySequence.addingReportingOverflow(1)
+                        if overflow {
+                            throw TagError(.invalidValue, "EXT-X-DISCONTINUITY makes the discontinuity sequence number greater than \(Int.max)")
+                        }
+                        discontinuitySequence = next
                         sawSegmentTag = true
                     case .key(let key):
                         if key.method == .none {
@@ -365,7 +393,7 @@ struct MediaResolver {
                             if byteRange.offset == nil {
                                 warnings.append(PlaylistWarning(line: number, "EXT-X-MAP BYTERANGE should give an offset; 0 is assumed"))
                             }
-                            range = ResolvedByteRange(offset: byteRange.offset ?? 0, length: byteRange.length)
+                            range = try ResolvedByteRange.checked(offset: byteRange.offset ?? 0, length: byteRange.length)
                         }
                         if keys.contains(where: { $0.method == .aes128 && $0.iv == nil }) {
                             warnings.append(PlaylistWarning(line: number, "an EXT-X-MAP encrypted with AES-128 needs an EXT-X-KEY with an IV"))
@@ -383,9 +411,9 @@ struct MediaResolver {
                         var range: ResolvedByteRange?
                         if let byteRange = part.byteRange {
                             if let offset = byteRange.offset {
-                                range = ResolvedByteRange(offset: offset, length: byteRange.length)
+                                range = try ResolvedByteRange.checked(offset: offset, length: byteRange.length)
                             } else if let last = lastPart, last.uri == uri, let lastRange = last.byteRange {
-                                range = ResolvedByteRange(offset: lastRange.offset + lastRange.length, length: byteRange.length)
+                                range = try ResolvedByteRange.checked(offset: lastRange.range.upperBound, length: byteRange.length)
                             } else {
                                 throw TagError(.byteRange, "EXT-X-PART BYTERANGE=\"\(byteRange)\" has no offset, so it must continue a range of the same resource in the previous partial segment")
                             }
@@ -398,7 +426,11 @@ struct MediaResolver {
                         result.dateRanges.append(try range.resolved(variables))
                     case .skip(let skip):
                         result.skip = skip
-                        mediaSequence += skip.skippedSegments
+                        let next = nextMediaSequence.map { $0.addingReportingOverflow(skip.skippedSegments) }
+                        guard let next, !next.overflow else {
+                            throw TagError(.invalidValue, "EXT-X-SKIP:SKIPPED-SEGMENTS=\(skip.skippedSegments) makes the next media sequence number greater than \(Int.max)")
+                        }
+                        nextMediaSequence = next.partialValue
                     case .preloadHint(let hint):
                         result.preloadHints.append(try hint.resolved(variables, base: url))
                     case .renditionReport(let report):
