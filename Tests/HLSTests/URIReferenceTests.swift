@@ -101,6 +101,14 @@ struct URIReferenceTests {
         #expect(URIReference.query(of: "https://a/b") == nil)
     }
 
+    @Test func delimiterFollowedByACombiningMarkStillDelimits() {
+        // RFC 3986 splits on characters of the URI, not on grapheme clusters: "?\u{301}" is a
+        // "?" and then an accent.
+        #expect(URIReference.query(of: "https://a/b?\u{301}x=1") == "\u{301}x=1")
+        #expect(URIReference.resolve("g/..\u{301}/../h", against: Self.base) == "http://a/b/c/g/h")
+        #expect(URIReference.resolve("./\u{301}g", against: Self.base) == "http://a/b/c/\u{301}g")
+    }
+
     @Test func queryParameterIsPercentDecoded() {
         let url = "https://a/b.m3u8?a=1&token=x%2By%3D%3D&empty=&flag&sp=a+b&bad=%zz&a=2"
         #expect(URIReference.queryParameter("a", in: url) == "1")
