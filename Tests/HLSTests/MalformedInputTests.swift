@@ -65,6 +65,10 @@ struct MalformedInputTests {
         Malformed(fault: "duplicate client attribute",
                   text: "#EXTM3U\n#EXT-X-DATERANGE:ID=\"a\",X-A=\"1\",START-DATE=\"2024-01-01T00:00:00Z\",X-A=\"2\"\n",
                   code: .duplicateAttribute, line: 2),
+        Malformed(fault: "duplicate attribute after many others",
+                  text: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1," + (0..<40).map { "X-A\($0)=\($0)" }.joined(separator: ",")
+                      + ",X-A3=3\nv.m3u8\n",
+                  code: .duplicateAttribute, line: 2),
         Malformed(fault: "tag with an empty attribute list", text: "#EXTM3U\n#EXT-X-KEY:\n", code: .missingValue, line: 2),
         Malformed(fault: "tag without its attribute list", text: "#EXTM3U\n#EXT-X-MAP\n", code: .missingValue, line: 2),
     ]
