@@ -41,6 +41,20 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let file = Code(rawValue: "file")
         /// A resource is larger than the limit set for its kind.
         public static let tooLarge = Code(rawValue: "too-large")
+        /// The library's index or folders cannot be read or written.
+        public static let library = Code(rawValue: "library")
+        /// No asset or task has that id.
+        public static let unknownAsset = Code(rawValue: "unknown-asset")
+        /// The stream is of a kind Carryon does not download (live, encrypted).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// A resource could not be fetched after every retry, or its response was wrong.
+        public static let transfer = Code(rawValue: "transfer")
+        /// Writing to disk failed (for example, the disk is full).
+        public static let disk = Code(rawValue: "disk")
+        /// The operation does not apply to the task in its current state.
+        public static let invalidState = Code(rawValue: "invalid-state")
+        /// The task was stopped (suspended or cancelled) while working.
+        public static let cancelled = Code(rawValue: "cancelled")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
         /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.

@@ -5,15 +5,33 @@ import Foundation
 /// `carryon`: offline HLS for Linux.
 @main
 struct CarryonCommand: AsyncParsableCommand {
+    /// Runs the command, mapping the exit statuses commands signal with ``ExitCodeError``.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch ExitCodeError.failure {
+            Foundation.exit(1)
+        } catch ExitCodeError.interrupted {
+            Foundation.exit(130)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "carryon",
         abstract: "Download HLS streams into offline bundles and play them back offline.",
         discussion: """
             Exit status: 0 on success, 1 when the work failed (the reason is on stderr), \
-            64 for a usage error.
+            64 for a usage error, 130 when interrupted (a download is suspended, not lost).
             """,
         version: "0.1.0",
-        subcommands: [Inspect.self, OriginCommand.self]
+        subcommands: [Inspect.self, Download.self, ListCommand.self, Show.self, Resume.self, Cancel.self, Delete.self, OriginCommand.self]
     )
 }
 

@@ -1,0 +1,105 @@
+import Foundation
+import GRDB
+
+/// A folder of offline bundles with a SQLite index: the persistent store a ``DownloadSession``
+/// works on. Tasks outlive the process because their state lives here.
+///
+/// The index (`index.sqlite`, WAL mode) is the source of truth for state; every state change is
+/// one transaction. Each asset has a bundle folder under `bundles/`.
+///
+/// ```swift
+/// let library = try OfflineLibrary(root: OfflineLibrary.defaultRoot())
+/// for asset in try await library.assets() { print(asset.id, asset.name, asset.state) }
+/// ```
+public final class OfflineLibrary: Sendable {
+    /// The library folder.
+    public let root: URL
+    let database: DatabasePool
+
+    /// Opens (creating if needed) the library at `root`.
+    ///
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/library`` when the folder cannot
+    ///   be created or the index cannot be opened or migrated.
+    public init(root: URL) throws(CarryonError) {
+        self.root = root.standardizedFileURL
+        do {
+            try FileManager.default.createDirectory(at: self.root.appendingPathComponent("bundles"), withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            database = try DatabasePool(path: self.root.appendingPathComponent("index.sqlite").path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
+        }
+    }
+
+    /// Where the library lives unless told otherwise: `$CARRYON_HOME`, else
+    /// `$XDG_DATA_HOME/carryon`, else `~/.local/share/carryon`.
+    public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let home = environment["CARRYON_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            return URL(fileURLWithPath: data).appendingPathComponent("carryon")
+        }
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/carryon")
+    }
+
+    /// The bundle folder of an asset.
+    public func bundleURL(for id: String) -> URL {
+        root.appendingPathComponent("bundles").appendingPathComponent(id)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "asset") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("errorMessage", .text)
+                t.column("options", .jsonText).notNull()
+                t.column("headers", .jsonText).notNull()
+                t.column("selection", .jsonText)
+                t.column("planned", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("completedAt", .datetime)
+                t.column("duration", .double)
+            }
+            try db.create(table: "rendition") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("key", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("language", .text)
+                t.column("uri", .text).notNull()
+                t.column("isMain", .boolean).notNull()
+                t.column("duration", .double).notNull()
+                t.column("position", .integer).notNull()
+                t.primaryKey(["assetId", "key"])
+            }
+            try db.create(table: "resource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("renditionKey", .text).notNull()
+                t.column("ordinal", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("uri", .text).notNull()
+                t.column("rangeOffset", .integer)
+                t.column("rangeLength", .integer)
+                t.column("fileName", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("bytes", .integer)
+                t.column("expectedBytes", .integer).notNull()
+                t.column("exactSize", .boolean).notNull()
+                t.column("startTime", .double).notNull()
+                t.column("duration", .double).notNull()
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+            }
+            try db.create(index: "resource_by_asset", on: "resource", columns: ["assetId", "state", "ordinal"])
+        }
+        return migrator
+    }
+}

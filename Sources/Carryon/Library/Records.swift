@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// The life of a download task (and of its asset in the library).
+public enum DownloadState: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
+    /// Queued: will run when the session has room.
+    case waiting
+    /// Fetching playlists or media.
+    case running
+    /// Stopped by the user, by an interrupt, or by a process that died mid-download; resumable.
+    case suspended
+    /// Every selected resource is on disk and checked.
+    case completed
+    /// Stopped by an error; what is done is kept and `resume` continues.
+    case failed
+    /// Stopped for good; its data was removed.
+    case cancelled
+
+    /// Whether the task can make progress again.
+    public var isResumable: Bool { self == .suspended || self == .failed || self == .waiting }
+}
+
+/// A request header sent with every request of a task.
+public struct HTTPHeader: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// One asset: a row of the `asset` table.
+struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset"
+    var id: String
+    var name: String
+    var url: String
+    var state: DownloadState
+    var errorMessage: String?
+    var options: DownloadOptions
+    var headers: [HTTPHeader]
+    /// The chosen variant and renditions, once the playlists were read.
+    var selection: MediaSelection?
+    /// Whether the playlists were read and the resources planned.
+    var planned: Bool
+    var createdAt: Date
+    var updatedAt: Date
+    var completedAt: Date?
+    /// The presentation's duration in seconds, once planned.
+    var duration: Double?
+}
+
+/// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or
+/// subtitle rendition (`audio-en`, `subtitles-de`, …).
+struct RenditionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "rendition"
+    var assetId: String
+    /// The rendition's folder in the bundle, unique within the asset.
+    var key: String
+    /// `VIDEO` (the variant itself), `AUDIO` or `SUBTITLES`.
+    var type: String
+    var name: String
+    var language: String?
+    /// The media playlist's URL at the origin.
+    var uri: String
+    var isMain: Bool
+    var duration: Double
+    /// Position in the selection: main renditions first.
+    var position: Int
+}
+
+/// Whether a resource is on disk.
+enum ResourceState: String, Sendable, Codable, DatabaseValueConvertible {
+    case pending
+    case done
+}
+
+/// What a resource is to the player.
+enum ResourceKind: String, Sendable, Codable, DatabaseValueConvertible {
+    case segment
+    case initSection
+}
+
+/// One resource to fetch: a segment or an init section, or one byte range of a shared file.
+struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "resource"
+    var id: Int64?
+    var assetId: String
+    /// The rendition it was planned for (a resource shared by renditions is fetched once).
+    var renditionKey: String
+    /// Playback order across the selection: what is fetched first.
+    var ordinal: Int
+    var kind: ResourceKind
+    /// The absolute URL at the origin.
+    var uri: String
+    /// The byte range at the origin, when the resource is part of a file.
+    var rangeOffset: Int?
+    var rangeLength: Int?
+    /// The file in the bundle (relative path). Ranges of one origin file share one local file,
+    /// at the same offsets.
+    var fileName: String
+    var state: ResourceState
+    /// Bytes on disk once done.
+    var bytes: Int?
+    /// The expected size: exact for a byte range, else the estimate.
+    var expectedBytes: Int
+    /// Whether `expectedBytes` is exact.
+    var exactSize: Bool
+    var startTime: Double
+    var duration: Double
+    /// Validators from the first response, for `If-Range` when resuming.
+    var etag: String?
+    var lastModified: String?
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+
+    var byteRange: ClosedRange<Int>? {
+        guard let rangeOffset, let rangeLength else { return nil }
+        return rangeOffset...(rangeOffset + rangeLength - 1)
+    }
+}

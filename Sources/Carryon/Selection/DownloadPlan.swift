@@ -1,0 +1,348 @@
+import Foundation
+import HLS
+
+/// Everything a download will fetch and write, worked out from the playlists before any media is
+/// fetched: the renditions with their local folders, every resource in playback order with its
+/// local file name, and the local playlists that point at those files.
+///
+/// Pure: built from playlists already fetched, so it is tested without I/O.
+struct DownloadPlan: Sendable {
+    struct PlannedRendition: Sendable {
+        var record: RenditionRecord
+        /// The media playlist as fetched.
+        var originText: [UInt8]
+        /// The local media playlist, relative to the rendition's folder.
+        var localText: String
+    }
+
+    var renditions: [PlannedRendition]
+    /// Resources in the order they are fetched; each (URI, byte range) once.
+    var resources: [ResourceRecord]
+    /// The local multivariant playlist (`main.m3u8` in the bundle).
+    var localMain: String
+    /// The multivariant playlist as fetched, when the asset has one.
+    var originMain: [UInt8]?
+    /// The presentation's duration: the longest rendition's.
+    var duration: Double
+
+    /// One rendition's input to the plan.
+    struct Input: Sendable {
+        var type: String
+        var name: String
+        var language: String?
+        var channels: String?
+        var isMain: Bool
+        var uri: String
+        var fetched: [UInt8]
+        var playlist: Playlist
+        var media: MediaPlaylist
+        /// Bits per second to estimate sizes with, when lengths are unknown.
+        var estimatedBitrate: Int
+    }
+
+    /// Estimated bitrate of an audio rendition, which HLS does not state: 64 kbit/s per channel.
+    static func audioBitrate(channels: String?) -> Int {
+        let count = channels.flatMap { $0.split(separator: "/").first }.flatMap { Int($0) } ?? 2
+        return 64_000 * max(1, count)
+    }
+
+    /// Estimated bitrate of a subtitle rendition.
+    static let subtitleBitrate = 4_000
+
+    /// Plans an asset.
+    ///
+    /// - Parameters:
+    ///   - assetId: The asset's id.
+    ///   - inputs: The renditions in selection order (main ones first), their media playlists
+    ///     fetched and resolved.
+    ///   - main: The multivariant playlist as parsed and resolved, or nil when the asset is a
+    ///     single media playlist.
+    ///   - selection: What was chosen from `main`.
+    static func make(assetId: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
+                     selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
+        var keys: [String] = []
+        var planned: [PlannedRendition] = []
+        var resources: [ResourceRecord] = []
+        // (uri, offset, length) → index in `resources`
+        var seen: [ResourceKey: Int] = [:]
+        // origin file URI → local file name, for ranges of one file
+        var rangedFiles: [String: String] = [:]
+
+        for (position, input) in inputs.enumerated() {
+            let key = uniqueKey(for: input, taken: &keys)
+            var localNames: [Int: String] = [:]       // segment index → local path (bundle-relative)
+            var mapNames: [Int: String] = [:]         // line number of EXT-X-MAP → local path
+            var segmentCounter = 0
+            var initCounter = 0
+            var fileCounter = 0
+
+            func localFile(uri: String, range: ResolvedByteRange?, kind: ResourceKind) -> String {
+                let ext = fileExtension(of: uri, kind: kind)
+                if range != nil {
+                    if let existing = rangedFiles[uri] { return existing }
+                    fileCounter += 1
+                    let name = "\(key)/file\(fileCounter).\(ext)"
+                    rangedFiles[uri] = name
+                    return name
+                }
+                switch kind {
+                case .initSection:
+                    initCounter += 1
+                    return "\(key)/init\(initCounter).\(ext)"
+                case .segment:
+                    segmentCounter += 1
+                    return "\(key)/\(String(format: "%05d", segmentCounter)).\(ext)"
+                }
+            }
+
+            func add(uri: String, range: ResolvedByteRange?, kind: ResourceKind, start: Double, duration: Double) -> String {
+                let resourceKey = ResourceKey(uri: uri, offset: range?.offset, length: range?.length)
+                if let index = seen[resourceKey] { return resources[index].fileName }
+                let fileName = localFile(uri: uri, range: range, kind: kind)
+                let estimate: Int
+                if let range {
+                    estimate = range.length
+                } else if kind == .initSection {
+                    estimate = 2_000
+                } else {
+                    estimate = max(1, Int(Double(input.estimatedBitrate) * duration / 8))
+                }
+                seen[resourceKey] = resources.count
+                resources.append(ResourceRecord(
+                    id: nil, assetId: assetId, renditionKey: key, ordinal: 0, kind: kind, uri: uri,
+                    rangeOffset: range?.offset, rangeLength: range?.length, fileName: fileName, state: .pending,
+                    bytes: nil, expectedBytes: estimate, exactSize: range != nil, startTime: start, duration: duration,
+                    etag: nil, lastModified: nil))
+                return fileName
+            }
+
+            for (index, segment) in input.media.segments.enumerated() {
+                if segment.isGap { continue }
+                if let map = segment.initSection, mapNames[map.line] == nil {
+                    mapNames[map.line] = add(uri: map.uri, range: map.byteRange, kind: .initSection,
+                                             start: segment.startTime, duration: 0)
+                }
+                localNames[index] = add(uri: segment.uri, range: segment.byteRange, kind: .segment,
+                                        start: segment.startTime, duration: segment.duration)
+            }
+            let record = RenditionRecord(
+                assetId: assetId, key: key, type: input.type, name: input.name, language: input.language,
+                uri: input.uri, isMain: input.isMain, duration: input.media.duration, position: position)
+            let local = try localMediaPlaylist(input: input, key: key, segmentFiles: localNames, mapFiles: mapNames)
+            planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))
+        }
+
+        // Playback order: the main selection first (init sections before the segments they
+        // start), interleaved by time across renditions; then the extra selections likewise.
+        let mainKeys = Set(planned.filter { $0.record.isMain }.map(\.record.key))
+        let positions = Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) })
+        resources.sort { lhs, rhs in
+            let lhsMain = mainKeys.contains(lhs.renditionKey), rhsMain = mainKeys.contains(rhs.renditionKey)
+            if lhsMain != rhsMain { return lhsMain }
+            if lhs.startTime != rhs.startTime { return lhs.startTime < rhs.startTime }
+            if lhs.kind != rhs.kind { return lhs.kind == .initSection }
+            return positions[lhs.renditionKey, default: 0] < positions[rhs.renditionKey, default: 0]
+        }
+        for index in resources.indices { resources[index].ordinal = index }
+
+        let localMain: String
+        if let main, let selection {
+            localMain = try localMultivariantPlaylist(main.playlist, resolved: main.resolved, selection: selection,
+                                                      keys: Dictionary(uniqueKeysWithValues: zip(inputs.map(\.uri), planned.map(\.record.key))))
+        } else {
+            let rendition = planned[0]
+            let bytes = resources.reduce(0) { $0 + $1.expectedBytes }
+            let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
+            localMain = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=\(max(1, bandwidth))\n\(rendition.record.key)/index.m3u8\n"
+        }
+        return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
+                            duration: planned.map(\.record.duration).max() ?? 0)
+    }
+
+    struct ResourceKey: Hashable {
+        var uri: String
+        var offset: Int?
+        var length: Int?
+    }
+
+    /// `video`, `audio-en`, `audio-en-2`, `subtitles-de`, `media`: a readable folder name of
+    /// letters, digits and dashes only.
+    static func uniqueKey(for input: Input, taken: inout [String]) -> String {
+        var base: String
+        switch input.type {
+        case "VIDEO": base = "video"
+        case "MEDIA": base = "media"
+        case "AUDIO": base = "audio"
+        case "SUBTITLES": base = "subtitles"
+        default: base = "rendition"
+        }
+        if input.type == "AUDIO" || input.type == "SUBTITLES" {
+            let label = slug(input.language ?? input.name)
+            if !label.isEmpty { base += "-" + label }
+        }
+        var key = base
+        var counter = 2
+        while taken.contains(key) {
+            key = "\(base)-\(counter)"
+            counter += 1
+        }
+        taken.append(key)
+        return key
+    }
+
+    static func slug(_ text: String) -> String {
+        var result = ""
+        for scalar in text.lowercased().unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else if !result.isEmpty, result.last != "-" {
+                result += "-"
+            }
+            if result.count >= 24 { break }
+        }
+        while result.hasSuffix("-") { result.removeLast() }
+        return result
+    }
+
+    /// The extension a local file gets: the origin path's, if it is 1–5 letters or digits;
+    /// otherwise one that fits the kind.
+    static func fileExtension(of uri: String, kind: ResourceKind) -> String {
+        var path = Substring(uri)
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        let last = path.split(separator: "/").last ?? ""
+        if let dot = last.lastIndex(of: ".") {
+            let ext = last[last.index(after: dot)...].lowercased()
+            if (1...5).contains(ext.count), ext.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) { return ext }
+        }
+        return kind == .initSection ? "mp4" : "bin"
+    }
+
+    /// A path from one bundle-relative file's folder to another bundle-relative file.
+    static func relativePath(_ target: String, fromFolder folder: String) -> String {
+        let prefix = folder + "/"
+        return target.hasPrefix(prefix) ? String(target.dropFirst(prefix.count)) : "../" + target
+    }
+
+    /// The rendition's playlist with every URI pointing at the bundle's files, variables made
+    /// explicit, and the low-latency tags (whose parts are not downloaded) left out.
+    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [Int: String],
+                                   mapFiles: [Int: String]) throws(CarryonError) -> String {
+        var playlist = input.playlist
+        var segmentIndex = 0
+        var lines: [Line] = []
+        lines.reserveCapacity(playlist.lines.count)
+        for (index, line) in playlist.lines.enumerated() {
+            var line = line
+            switch line.content {
+            case .uri:
+                if let file = segmentFiles[segmentIndex] {
+                    line.content = .uri(relativePath(file, fromFolder: key))
+                } else {
+                    // A gap segment: nothing was fetched; keep a name inside the bundle.
+                    line.content = .uri("gap-\(segmentIndex)")
+                }
+                segmentIndex += 1
+            case .tag(.map(var map)):
+                if let file = mapFiles[index + 1] {
+                    map.uri = relativePath(file, fromFolder: key)
+                    line.content = .tag(.map(map))
+                }
+            case .tag(.define(let define)):
+                if let value = input.media.variables[define.name] {
+                    line.content = .tag(.define(.value(name: define.name, value: value)))
+                }
+            case .tag(.part), .tag(.preloadHint), .tag(.renditionReport), .tag(.skip):
+                continue
+            default:
+                break
+            }
+            lines.append(line)
+        }
+        playlist.lines = lines
+        do {
+            return try playlist.write()
+        } catch {
+            throw CarryonError(.playlist, "cannot write the local playlist of \(input.uri): \(error)", cause: error)
+        }
+    }
+
+    /// The multivariant playlist with only the chosen variant and renditions, pointing at the
+    /// bundle's playlists. Renditions carried in the variant (no URI) and closed captions of the
+    /// chosen groups stay; I-frame variants, session keys and steering go.
+    static func localMultivariantPlaylist(_ playlist: Playlist, resolved: MultivariantPlaylist, selection: MediaSelection,
+                                          keys: [String: String]) throws(CarryonError) -> String {
+        var output = playlist
+        var lines: [Line] = []
+        var renditionIndex = 0
+        var variantIndex = 0
+        var keepNextURI = false
+        let chosenVariant = resolved.variants.first { $0.uri == selection.variant.uri }
+        let groups: Set<String> = [chosenVariant?.audio, chosenVariant?.video, chosenVariant?.subtitles,
+                                   { if case .group(let g)? = chosenVariant?.closedCaptions { return g } else { return nil } }()]
+            .reduce(into: []) { set, group in if let group { set.insert(group) } }
+        // Groups that keep at least one rendition in the local playlist.
+        var keptGroups: Set<String> = []
+        for rendition in resolved.renditions {
+            if let uri = rendition.uri {
+                if keys[uri] != nil, selection.renditions.contains(where: { $0.uri == uri }) { keptGroups.insert(rendition.groupID) }
+            } else if groups.contains(rendition.groupID) {
+                keptGroups.insert(rendition.groupID)
+            }
+        }
+        for line in playlist.lines {
+            var line = line
+            switch line.content {
+            case .uri:
+                if keepNextURI {
+                    line.content = .uri("\(keys[selection.variant.uri] ?? "video")/index.m3u8")
+                    lines.append(line)
+                    keepNextURI = false
+                }
+                continue
+            case .tag(.streamInf):
+                let variant = resolved.variants[variantIndex]
+                variantIndex += 1
+                if variant.uri == selection.variant.uri, variant.line == chosenVariant?.line,
+                   case .tag(.streamInf(var stream)) = line.content {
+                    // A group none of whose renditions was kept must not be referenced.
+                    if let group = variant.audio, !keptGroups.contains(group) { stream.audio = nil }
+                    if let group = variant.video, !keptGroups.contains(group) { stream.video = nil }
+                    if let group = variant.subtitles, !keptGroups.contains(group) { stream.subtitles = nil }
+                    if stream != (line.tag.flatMap { if case .streamInf(let s) = $0 { s } else { nil } }) {
+                        line.content = .tag(.streamInf(stream))
+                    }
+                    keepNextURI = true
+                    lines.append(line)
+                }
+                continue
+            case .tag(.media(var tag)):
+                let rendition = resolved.renditions[renditionIndex]
+                renditionIndex += 1
+                if let uri = rendition.uri {
+                    guard let key = keys[uri], selection.renditions.contains(where: { $0.uri == uri }) else { continue }
+                    tag.uri = "\(key)/index.m3u8"
+                    line.content = .tag(.media(tag))
+                } else if !groups.contains(rendition.groupID) {
+                    continue
+                }
+            case .tag(.define(let define)):
+                if let value = resolved.variables[define.name] {
+                    line.content = .tag(.define(.value(name: define.name, value: value)))
+                }
+            case .tag(.iFrameStreamInf), .tag(.sessionKey), .tag(.contentSteering):
+                continue
+            case .tag(.sessionData(let data)) where data.uri != nil:
+                continue
+            default:
+                break
+            }
+            lines.append(line)
+        }
+        output.lines = lines
+        do {
+            return try output.write()
+        } catch {
+            throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
+        }
+    }
+}

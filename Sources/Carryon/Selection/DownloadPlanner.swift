@@ -1,0 +1,83 @@
+import HLS
+
+/// Reads a stream's playlists, chooses what to download, and plans it: the I/O half of
+/// ``DownloadPlan``.
+///
+/// Refuses, before any media is fetched, what Carryon does not download yet: live playlists
+/// (no `EXT-X-ENDLIST`, as AVFoundation refuses them) and encrypted streams.
+struct DownloadPlanner: Sendable {
+    let fetcher: PlaylistFetcher
+    let options: DownloadOptions
+
+    func plan(assetId: String, url: String) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
+        let fetched = try await fetcher.fetch(url)
+        let playlist = fetched.parsed.playlist
+        switch playlist.kind {
+        case .media:
+            let media = try resolveMedia(playlist, url: fetched.url, imports: nil, warnings: fetched.parsed.warnings)
+            try check(media)
+            let bitrate = media.duration > 0 ? 1_000_000 : 1
+            let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
+                                           uri: fetched.url, fetched: fetched.bytes, playlist: playlist, media: media,
+                                           estimatedBitrate: bitrate)
+            return (try DownloadPlan.make(assetId: assetId, inputs: [input], main: nil, selection: nil), nil)
+        case .multivariant:
+            let main: MultivariantPlaylist
+            do {
+                main = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+            } catch {
+                throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
+            }
+            let selection = try MediaSelector(options: options).select(from: main)
+            let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
+                .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
+            let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth
+            var inputs: [DownloadPlan.Input] = []
+            let videoFetched = try await fetcher.fetch(selection.variant.uri)
+            let video = try resolveMedia(videoFetched.parsed.playlist, url: videoFetched.url, imports: main.variables,
+                                         warnings: videoFetched.parsed.warnings)
+            try check(video)
+            inputs.append(.init(type: "VIDEO", name: selection.variant.resolution ?? "video", language: nil, channels: nil,
+                                isMain: true, uri: selection.variant.uri, fetched: videoFetched.bytes,
+                                playlist: videoFetched.parsed.playlist, media: video,
+                                estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate)))
+            for rendition in selection.renditions {
+                let fetchedRendition = try await fetcher.fetch(rendition.uri)
+                let media = try resolveMedia(fetchedRendition.parsed.playlist, url: fetchedRendition.url, imports: main.variables,
+                                             warnings: fetchedRendition.parsed.warnings)
+                try check(media)
+                let bitrate = rendition.type == "AUDIO" ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
+                inputs.append(.init(type: rendition.type, name: rendition.name, language: rendition.language,
+                                    channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
+                                    fetched: fetchedRendition.bytes, playlist: fetchedRendition.parsed.playlist, media: media,
+                                    estimatedBitrate: bitrate))
+            }
+            // Video first, then the main audio, then extras: the order `inputs` has.
+            return (try DownloadPlan.make(assetId: assetId, inputs: inputs, main: (playlist, main, fetched.bytes),
+                                          selection: selection), selection)
+        }
+    }
+
+    private func resolveMedia(_ playlist: Playlist, url: String, imports: [String: String]?,
+                              warnings: [PlaylistWarning]) throws(CarryonError) -> MediaPlaylist {
+        guard playlist.kind == .media else {
+            throw CarryonError(.playlist, "\(url) is a multivariant playlist where a media playlist was expected")
+        }
+        do {
+            return try MediaPlaylist(playlist, url: url, imports: imports, warnings: warnings)
+        } catch {
+            throw CarryonError(.playlist, "\(url): \(error)", cause: error)
+        }
+    }
+
+    /// Refuses live and encrypted playlists with a message that says why.
+    private func check(_ media: MediaPlaylist) throws(CarryonError) {
+        if !media.hasEndList && media.playlistType != .vod {
+            throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
+        }
+        if let segment = media.segments.first(where: { !$0.keys.isEmpty || !($0.initSection?.keys.isEmpty ?? true) }) {
+            let key = segment.key ?? segment.initSection!.keys[0]
+            throw CarryonError(.unsupported, "\(media.url) is encrypted (METHOD=\(key.method), EXT-X-KEY on line \(key.line)); encrypted streams are not downloaded yet, and nothing was fetched")
+        }
+    }
+}

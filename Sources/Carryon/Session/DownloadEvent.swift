@@ -1,0 +1,63 @@
+import Foundation
+
+/// What happens to a download task, as the session reports it. The counterpart of
+/// AVAssetDownloadDelegate's callbacks (see ``DownloadSessionDelegate``).
+public enum DownloadEvent: Sendable {
+    /// The task's state changed.
+    case stateChanged(taskID: String, state: DownloadState)
+    /// The playlists were read and the variant and renditions chosen
+    /// (`didResolve mediaSelection`).
+    case mediaSelectionResolved(taskID: String, selection: MediaSelection)
+    /// The bundle's location is known (`willDownloadTo location`).
+    case willDownload(taskID: String, location: URL)
+    /// Bytes or time ranges advanced (`didLoad timeRange`).
+    case progress(taskID: String, progress: DownloadProgress)
+    /// Every resource of one rendition is on disk (`didCompleteFor mediaSelection`).
+    case renditionCompleted(taskID: String, key: String)
+    /// Every resource is on disk and checked (`didFinishDownloadingTo location`).
+    case finished(taskID: String, location: URL)
+    /// The task stopped with an error; what is done is kept (`didCompleteWithError`).
+    case failed(taskID: String, error: CarryonError)
+
+    /// The task the event is about.
+    public var taskID: String {
+        switch self {
+        case .stateChanged(let id, _), .mediaSelectionResolved(let id, _), .willDownload(let id, _),
+             .progress(let id, _), .renditionCompleted(let id, _), .finished(let id, _), .failed(let id, _):
+            id
+        }
+    }
+}
+
+/// How far a download has come: bytes (exact where known, estimated and refined where not),
+/// rate and time left, and the loaded time ranges of each rendition.
+public struct DownloadProgress: Sendable, Hashable, Codable {
+    /// Bytes on disk, including what in-flight requests have written.
+    public var bytesDone: Int
+    /// Bytes expected in all: exact for resources done or of known length, estimated for the
+    /// rest from the rendition's bytes per second so far, or from the playlist's bandwidth.
+    public var bytesExpected: Int
+    /// Whether ``bytesExpected`` is exact.
+    public var isExact: Bool
+    /// Resources done and in all.
+    public var resourcesDone: Int
+    public var resourcesTotal: Int
+    /// Bytes per second over the last few seconds, when known.
+    public var bytesPerSecond: Double?
+    /// Seconds left at that rate, when known.
+    public var secondsRemaining: Double?
+    /// For each rendition (by key), the time ranges whose segments are on disk, merged.
+    public var loadedTimeRanges: [String: [TimeRange]]
+
+    /// Done as a fraction of expected, 0…1.
+    public var fraction: Double {
+        bytesExpected > 0 ? min(1, Double(bytesDone) / Double(bytesExpected)) : 0
+    }
+
+    /// A range of presentation time in seconds.
+    public struct TimeRange: Sendable, Hashable, Codable {
+        public var start: Double
+        public var end: Double
+        public var duration: Double { end - start }
+    }
+}

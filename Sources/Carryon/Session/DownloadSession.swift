@@ -1,0 +1,621 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import HLS
+import Logging
+import NIOCore
+import NIOFileSystem
+
+/// Runs download tasks over an ``OfflineLibrary``, with bounded concurrency, retries and resume.
+/// The counterpart of AVAssetDownloadURLSession with a background configuration: tasks live in
+/// the library, so after a restart — even after `kill -9` — ``tasks()`` lists them with their
+/// state and progress, and a task that was running comes back suspended, ready to ``DownloadTask/resume()``.
+///
+/// ```swift
+/// let library = try OfflineLibrary(root: OfflineLibrary.defaultRoot())
+/// let session = try await DownloadSession(library: library)
+/// let task = try await session.makeTask(url: "https://example.com/main.m3u8", name: "Example",
+///                                       options: DownloadOptions(maximumResolution: .init(width: 1280, height: 720)))
+/// Task {
+///     for await event in await session.events() {
+///         if case .progress(_, let progress) = event { print(progress.fraction) }
+///     }
+/// }
+/// try await task.resume()
+/// print(await task.waitUntilFinished())
+/// await session.shutdown()
+/// ```
+public actor DownloadSession {
+    /// How a session runs its tasks.
+    public struct Configuration: Sendable {
+        /// Tasks downloading at once; others wait.
+        public var maximumConcurrentTasks: Int
+        /// Requests in flight at once, across all tasks.
+        public var maximumConcurrentRequests: Int
+        /// Requests in flight at once for one task.
+        public var maximumRequestsPerTask: Int
+        /// Connections to one host at once.
+        public var maximumConnectionsPerHost: Int
+        /// Redirects followed before a request fails.
+        public var maximumRedirects: Int
+        /// Retries with backoff for each request.
+        public var retry: RetryPolicy
+        /// How long one request may take.
+        public var requestTimeout: Duration
+        /// The largest playlist accepted.
+        public var maximumPlaylistBytes: Int
+
+        public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 6,
+                    maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
+                    requestTimeout: Duration = .seconds(60), maximumPlaylistBytes: Int = 64 << 20) {
+            self.maximumConcurrentTasks = maximumConcurrentTasks
+            self.maximumConcurrentRequests = maximumConcurrentRequests
+            self.maximumRequestsPerTask = maximumRequestsPerTask
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.maximumRedirects = maximumRedirects
+            self.retry = retry
+            self.requestTimeout = requestTimeout
+            self.maximumPlaylistBytes = maximumPlaylistBytes
+        }
+    }
+
+    public nonisolated let library: OfflineLibrary
+    public nonisolated let configuration: Configuration
+    nonisolated let client: HTTPClient
+    let logger: Logger
+    private let requests: AsyncSemaphore
+    private var machines: [String: DownloadTaskStateMachine] = [:]
+    private var running: [String: Task<Void, Never>] = [:]
+    private var queue: [String] = []
+    private var locks: [String: FileLock] = [:]
+    private var trackers: [String: ProgressTracker] = [:]
+    private var lastProgressEvent: [String: Double] = [:]
+    private var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
+    private var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
+    private var isShutDown = false
+
+    /// Opens a session over `library`. Tasks recorded as running whose process is gone (no
+    /// process holds their lock) come back suspended.
+    public init(library: OfflineLibrary, configuration: Configuration = Configuration(), logger: Logger? = nil) async throws(CarryonError) {
+        self.library = library
+        self.configuration = configuration
+        self.logger = logger ?? Logger(label: "carryon.session")
+        var clientConfiguration = HTTPClient.Configuration()
+        clientConfiguration.redirectConfiguration = .follow(max: configuration.maximumRedirects, allowCycles: false)
+        clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60),
+                                                   concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost)
+        clientConfiguration.decompression = .disabled
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        self.requests = AsyncSemaphore(configuration.maximumConcurrentRequests)
+        try await recoverCrashedTasks()
+    }
+
+    /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
+    public func shutdown() async {
+        guard !isShutDown else { return }
+        isShutDown = true
+        queue.removeAll()
+        for id in Array(running.keys) { try? await suspend(id) }
+        for task in Array(running.values) { await task.value }
+        try? await client.shutdown()
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    // MARK: Events
+
+    /// A stream of every task's events from now on. Each call makes a new stream.
+    public func events() -> AsyncStream<DownloadEvent> {
+        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.unsubscribe(id) }
+        }
+        return stream
+    }
+
+    private func unsubscribe(_ id: UUID) {
+        subscribers[id] = nil
+    }
+
+    private func emit(_ event: DownloadEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    // MARK: Tasks
+
+    /// Creates a task for the stream at `url` (a multivariant or media playlist; http, https or
+    /// file). It does not start until ``DownloadTask/resume()``.
+    public func makeTask(url: String, name: String? = nil, options: DownloadOptions = DownloadOptions(),
+                         headers: [HTTPHeader] = []) async throws(CarryonError) -> DownloadTask {
+        let absolute = try PlaylistFetcher.absoluteURL(for: url)
+        let id = Self.makeID()
+        let now = Date()
+        let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute), url: absolute, state: .suspended,
+                                 errorMessage: nil, options: options, headers: headers, selection: nil, planned: false,
+                                 createdAt: now, updatedAt: now, completedAt: nil, duration: nil)
+        try await write { db in try record.insert(db) }
+        machines[id] = DownloadTaskStateMachine(state: .suspended)
+        return DownloadTask(id: id, session: self)
+    }
+
+    /// Every task the library knows, oldest first.
+    public func tasks() async throws(CarryonError) -> [DownloadTask] {
+        let ids = try await read { db in try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY createdAt, id") }
+        return ids.map { DownloadTask(id: $0, session: self) }
+    }
+
+    /// The task with `id` (the whole id, or a unique prefix of it).
+    public func task(id: String) async throws(CarryonError) -> DownloadTask {
+        DownloadTask(id: try await resolveID(id), session: self)
+    }
+
+    /// Resolves a full id or a unique prefix.
+    func resolveID(_ text: String) async throws(CarryonError) -> String {
+        let matches = try await read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE id = ? OR id LIKE ? ORDER BY id", arguments: [text, text + "%"])
+        }
+        if matches.contains(text) { return text }
+        guard !matches.isEmpty, !text.isEmpty else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(text); `carryon list` shows the ids")
+        }
+        guard matches.count == 1 else {
+            throw CarryonError(.unknownAsset, "\(text) is the start of several ids (\(matches.joined(separator: ", "))); give more of it")
+        }
+        return matches[0]
+    }
+
+    private func machine(_ id: String) async throws(CarryonError) -> DownloadTaskStateMachine {
+        if let machine = machines[id] { return machine }
+        guard let state = try await read({ db in try DownloadState.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+        }
+        let machine = DownloadTaskStateMachine(state: state)
+        machines[id] = machine
+        return machine
+    }
+
+    func resume(_ id: String) async throws(CarryonError) {
+        var machine = try await machine(id)
+        let action: DownloadTaskStateMachine.Action
+        do { action = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        try await setState(id, machine)
+        if action == .enqueue, running[id] == nil, !queue.contains(id) {
+            queue.append(id)
+            schedule()
+        }
+    }
+
+    func suspend(_ id: String) async throws(CarryonError) {
+        var machine = try await machine(id)
+        let action = machine.suspend()
+        try await setState(id, machine)
+        queue.removeAll { $0 == id }
+        if action == .stopTransfer { running[id]?.cancel() }
+        if running[id] == nil { notifyFinished(id, machine.state) }
+    }
+
+    func cancel(_ id: String) async throws(CarryonError) {
+        var machine = try await machine(id)
+        let action: DownloadTaskStateMachine.Action
+        do { action = try machine.cancel() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        queue.removeAll { $0 == id }
+        if let task = running[id] {
+            task.cancel()
+            await task.value
+        }
+        try await setState(id, machine)
+        if action == .stopAndRemoveData {
+            try await removeData(id)
+        }
+        notifyFinished(id, .cancelled)
+    }
+
+    /// Removes an asset: its bundle and its rows. A running task is stopped first.
+    public func delete(_ id: String) async throws(CarryonError) {
+        let id = try await resolveID(id)
+        queue.removeAll { $0 == id }
+        if let task = running[id] {
+            machines[id] = DownloadTaskStateMachine(state: .cancelled)
+            task.cancel()
+            await task.value
+        }
+        try await removeData(id)
+        try await write { db in _ = try AssetRecord.deleteOne(db, key: id) }
+        machines[id] = nil
+        trackers[id] = nil
+        notifyFinished(id, .cancelled)
+    }
+
+    func waitUntilFinished(_ id: String) async -> DownloadState {
+        if running[id] == nil && !queue.contains(id) {
+            return (try? await machine(id).state) ?? .cancelled
+        }
+        return await withCheckedContinuation { continuation in
+            finishWaiters[id, default: []].append(continuation)
+        }
+    }
+
+    private func notifyFinished(_ id: String, _ state: DownloadState) {
+        guard running[id] == nil, !queue.contains(id) else { return }
+        for waiter in finishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: state) }
+    }
+
+    private func setState(_ id: String, _ machine: DownloadTaskStateMachine, error: String? = nil) async throws(CarryonError) {
+        let previous = machines[id]?.state
+        machines[id] = machine
+        let state = machine.state
+        let now = Date()
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE asset SET state = ?, updatedAt = ?, errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
+                completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
+                """, arguments: [state, now, error != nil || state == .waiting, error, state.rawValue, now, id])
+        }
+        if previous != state { emit(.stateChanged(taskID: id, state: state)) }
+    }
+
+    private func removeData(_ id: String) async throws(CarryonError) {
+        locks[id] = nil
+        try await write { db in
+            try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [id])
+            try db.execute(sql: "UPDATE asset SET planned = 0, selection = NULL WHERE id = ?", arguments: [id])
+        }
+        let bundle = library.bundleURL(for: id)
+        if FileManager.default.fileExists(atPath: bundle.path) {
+            do { try FileManager.default.removeItem(at: bundle) } catch {
+                throw CarryonError(.disk, "cannot remove \(bundle.path): \(error.localizedDescription)", cause: error)
+            }
+        }
+    }
+
+    // MARK: Scheduling
+
+    private func schedule() {
+        guard !isShutDown else { return }
+        while running.count < configuration.maximumConcurrentTasks, !queue.isEmpty {
+            let id = queue.removeFirst()
+            guard var machine = machines[id], (try? machine.start()) != nil else { continue }
+            machines[id] = machine
+            running[id] = Task { await self.run(id) }
+        }
+    }
+
+    private func run(_ id: String) async {
+        let outcome: Result<Void, CarryonError>
+        do {
+            try await setState(id, machines[id] ?? DownloadTaskStateMachine(state: .running))
+            try await perform(id)
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        running[id] = nil
+        locks[id] = nil
+        trackers[id]?.resetInFlight()
+        var machine = machines[id] ?? DownloadTaskStateMachine(state: .running)
+        switch outcome {
+        case .success:
+            if machine.state == .running {
+                _ = try? machine.complete()
+                try? await setState(id, machine)
+                try? await writeManifest(id)
+                emit(.finished(taskID: id, location: library.bundleURL(for: id)))
+            }
+        case .failure(let error) where error.code == .cancelled:
+            // Suspended or cancelled: the state was set by whoever stopped the task.
+            break
+        case .failure(let error):
+            if machine.state == .running {
+                _ = machine.fail()
+                try? await setState(id, machine, error: error.message)
+                emit(.failed(taskID: id, error: error))
+            }
+        }
+        notifyFinished(id, machines[id]?.state ?? machine.state)
+        schedule()
+    }
+
+    // MARK: Downloading
+
+    private func perform(_ id: String) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        do {
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        } catch {
+            throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
+        }
+        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
+        }
+        locks[id] = lock
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout)
+        if !asset.planned {
+            let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
+            let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
+            try await persist(plan, selection: selection, for: asset)
+            if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+        }
+        emit(.willDownload(taskID: id, location: bundle))
+        try await transfer(id, asset: asset)
+    }
+
+    /// Runs `body`, turning cancellation into ``CarryonError/Code/cancelled``.
+    private func cancellable<T: Sendable>(_ body: () async throws -> T) async throws(CarryonError) -> T {
+        do {
+            return try await body()
+        } catch let error as CarryonError {
+            if Task.isCancelled { throw CarryonError(.cancelled, "stopped") }
+            throw error
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw CarryonError(.cancelled, "stopped") }
+            throw CarryonError(.transfer, "\(error)", cause: error)
+        }
+    }
+
+    private func persist(_ plan: DownloadPlan, selection: MediaSelection?, for asset: AssetRecord) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: asset.id)
+        if let origin = plan.originMain {
+            try BundleFiles.write(Data(origin), to: bundle.appendingPathComponent("origin/main.m3u8"))
+        }
+        for rendition in plan.renditions {
+            try BundleFiles.write(Data(rendition.originText), to: bundle.appendingPathComponent("origin/\(rendition.record.key).m3u8"))
+            try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
+        }
+        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
+        let now = Date()
+        try await write { db in
+            try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [asset.id])
+            try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [asset.id])
+            for rendition in plan.renditions { try rendition.record.insert(db) }
+            for var resource in plan.resources { try resource.insert(db) }
+            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, updatedAt = ? WHERE id = ?",
+                           arguments: [selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                                       plan.duration, now, asset.id])
+        }
+        try await writeManifest(asset.id)
+    }
+
+    private func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let resources = try await read { db in
+            try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db)
+        }
+        trackers[id] = ProgressTracker(resources: resources)
+        try await finishSharedFiles(id, resources: resources)
+        emitProgress(id, force: true)
+        let pending = resources.filter { $0.state == .pending }
+        let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
+                                      timeout: configuration.requestTimeout, logger: logger)
+        let perTask = configuration.maximumRequestsPerTask
+        try await cancellable {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var iterator = pending.makeIterator()
+                var inFlight = 0
+                while let resource = iterator.next() {
+                    if inFlight >= perTask {
+                        try await group.next()
+                        inFlight -= 1
+                    }
+                    group.addTask { try await self.fetch(resource, with: fetcher, into: bundle) }
+                    inFlight += 1
+                }
+                try await group.waitForAll()
+            }
+        }
+        let remaining = try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND state = 'pending'", arguments: [id]) ?? 0
+        }
+        guard remaining == 0 else {
+            throw CarryonError(.transfer, "\(remaining) resources are still missing after the transfer")
+        }
+        emitProgress(id, force: true)
+    }
+
+    private nonisolated func fetch(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL) async throws {
+        try await requests.acquire()
+        defer { Task { await requests.release() } }
+        let final = bundle.appendingPathComponent(resource.fileName)
+        let part: URL
+        if let offset = resource.rangeOffset {
+            part = bundle.appendingPathComponent("\(resource.fileName).\(offset).part")
+        } else {
+            part = bundle.appendingPathComponent("\(resource.fileName).part")
+        }
+        try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let id = resource.id!
+        let assetId = resource.assetId
+        let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
+                                             validators: .init(etag: resource.etag, lastModified: resource.lastModified)) { delta in
+            Task { await self.recordBytes(delta, resource: id, asset: assetId) }
+        }
+        if let offset = resource.rangeOffset {
+            // Copy the range into the shared file at its offset; the shared file keeps its
+            // temporary name until every range of it is in.
+            let shared = FilePath(bundle.appendingPathComponent("\(resource.fileName).part").path)
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
+                try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
+                    var position: Int64 = 0
+                    for try await chunk in reader.readChunks(chunkLength: .kibibytes(256)) {
+                        try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(offset) + position)
+                        position += Int64(chunk.readableBytes)
+                    }
+                }
+            }
+            try FileManager.default.removeItem(at: part)
+        } else {
+            try BundleFiles.rename(part, to: final)
+        }
+        try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
+    }
+
+    private func recordBytes(_ delta: Int, resource: Int64, asset: String) {
+        trackers[asset]?.add(delta, to: resource, at: Self.now())
+        emitProgress(asset, force: false)
+    }
+
+    private func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",
+                           arguments: [bytes, validators.etag, validators.lastModified, resource.id])
+        }
+        trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
+        if resource.rangeOffset != nil {
+            let siblings = try await read { db in
+                try ResourceRecord.filter(Column("assetId") == resource.assetId && Column("fileName") == resource.fileName).fetchAll(db)
+            }
+            try await finishSharedFiles(resource.assetId, resources: siblings)
+        }
+        let left = try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND renditionKey = ? AND state = 'pending'",
+                             arguments: [resource.assetId, resource.renditionKey]) ?? 0
+        }
+        if left == 0 { emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey)) }
+        emitProgress(resource.assetId, force: true)
+    }
+
+    /// Renames each shared file whose ranges are all in to its final name.
+    private func finishSharedFiles(_ id: String, resources: [ResourceRecord]) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let byFile = Dictionary(grouping: resources.filter { $0.rangeOffset != nil }, by: \.fileName)
+        for (fileName, ranges) in byFile where ranges.allSatisfy({ $0.state == .done }) {
+            let part = bundle.appendingPathComponent("\(fileName).part")
+            if FileManager.default.fileExists(atPath: part.path) {
+                try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
+            }
+        }
+    }
+
+    private func emitProgress(_ id: String, force: Bool) {
+        guard let tracker = trackers[id] else { return }
+        let now = Self.now()
+        if !force, let last = lastProgressEvent[id], now - last < 0.2 { return }
+        lastProgressEvent[id] = now
+        emit(.progress(taskID: id, progress: tracker.snapshot(at: now)))
+    }
+
+    /// Seconds on a monotonic clock, for rates.
+    static func now() -> Double {
+        let duration = ContinuousClock.now - start
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private static let start = ContinuousClock.now
+
+    // MARK: Snapshots
+
+    func snapshot(_ id: String) async throws(CarryonError) -> AssetSnapshot {
+        let id = try await resolveID(id)
+        guard let (asset, resources) = try await read({ db -> (AssetRecord, [ResourceRecord])? in
+            guard let asset = try AssetRecord.fetchOne(db, key: id) else { return nil }
+            return (asset, try ResourceRecord.filter(Column("assetId") == id).fetchAll(db))
+        }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+        }
+        let bundle = library.bundleURL(for: id)
+        let progress = trackers[id]?.snapshot(at: Self.now()) ?? ProgressTracker(resources: resources).snapshot(at: 0)
+        let state = machines[id]?.state ?? asset.state
+        return AssetSnapshot(
+            id: id, name: asset.name, url: asset.url, state: state, error: asset.errorMessage, progress: progress,
+            selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
+            playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
+            bytesOnDisk: Self.diskUsage(of: bundle), createdAt: asset.createdAt, completedAt: asset.completedAt)
+    }
+
+    static func diskUsage(of folder: URL) -> Int {
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
+        var total = 0
+        for case let url as URL in enumerator {
+            total += (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+        }
+        return total
+    }
+
+    private func writeManifest(_ id: String) async throws(CarryonError) {
+        guard let (asset, renditions, resources) = try await read({ db -> (AssetRecord, [RenditionRecord], [ResourceRecord])? in
+            guard let asset = try AssetRecord.fetchOne(db, key: id) else { return nil }
+            return (asset,
+                    try RenditionRecord.filter(Column("assetId") == id).order(Column("position")).fetchAll(db),
+                    try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db))
+        }) else { return }
+        var files: [BundleManifest.File] = []
+        if asset.state == .completed {
+            var seen: Set<String> = []
+            for resource in resources where seen.insert(resource.fileName).inserted {
+                let size = BundleFiles.size(of: library.bundleURL(for: id).appendingPathComponent(resource.fileName)) ?? 0
+                files.append(.init(path: resource.fileName, bytes: size, uri: resource.uri))
+            }
+        }
+        let manifest = BundleManifest(
+            id: id, name: asset.name, url: asset.url, state: asset.state, playlist: "main.m3u8", duration: asset.duration ?? 0,
+            createdAt: asset.createdAt, completedAt: asset.completedAt, variant: asset.selection?.variant,
+            renditions: renditions.map {
+                .init(key: $0.key, type: $0.type, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",
+                      uri: $0.uri, duration: $0.duration)
+            },
+            files: files)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            try BundleFiles.write(try encoder.encode(manifest), to: library.bundleURL(for: id).appendingPathComponent("manifest.json"))
+        } catch let error as CarryonError {
+            throw error
+        } catch {
+            throw CarryonError(.disk, "cannot write the manifest of \(id): \(error)", cause: error)
+        }
+    }
+
+    // MARK: Recovery
+
+    private func recoverCrashedTasks() async throws(CarryonError) {
+        let stale = try await read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE state IN ('running', 'waiting')")
+        }
+        for id in stale where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
+            var machine = DownloadTaskStateMachine(state: .running)
+            _ = machine.recoverAfterCrash()
+            try await write { db in
+                try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state IN ('running', 'waiting')", arguments: [id])
+            }
+            machines[id] = machine
+        }
+    }
+
+    // MARK: Database
+
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await library.database.read(body) } catch {
+            throw CarryonError(.library, "reading the library index failed: \(error)", cause: error)
+        }
+    }
+
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await library.database.write(body) } catch {
+            throw CarryonError(.library, "writing the library index failed: \(error)", cause: error)
+        }
+    }
+
+    static func makeID() -> String {
+        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<10).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+
+    static func defaultName(for url: String) -> String {
+        var path = Substring(url)
+        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        let parts = path.split(separator: "/").filter { !$0.isEmpty }
+        guard let last = parts.last else { return url }
+        if ["main.m3u8", "master.m3u8", "index.m3u8", "playlist.m3u8", "prog_index.m3u8"].contains(last.lowercased()), parts.count >= 2 {
+            return String(parts[parts.count - 2])
+        }
+        return last.hasSuffix(".m3u8") ? String(last.dropLast(5)) : String(last)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A handle on one download: an asset being (or having been) downloaded into the library.
+/// The counterpart of AVAssetDownloadTask and AVAggregateAssetDownloadTask — one task downloads
+/// a variant and any number of renditions.
+///
+/// Handles are cheap values; the session holds the state. After a restart,
+/// ``DownloadSession/tasks()`` returns a handle for every task the library knows.
+///
+/// ```swift
+/// let task = try await session.makeTask(url: "https://example.com/main.m3u8", name: "Example")
+/// try await task.resume()
+/// let state = await task.waitUntilFinished()   // .completed, .failed, .suspended or .cancelled
+/// ```
+public struct DownloadTask: Sendable, Hashable {
+    /// The task's (and its asset's) id.
+    public let id: String
+    let session: DownloadSession
+
+    public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool { lhs.id == rhs.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    /// Starts or continues the download. A failed or suspended task continues where it stopped.
+    public func resume() async throws(CarryonError) { try await session.resume(id) }
+
+    /// Pauses the download, keeping what is on disk.
+    public func suspend() async throws(CarryonError) { try await session.suspend(id) }
+
+    /// Stops the download and removes its data.
+    public func cancel() async throws(CarryonError) { try await session.cancel(id) }
+
+    /// The task's state, progress and selection now.
+    public func snapshot() async throws(CarryonError) -> AssetSnapshot { try await session.snapshot(id) }
+
+    /// Waits until the task stops running, and returns the state it stopped in.
+    public func waitUntilFinished() async -> DownloadState { await session.waitUntilFinished(id) }
+}
+
+/// An asset as the library knows it: for `list`, `show` and UIs restored after a restart.
+public struct AssetSnapshot: Sendable, Codable, Hashable {
+    public var id: String
+    public var name: String
+    public var url: String
+    public var state: DownloadState
+    /// Why the task failed, when it did.
+    public var error: String?
+    public var progress: DownloadProgress
+    /// The chosen variant and renditions, once the playlists were read.
+    public var selection: MediaSelection?
+    /// The presentation's duration in seconds, once known.
+    public var duration: Double?
+    /// The bundle folder.
+    public var bundlePath: String
+    /// The local multivariant playlist (absolute path), once the playlists were read.
+    public var playlist: String?
+    /// Bytes of the bundle on disk, partial files included.
+    public var bytesOnDisk: Int
+    public var createdAt: Date
+    public var completedAt: Date?
+}

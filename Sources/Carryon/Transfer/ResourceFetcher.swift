@@ -1,0 +1,234 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFileSystem
+
+/// Fetches one resource — a whole file or a byte range of one — into a partial file on disk,
+/// streaming the body (never more than one chunk in memory), checking status, `Content-Range`
+/// and length, retrying with ``RetryPolicy``, and resuming a partial file with `Range` and
+/// `If-Range` where the server allows.
+struct ResourceFetcher: Sendable {
+    let client: HTTPClient
+    let headers: [HTTPHeader]
+    let retry: RetryPolicy
+    /// How long a request may go without finishing.
+    let timeout: Duration
+    let logger: Logger
+
+    struct Validators: Sendable, Hashable {
+        var etag: String?
+        var lastModified: String?
+
+        /// The value for `If-Range`: a strong ETag, else the date.
+        var ifRange: String? {
+            if let etag, !etag.hasPrefix("W/") { return etag }
+            return lastModified
+        }
+    }
+
+    struct Result: Sendable {
+        /// The bytes in the partial file: the resource's length.
+        var bytes: Int
+        var validators: Validators
+        /// How many requests it took.
+        var attempts: Int
+    }
+
+    /// A reason to try again, or to give up.
+    private enum AttemptError: Error {
+        case retry(String, retryAfter: Duration?)
+        case fatal(CarryonError)
+    }
+
+    /// Fetches `uri` (the bytes `range` of it, or all of it) into `partPath`, continuing what is
+    /// already there.
+    ///
+    /// - Parameters:
+    ///   - validators: Validators from an earlier response, for `If-Range`.
+    ///   - progress: Called with each chunk's byte count as it is written (and with a negative
+    ///     count when written bytes are discarded to restart).
+    func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
+               progress: @Sendable (Int) -> Void) async throws -> Result {
+        var validators = validators
+        var attempt = 0
+        var lastCause = ""
+        while true {
+            attempt += 1
+            try Task.checkCancellation()
+            do {
+                let bytes = try await attemptFetch(uri, range: range, into: partPath, validators: &validators, progress: progress)
+                return Result(bytes: bytes, validators: validators, attempts: attempt)
+            } catch let error as AttemptError {
+                switch error {
+                case .fatal(let error):
+                    throw error
+                case .retry(let cause, let retryAfter):
+                    lastCause = cause
+                    guard attempt < retry.maximumAttempts else {
+                        throw CarryonError(.transfer, "\(uri): failed after \(attempt) attempts; last: \(lastCause)")
+                    }
+                    if let retryAfter, retryAfter > retry.maximumRetryAfter {
+                        throw CarryonError(.transfer, "\(uri): the server asks to retry after \(retryAfter), longer than the \(retry.maximumRetryAfter) Carryon waits")
+                    }
+                    let delay = retry.delay(afterAttempt: attempt, retryAfter: retryAfter, randomUnit: Double.random(in: 0...1))
+                    logger.debug("retrying", metadata: ["uri": "\(uri)", "attempt": "\(attempt)", "cause": "\(cause)", "delay": "\(delay)"])
+                    try await Task.sleep(for: delay)
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as CarryonError {
+                throw error
+            } catch {
+                if Task.isCancelled { throw CancellationError() }
+                lastCause = PlaylistFetcher.describe(error)
+                guard attempt < retry.maximumAttempts else {
+                    throw CarryonError(.transfer, "\(uri): failed after \(attempt) attempts; last: \(lastCause)", cause: error)
+                }
+                let delay = retry.delay(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// One request. Returns the complete length on success.
+    private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: inout Validators,
+                              progress: @Sendable (Int) -> Void) async throws -> Int {
+        let path = FilePath(partPath)
+        var existing = try await fileSize(path)
+        let expectedTotal = range?.count
+        if let expectedTotal, existing > expectedTotal {
+            // More than the range: not ours to keep.
+            try await truncate(path)
+            progress(-existing)
+            existing = 0
+        }
+        if let expectedTotal, existing == expectedTotal { return existing }
+
+        var request = HTTPClientRequest(url: uri)
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
+        let requestedStart: Int?
+        if let range {
+            requestedStart = range.lowerBound + existing
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound + existing)-\(range.upperBound)")
+        } else if existing > 0 {
+            requestedStart = existing
+            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(existing)-")
+        } else {
+            requestedStart = nil
+        }
+        if existing > 0, let ifRange = validators.ifRange {
+            request.headers.replaceOrAdd(name: "If-Range", value: ifRange)
+        }
+
+        let response = try await client.execute(request, timeout: .init(timeout))
+        let status = response.status.code
+        if let etag = response.headers.first(name: "etag") { validators.etag = etag }
+        if let modified = response.headers.first(name: "last-modified") { validators.lastModified = modified }
+        let retryAfter = RetryPolicy.retryAfter(response.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970)
+
+        var writeOffset: Int
+        var expectedBody: Int?
+        switch status {
+        case 206:
+            guard let contentRange = response.headers.first(name: "content-range"),
+                  let parsed = ContentRange(contentRange) else {
+                throw AttemptError.retry("206 without a valid Content-Range", retryAfter: nil)
+            }
+            guard parsed.first == requestedStart else {
+                throw AttemptError.retry("asked for bytes from \(requestedStart ?? 0), got \(contentRange)", retryAfter: nil)
+            }
+            if let range, parsed.last != range.upperBound {
+                throw AttemptError.retry("asked for bytes up to \(range.upperBound), got \(contentRange)", retryAfter: nil)
+            }
+            writeOffset = existing
+            expectedBody = parsed.last - parsed.first + 1
+        case 200:
+            if range != nil {
+                throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server ignores byte ranges (200 instead of 206), so the segment cannot be cut out of the file"))
+            }
+            if existing > 0 {
+                // The resource changed or the server will not resume: start over.
+                try await truncate(path)
+                progress(-existing)
+                existing = 0
+            }
+            writeOffset = 0
+            expectedBody = response.headers.first(name: "content-length").flatMap(Int.init)
+        case 416 where range == nil && existing > 0:
+            // Perhaps everything was already written.
+            if let contentRange = response.headers.first(name: "content-range"),
+               let total = contentRange.split(separator: "/").last.flatMap({ Int($0) }), total == existing {
+                return existing
+            }
+            try await truncate(path)
+            progress(-existing)
+            throw AttemptError.retry("416 for a partial file that does not match; starting over", retryAfter: nil)
+        case 408, 425, 429, 500...599:
+            throw AttemptError.retry("the server answered \(status) \(response.status.reasonPhrase)", retryAfter: retryAfter)
+        default:
+            throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(response.status.reasonPhrase)"))
+        }
+
+        var received = 0
+        do {
+            try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .modifyFile(createIfNecessary: true)) { handle in
+                for try await chunk in response.body {
+                    if let expectedBody, received + chunk.readableBytes > expectedBody {
+                        throw AttemptError.retry("the body is longer than announced (\(expectedBody) bytes)", retryAfter: nil)
+                    }
+                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(writeOffset + received))
+                    received += chunk.readableBytes
+                    progress(chunk.readableBytes)
+                }
+            }
+        } catch let error as FileSystemError where Self.isNoSpace(error) {
+            throw AttemptError.fatal(CarryonError(.disk, "writing \(partPath): no space left on the device", cause: error))
+        } catch let error as FileSystemError {
+            throw AttemptError.fatal(CarryonError(.disk, "writing \(partPath): \(error)", cause: error))
+        }
+        let total = writeOffset + received
+        if let expectedBody, received < expectedBody {
+            throw AttemptError.retry("the body ended after \(received) of \(expectedBody) bytes", retryAfter: nil)
+        }
+        if let expectedTotal, total != expectedTotal {
+            throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
+        }
+        return total
+    }
+
+    static func isNoSpace(_ error: FileSystemError) -> Bool {
+        if let cause = error.cause as? FileSystemError.SystemCallError { return cause.errno == .noSpace }
+        return "\(error)".contains("No space left")
+    }
+
+    private func fileSize(_ path: FilePath) async throws -> Int {
+        guard let info = try await FileSystem.shared.info(forFileAt: path) else { return 0 }
+        return Int(info.size)
+    }
+
+    private func truncate(_ path: FilePath) async throws {
+        try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .newFile(replaceExisting: true)) { _ in }
+    }
+}
+
+/// A `Content-Range: bytes first-last/total` header.
+struct ContentRange: Equatable {
+    var first: Int
+    var last: Int
+    var total: Int?
+
+    init?(_ header: String) {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = text.dropFirst(6)
+        let parts = spec.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let bounds = parts[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int(bounds[0]), let last = Int(bounds[1]), last >= first else { return nil }
+        self.first = first
+        self.last = last
+        self.total = parts[1] == "*" ? nil : Int(parts[1])
+        if parts[1] != "*" && total == nil { return nil }
+    }
+}

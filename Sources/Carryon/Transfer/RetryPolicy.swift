@@ -1,0 +1,60 @@
+/// When and how long to wait before trying a failed request again: exponential backoff with
+/// jitter, capped, and the server's `Retry-After` honoured.
+///
+/// Attempt *n* (1-based) that failed waits `min(maximumDelay, baseDelay × 2ⁿ⁻¹)` scaled by a
+/// random factor in `1 - jitter … 1`, unless the server asked for a longer wait with
+/// `Retry-After`.
+public struct RetryPolicy: Sendable, Hashable {
+    /// How many times a request is tried in all, the first included.
+    public var maximumAttempts: Int
+    /// The wait after the first failure, before jitter.
+    public var baseDelay: Duration
+    /// The longest wait between two attempts (a `Retry-After` may ask for longer, up to
+    /// ``maximumRetryAfter``).
+    public var maximumDelay: Duration
+    /// The share of each wait that is random (0 none, 1 "full jitter").
+    public var jitter: Double
+    /// The longest `Retry-After` honoured; a server asking for more fails the request.
+    public var maximumRetryAfter: Duration
+
+    public init(maximumAttempts: Int = 8, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(20),
+                jitter: Double = 0.5, maximumRetryAfter: Duration = .seconds(120)) {
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.jitter = jitter
+        self.maximumRetryAfter = maximumRetryAfter
+    }
+
+    /// The wait after failed attempt `attempt` (1-based); `randomUnit` is a number in 0…1.
+    public func delay(afterAttempt attempt: Int, retryAfter: Duration? = nil, randomUnit: Double) -> Duration {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let backoff = min(maximumDelay, baseDelay * (1 << exponent))
+        let factor = 1 - jitter * min(max(randomUnit, 0), 1)
+        let jittered = backoff * factor
+        if let retryAfter { return max(jittered, min(retryAfter, maximumRetryAfter)) }
+        return jittered
+    }
+
+    /// Reads a `Retry-After` header: delay-seconds, or an HTTP date relative to `now`
+    /// (seconds since 1970). Nil when absent or unreadable.
+    static func retryAfter(_ header: String?, now: Double) -> Duration? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = Int(header), seconds >= 0 { return .seconds(seconds) }
+        if let date = HTTPDate.parse(header) { return .milliseconds(max(0, Int((date - now) * 1000))) }
+        return nil
+    }
+}
+
+import Foundation
+
+/// IMF-fixdate parsing (RFC 9110 section 5.6.7), for `Retry-After`.
+enum HTTPDate {
+    static func parse(_ text: String) -> Double? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)?.timeIntervalSince1970
+    }
+}

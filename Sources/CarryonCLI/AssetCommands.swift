@@ -1,0 +1,211 @@
+import ArgumentParser
+import Carryon
+import Foundation
+
+/// `carryon list`: every asset in the library.
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the assets in the library with their state and size on disk.",
+        discussion: """
+            Examples:
+              carryon list
+              carryon list --json | jq '.[] | select(.state == "completed") | .id'
+            """
+    )
+
+    @Flag(help: "Print a JSON array of assets (the shape of `show --json`).")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            var snapshots: [AssetSnapshot] = []
+            do {
+                for task in try await session.tasks() { snapshots.append(try await task.snapshot()) }
+            } catch {
+                throw fail("\(error)")
+            }
+            if json {
+                try printJSON(snapshots)
+                return
+            }
+            if snapshots.isEmpty {
+                print("The library is empty. `carryon download URL` adds a stream.")
+                return
+            }
+            var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION", "URL"])
+            for asset in snapshots {
+                table.add([asset.id, asset.name, asset.state.rawValue, "\(Int(asset.progress.fraction * 100))%",
+                           formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-", asset.url])
+            }
+            print(table.render(indent: 0), terminator: "")
+        }
+    }
+}
+
+/// `carryon show`: one asset in detail.
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show one asset: state, progress, the chosen variant and renditions, bytes, and where it is.",
+        discussion: """
+            ID is an asset id from `carryon list` (a unique prefix is enough).
+
+            Examples:
+              carryon show 7k2m9x4q1b
+              ffplay "$(carryon show 7k2m9x4q1b --json | jq -r .playlist)"
+            """
+    )
+
+    @Argument(help: "The asset's id.")
+    var id: String
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            let asset: AssetSnapshot
+            do {
+                asset = try await session.task(id: id).snapshot()
+            } catch {
+                throw fail("\(error)")
+            }
+            if json {
+                try printJSON(asset)
+                return
+            }
+            print("\(asset.name)  (\(asset.id))")
+            print("State       \(asset.state.rawValue)\(asset.error.map { " — \($0)" } ?? "")")
+            print("URL         \(asset.url)")
+            let progress = asset.progress
+            print("Progress    \(Int(progress.fraction * 100))%  \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
+            print("On disk     \(formatBytes(asset.bytesOnDisk))")
+            if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
+            if let selection = asset.selection {
+                let variant = selection.variant
+                print("Variant     \(variant.resolution ?? "-")  \(formatBitrate(variant.bandwidth))  \(variant.codecs ?? "")\(variant.videoRange.map { "  \($0)" } ?? "")")
+                for rendition in selection.renditions {
+                    print("Rendition   \(rendition.type.lowercased())  \(rendition.language ?? "-")  \(rendition.name)\(rendition.channels.map { "  \($0) ch" } ?? "")")
+                }
+            }
+            for (key, ranges) in progress.loadedTimeRanges.sorted(by: { $0.key < $1.key }) {
+                let text = ranges.map { "\(formatDuration($0.start))–\(formatDuration($0.end))" }.joined(separator: ", ")
+                print("Loaded      \(key): \(text)")
+            }
+            print("Bundle      \(asset.bundlePath)")
+            if let playlist = asset.playlist { print("Playlist    \(playlist)") }
+        }
+    }
+}
+
+/// `carryon resume`: continue suspended or failed downloads.
+struct Resume: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Continue a suspended or failed download (all of them when no ID is given).",
+        discussion: """
+            Only what is missing is fetched; a partly fetched segment continues with a Range \
+            request where the server allows it.
+
+            Examples:
+              carryon resume 7k2m9x4q1b
+              carryon resume
+            """
+    )
+
+    @Argument(help: "The asset's id; all resumable assets when omitted.")
+    var id: String?
+
+    @Flag(help: "Print one JSON event per line.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let session = try await openSession(try library.open())
+        var tasks: [DownloadTask] = []
+        do {
+            if let id {
+                tasks = [try await session.task(id: id)]
+            } else {
+                for task in try await session.tasks() where try await task.snapshot().state.isResumable {
+                    tasks.append(task)
+                }
+            }
+        } catch {
+            await session.shutdown()
+            throw fail(error.description)
+        }
+        if tasks.isEmpty {
+            await session.shutdown()
+            if json { print("[]") } else { print("Nothing to resume.") }
+            return
+        }
+        try await TaskRunner(session: session, json: json).run(tasks)
+    }
+}
+
+/// `carryon cancel`: stop a download and remove its data.
+struct Cancel: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Stop a download and remove what it downloaded (the asset stays listed as cancelled).",
+        discussion: "Example:\n  carryon cancel 7k2m9x4q1b"
+    )
+
+    @Argument(help: "The asset's id.")
+    var id: String
+
+    @Flag(help: "Print the asset as JSON afterwards.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            do {
+                let task = try await session.task(id: id)
+                try await task.cancel()
+                let snapshot = try await task.snapshot()
+                if json { try printJSON(snapshot) } else { print("\(snapshot.id) cancelled") }
+            } catch let error as CarryonError {
+                throw fail("\(error)")
+            }
+        }
+    }
+}
+
+/// `carryon delete`: remove an asset entirely.
+struct Delete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Remove an asset: its bundle and its entry in the library.",
+        discussion: "Example:\n  carryon delete 7k2m9x4q1b"
+    )
+
+    @Argument(help: "The asset's id.")
+    var id: String
+
+    @Flag(help: "Print {\"id\": …, \"deleted\": true} as JSON.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    struct Deleted: Encodable {
+        var id: String
+        var deleted: Bool
+    }
+
+    func run() async throws {
+        try await library.withSession { session in
+            do {
+                let task = try await session.task(id: id)
+                try await session.delete(task.id)
+                if json { try printJSON(Deleted(id: task.id, deleted: true)) } else { print("\(task.id) deleted") }
+            } catch let error as CarryonError {
+                throw fail("\(error)")
+            }
+        }
+    }
+}

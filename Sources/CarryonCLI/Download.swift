@@ -1,0 +1,114 @@
+import ArgumentParser
+import Carryon
+import Foundation
+import HLS
+
+/// `carryon download`: download a stream into the library.
+struct Download: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download a stream (a variant and its renditions) into an offline bundle.",
+        discussion: """
+            By default: the highest-quality variant (HDR preferred), the audio renditions of \
+            your language (from $LANG; stereo and multichannel), and subtitles in your language. \
+            Progress shows on a terminal; with --json, one JSON event per line. Without --json \
+            the last line of output is the asset's id. Ctrl-C suspends cleanly (exit 130); \
+            `carryon resume ID` continues, fetching only what is missing.
+
+            Examples:
+              carryon download https://example.com/main.m3u8 --name "Big Buck Bunny"
+              carryon download URL --max-resolution 1280x720 --audio en,de --subtitles none
+              carryon download URL --min-bitrate 2000000 --no-hdr --header 'Cookie: session=abc'
+            """
+    )
+
+    @Argument(help: "The stream: a multivariant or media playlist (http, https, file URL or path).")
+    var url: String
+
+    @Option(help: "A name for the asset (default: from the URL).")
+    var name: String?
+
+    @Option(name: .customLong("min-bitrate"), help: ArgumentHelp("Take the lowest variant of at least this many bits per second.", valueName: "bps"))
+    var minimumBitrate: Int?
+
+    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Take no variant above this many bits per second.", valueName: "bps"))
+    var maximumBitrate: Int?
+
+    @Option(name: .customLong("min-resolution"), help: ArgumentHelp("Take the lowest variant at least this large.", valueName: "WxH"))
+    var minimumResolution: String?
+
+    @Option(name: .customLong("max-resolution"), help: ArgumentHelp("Take no variant larger than this.", valueName: "WxH"))
+    var maximumResolution: String?
+
+    @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones.")
+    var noHDR = false
+
+    @Flag(name: .customLong("no-multichannel"), help: "Take only the stereo rendition of each audio language.")
+    var noMultichannel = false
+
+    @Option(help: ArgumentHelp("Audio renditions: languages or names (en,de), all, or none.", valueName: "langs|all|none"))
+    var audio: String?
+
+    @Option(help: ArgumentHelp("Subtitle renditions: languages or names, all, or none.", valueName: "langs|all|none"))
+    var subtitles: String?
+
+    @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' for every request (repeatable).", valueName: "header"))
+    var headers: [String] = []
+
+    @Option(help: "Requests in flight at once.")
+    var concurrency: Int?
+
+    @Flag(help: "Print one JSON event per line instead of a progress bar.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        for header in headers where parseHeader(header) == nil {
+            throw ValidationError("--header must look like 'Name: value', not '\(header)'")
+        }
+        for (flag, value) in [("--min-resolution", minimumResolution), ("--max-resolution", maximumResolution)] {
+            if let value, Resolution(value) == nil { throw ValidationError("\(flag) must look like 1280x720, not '\(value)'") }
+        }
+        if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 64") }
+        for (flag, value) in [("--min-bitrate", minimumBitrate), ("--max-bitrate", maximumBitrate)] {
+            if let value, value <= 0 { throw ValidationError("\(flag) must be a positive number of bits per second") }
+        }
+    }
+
+    var options: DownloadOptions {
+        DownloadOptions(
+            minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
+            maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init),
+            prefersHDR: !noHDR, prefersMultichannel: !noMultichannel,
+            audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic,
+            subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic)
+    }
+
+    func run() async throws {
+        let library = try self.library.open()
+        var configuration = DownloadSession.Configuration()
+        if let concurrency {
+            configuration.maximumRequestsPerTask = concurrency
+            configuration.maximumConcurrentRequests = concurrency
+        }
+        let session = try await openSession(library, configuration)
+        let headers = self.headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
+        let task: DownloadTask
+        do {
+            task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
+        } catch {
+            await session.shutdown()
+            throw fail(error.description)
+        }
+        try await TaskRunner(session: session, json: json).run([task])
+    }
+}
+
+/// Opens a session, failing the command with the error's message.
+func openSession(_ library: OfflineLibrary, _ configuration: DownloadSession.Configuration = .init()) async throws -> DownloadSession {
+    do {
+        return try await DownloadSession(library: library, configuration: configuration)
+    } catch {
+        throw fail(error.description)
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Carryon
+import Foundation
+
+/// `--library DIR`, shared by every command that works on a library.
+struct LibraryOptions: ParsableArguments {
+    @Option(name: .customLong("library"), help: ArgumentHelp(
+        "The library folder (default $CARRYON_HOME, else $XDG_DATA_HOME/carryon, else ~/.local/share/carryon).",
+        valueName: "dir"))
+    var path: String?
+
+    func open() throws -> OfflineLibrary {
+        let root = path.map { URL(fileURLWithPath: $0) } ?? OfflineLibrary.defaultRoot()
+        do {
+            return try OfflineLibrary(root: root)
+        } catch {
+            throw fail(error.description)
+        }
+    }
+
+    /// Opens the library and a session over it, runs `body`, and shuts the session down.
+    func withSession<T>(_ body: (DownloadSession) async throws -> T) async throws -> T {
+        let library = try open()
+        let session: DownloadSession
+        do {
+            session = try await DownloadSession(library: library)
+        } catch {
+            throw fail(error.description)
+        }
+        do {
+            let result = try await body(session)
+            await session.shutdown()
+            return result
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+    }
+}
+
+/// Prints a value as pretty JSON on stdout.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Prints a value as one line of JSON on stdout, flushed (for event streams).
+func printJSONLine<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    fflush(nil)
+}
+
+func formatBytes(_ bytes: Int) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB"]
+    var value = Double(bytes)
+    var unit = 0
+    while value >= 1000, unit < units.count - 1 {
+        value /= 1000
+        unit += 1
+    }
+    return unit == 0 ? "\(bytes) B" : formatNumber(value, decimals: value < 10 ? 2 : 1) + " " + units[unit]
+}

@@ -1,0 +1,206 @@
+import Carryon
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs tasks to the end for `download` and `resume`: shows progress (a bar on a terminal, plain
+/// lines otherwise, JSON events with `--json`), suspends cleanly on Ctrl-C, and sets the exit
+/// status: 0 when every task completed, 1 when one failed, 130 when interrupted.
+struct TaskRunner {
+    let session: DownloadSession
+    let json: Bool
+
+    /// One line of `--json` output.
+    struct EventLine: Encodable {
+        var event: String
+        var id: String
+        var state: String?
+        var bytesDone: Int?
+        var bytesExpected: Int?
+        var fraction: Double?
+        var bytesPerSecond: Double?
+        var secondsRemaining: Double?
+        var rendition: String?
+        var selection: MediaSelection?
+        var location: String?
+        var error: String?
+    }
+
+    func run(_ tasks: [DownloadTask]) async throws {
+        let interrupted = InterruptFlag()
+        let signalSource = installInterruptHandler(interrupted)
+        defer { signalSource.cancel() }
+        let events = await session.events()
+        let display = ProgressDisplay(json: json)
+        let watcher = Task {
+            for await event in events { display.show(event) }
+        }
+        for task in tasks {
+            do {
+                try await task.resume()
+            } catch {
+                display.finishLine()
+                printError(error.description)
+            }
+        }
+        var states: [String: DownloadState] = [:]
+        for task in tasks { states[task.id] = await task.waitUntilFinished() }
+        // Let the last events print before the summary.
+        try? await Task.sleep(for: .milliseconds(50))
+        watcher.cancel()
+        display.finishLine()
+        var failed = false
+        for task in tasks {
+            let snapshot = try? await task.snapshot()
+            let state = states[task.id] ?? .failed
+            if json {
+                try printJSONLine(EventLine(event: "done", id: task.id, state: state.rawValue, bytesDone: snapshot?.progress.bytesDone,
+                                            bytesExpected: snapshot?.progress.bytesExpected, location: snapshot?.playlist,
+                                            error: snapshot?.error))
+            } else {
+                if state == .failed { printError("\(task.id): \(snapshot?.error ?? "failed")") }
+                print(task.id)
+            }
+            if state == .failed || state == .cancelled { failed = true }
+        }
+        await session.shutdown()
+        if interrupted.isSet {
+            if !json { printError("suspended; `carryon resume` continues") }
+            throw ExitCodeError.interrupted
+        }
+        if failed { throw ExitCodeError.failure }
+    }
+
+    private func installInterruptHandler(_ flag: InterruptFlag) -> any DispatchSourceSignal {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "carryon.signals"))
+        let session = self.session
+        source.setEventHandler {
+            flag.set()
+            Task {
+                for task in (try? await session.tasks()) ?? [] { try? await task.suspend() }
+            }
+        }
+        source.resume()
+        return source
+    }
+}
+
+/// Exit statuses other than ArgumentParser's own.
+enum ExitCodeError: Error {
+    case failure
+    case interrupted
+}
+
+final class InterruptFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+func printError(_ message: String) {
+    var standardError = FileHandle.standardError
+    print("carryon: \(message)", to: &standardError)
+}
+
+/// Draws progress: a redrawn bar on a terminal's stderr, a line per 10 % when stderr is not a
+/// terminal, or JSON lines on stdout.
+final class ProgressDisplay: @unchecked Sendable {
+    private let json: Bool
+    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let lock = NSLock()
+    private var lastDecile: [String: Int] = [:]
+    private var drewBar = false
+
+    init(json: Bool) {
+        self.json = json
+    }
+
+    func show(_ event: DownloadEvent) {
+        lock.withLock {
+            if json {
+                try? printJSONLine(line(for: event))
+                return
+            }
+            switch event {
+            case .progress(let id, let progress):
+                if isTerminal {
+                    drawBar(id, progress)
+                } else {
+                    let decile = Int(progress.fraction * 10)
+                    if decile > lastDecile[id, default: -1] {
+                        lastDecile[id] = decile
+                        printError("\(id): \(Int(progress.fraction * 100))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
+                    }
+                }
+            case .mediaSelectionResolved(let id, let selection):
+                clearBar()
+                let renditions = selection.renditions.map { "\($0.type.lowercased()) \($0.language ?? $0.name)" }
+                printError("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
+            case .failed(let id, let error):
+                clearBar()
+                printError("\(id): \(error.message)")
+            default:
+                break
+            }
+        }
+    }
+
+    func finishLine() {
+        lock.withLock { clearBar() }
+    }
+
+    private func clearBar() {
+        if drewBar {
+            FileHandle.standardError.write("\r\u{1B}[2K")
+            drewBar = false
+        }
+    }
+
+    private func drawBar(_ id: String, _ progress: DownloadProgress) {
+        let width = 30
+        let filled = Int(progress.fraction * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", Int(progress.fraction * 100)))%  \(formatBytes(progress.bytesDone)) / \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
+        if let rate = progress.bytesPerSecond { text += "  \(formatBytes(Int(rate)))/s" }
+        if let eta = progress.secondsRemaining, eta.isFinite { text += "  ETA \(formatDuration(eta))" }
+        FileHandle.standardError.write(text)
+        drewBar = true
+    }
+
+    private func line(for event: DownloadEvent) -> TaskRunner.EventLine {
+        var line = TaskRunner.EventLine(event: "", id: event.taskID)
+        switch event {
+        case .stateChanged(_, let state):
+            line.event = "state"
+            line.state = state.rawValue
+        case .mediaSelectionResolved(_, let selection):
+            line.event = "selection"
+            line.selection = selection
+        case .willDownload(_, let location):
+            line.event = "location"
+            line.location = location.path
+        case .progress(_, let progress):
+            line.event = "progress"
+            line.bytesDone = progress.bytesDone
+            line.bytesExpected = progress.bytesExpected
+            line.fraction = progress.fraction
+            line.bytesPerSecond = progress.bytesPerSecond
+            line.secondsRemaining = progress.secondsRemaining
+        case .renditionCompleted(_, let key):
+            line.event = "rendition-completed"
+            line.rendition = key
+        case .finished(_, let location):
+            line.event = "finished"
+            line.location = location.path
+        case .failed(_, let error):
+            line.event = "failed"
+            line.error = error.message
+        }
+        return line
+    }
+}
