@@ -239,8 +239,11 @@ struct Parser {
             }
             return number
         }
-        func attributes() throws(TagError) -> AttributeReader {
-            AttributeReader(try AttributeList.parse(try required(), tag: tagName), tag: tagName)
+        /// The attribute list; with `allowingNone`, for tags whose attributes are all optional,
+        /// an empty or absent list too (the writer writes `ServerControl()` as an empty list).
+        func attributes(allowingNone: Bool = false) throws(TagError) -> AttributeReader {
+            if allowingNone, value?.isEmpty ?? true { return AttributeReader([], tag: tagName) }
+            return AttributeReader(try AttributeList.parse(try required(), tag: tagName), tag: tagName)
         }
         func noValue(_ tag: Tag) -> Tag {
             if value != nil { warn("\(tagName) takes no value; the value is ignored") }
@@ -308,7 +311,7 @@ struct Parser {
             let tag = Tag.partInf(try PartInf(reading: &reader))
             return finish(tag, reader)
         case .serverControl:
-            var reader = try attributes()
+            var reader = try attributes(allowingNone: true)
             let tag = Tag.serverControl(try ServerControl(reading: &reader))
             return finish(tag, reader)
         case .key, .sessionKey:
@@ -339,7 +342,7 @@ struct Parser {
             let tag = Tag.preloadHint(try PreloadHint(reading: &reader))
             return finish(tag, reader)
         case .renditionReport:
-            var reader = try attributes()
+            var reader = try attributes(allowingNone: true)
             let tag = Tag.renditionReport(try RenditionReport(reading: &reader))
             return finish(tag, reader)
         case .media:
