@@ -285,6 +285,30 @@ struct RoundTripTests {
         }
     }
 
+    @Test func streamInfWithAURIAttributeIsUnwritable() {
+        // A variant's URI is the line after EXT-X-STREAM-INF; writing it nowhere would lose it.
+        expectPlaylistError(.unwritable, line: 2) {
+            _ = try Playlist(lines: [Line(tag: .m3u), Line(tag: .streamInf(StreamInf(bandwidth: 1, uri: "v.m3u8"))),
+                                     Line(uri: "v.m3u8")]).write()
+        }
+    }
+
+    @Test func iFrameStreamInfWithClosedCaptionsIsUnwritable() {
+        expectPlaylistError(.unwritable, line: 2) {
+            _ = try Playlist(lines: [Line(tag: .m3u), Line(tag: .iFrameStreamInf(StreamInf(
+                bandwidth: 1, closedCaptions: .group("cc"), uri: "i.m3u8")))]).write()
+        }
+    }
+
+    @Test func tagsWhoseAttributesAreAllOptionalReadBackWithNone() throws {
+        let playlist = Playlist(lines: [Line(tag: .m3u), Line(tag: .serverControl(ServerControl())),
+                                        Line(tag: .renditionReport(RenditionReport()))])
+        let text = try playlist.write()
+        #expect(text == "#EXTM3U\n#EXT-X-SERVER-CONTROL:\n#EXT-X-RENDITION-REPORT:\n")
+        #expect(try Playlist(parsing: text) == playlist)
+        #expect(try parseTag("#EXT-X-SERVER-CONTROL") == .serverControl(ServerControl()))
+    }
+
     @Test func commentWithALineBreakIsUnwritable() {
         expectPlaylistError(.unwritable, line: 2) {
             _ = try Playlist(lines: [Line(tag: .m3u), Line(.comment("a\r\nb"))]).write()

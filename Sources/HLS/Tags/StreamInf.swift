@@ -136,9 +136,16 @@ public struct StreamInf: Sendable, Hashable {
         try writer.string("VIDEO", video)
         try writer.string("SUBTITLES", subtitles)
         try writer.string("PATHWAY-ID", pathwayID)
+        // Each tag lacks one of the attributes the struct holds; refuse rather than drop it.
         if iFrame {
+            if closedCaptions != nil {
+                throw PlaylistError(.unwritable, "EXT-X-I-FRAME-STREAM-INF has no CLOSED-CAPTIONS attribute")
+            }
             try writer.string("URI", uri)
         } else {
+            if uri != nil {
+                throw PlaylistError(.unwritable, "EXT-X-STREAM-INF has no URI attribute: a variant's URI is the line after the tag")
+            }
             switch closedCaptions {
             case .none?: writer.token("CLOSED-CAPTIONS", "NONE")
             case .group(let group)?: try writer.string("CLOSED-CAPTIONS", group)
