@@ -179,6 +179,7 @@ struct HostileInputTests {
                     ? Self.alphabet.randomElement(using: &generator)!
                     : UInt8.random(in: 0...255, using: &generator))
             }
+            bytes += Array(["", "\n", "\r", "\n\r", "\r\n", "\n\n"].randomElement(using: &generator)!.utf8)
             checkReadable(bytes)
         }
     }

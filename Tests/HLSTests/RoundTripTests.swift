@@ -41,6 +41,14 @@ struct RoundTripTests {
         #expect(try playlist.write() == text)
     }
 
+    @Test func loneCRAfterTheLastLineFeedIsNotALine() throws {
+        let playlist = try Playlist(parsing: "#EXTM3U\n#EXT-X-VERSION:3\n\r")
+        #expect(playlist.lines.count == 2)
+        #expect(playlist.endsWithNewline)
+        #expect(try playlist.write() == "#EXTM3U\n#EXT-X-VERSION:3\n")
+        #expect(try Playlist(parsing: playlist.write()) == playlist)
+    }
+
     @Test func trailingBlankLinesAreKept() throws {
         let text = "#EXTM3U\n#EXT-X-TARGETDURATION:10\n\n\n"
         #expect(try Playlist(parsing: text).write() == text)

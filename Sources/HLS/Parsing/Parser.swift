@@ -107,6 +107,11 @@ struct Parser {
             let end = newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
             var contentEnd = end
             if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            if newline == nil, contentEnd == start, lineNumber > 0 {
+                // Only a CR after the last line feed: what is left of a CRLF, not a blank line
+                // (which no text without a final line feed could write back).
+                break
+            }
             lineNumber += 1
             let line = UnsafeBufferPointer(rebasing: bytes[start..<contentEnd])
             let content = try parseLine(line)
