@@ -143,6 +143,38 @@ struct HostileInputTests {
         #expect(!(huge < huge))
     }
 
+    @Test func tooManyKeyFormatsInEffectAreRefused() {
+        // Each segment carries every key in effect: 40,000 formats over 100,000 segments would
+        // be four billion keys from a 5 MB playlist.
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n"
+        for index in 0..<40_000 {
+            text += "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"f\(index)\"\n"
+        }
+        for _ in 0..<100_000 {
+            text += "#EXTINF:1,\na.ts\n"
+        }
+        var error: PlaylistError?
+        let time = elapsed { error = read(text) }
+        #expect(time < hugeLineBudget, "took \(time)")
+        #expect(error?.code == .invalidValue)
+        #expect(error?.line == 3 + MediaPlaylist.maximumKeyFormats)
+    }
+
+    @Test func mostKeyFormatsOverManySegmentsAreReadQuickly() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n"
+        for index in 0..<MediaPlaylist.maximumKeyFormats {
+            text += "#EXT-X-KEY:METHOD=AES-128,URI=\"k\",KEYFORMAT=\"f\(index)\"\n"
+        }
+        for _ in 0..<100_000 {
+            text += "#EXTINF:1,\na.ts\n"
+        }
+        var playlist: MediaPlaylist?
+        let time = try elapsed { playlist = try media(text) }
+        #expect(time < hugeLineBudget, "took \(time)")
+        #expect(playlist?.segments.last?.keys.count == MediaPlaylist.maximumKeyFormats)
+        #expect(playlist?.segments.last?.keys.allSatisfy { $0.iv == HexSequence.iv(mediaSequence: 99_999) } == true)
+    }
+
     // MARK: Random bytes
 
     /// Checks that `bytes` is either refused with a located error or read and written back as
@@ -246,7 +278,7 @@ struct HostileInputTests {
         let resolveTime = try elapsed {
             resolved = try MediaPlaylist(playlist, url: "https://cdn.example.com/live/v.m3u8")
         }
-        #expect(parseTime + resolveTime < .seconds(45), "parsing took \(parseTime), resolving \(resolveTime)")
+        #expect(parseTime + resolveTime < .seconds(60), "parsing took \(parseTime), resolving \(resolveTime)")
         let segments = try #require(resolved?.segments)
         #expect(segments.count == count)
         #expect(segments.last?.mediaSequence == count + 4)

@@ -78,6 +78,9 @@ public struct MediaPlaylist: Sendable, Hashable {
         segments.contains { !$0.keys.isEmpty || !($0.initSection?.keys.isEmpty ?? true) }
     }
 
+    /// The most `EXT-X-KEY` formats that may be in effect at once; more is refused as hostile.
+    public static let maximumKeyFormats = 16
+
     /// Resolves a parsed playlist.
     ///
     /// - Parameters:
@@ -308,13 +311,15 @@ struct MediaResolver {
                             "EXT-X-BYTERANGE:\(byteRange) has no offset, so it must continue a byte range of the same resource in the previous segment, but \(result.segments.last.map { $0.byteRange == nil ? "the previous segment is a whole resource" : "the previous segment is a range of \($0.uri)" } ?? "there is no previous segment")")
                     }
                 }
-                let segmentKeys = keys.map { key -> SegmentKey in
-                    var key = key
-                    if key.iv == nil, key.method == .aes128 || key.method == .sampleAES {
-                        key.iv = HexSequence.iv(mediaSequence: mediaSequence)
-                        key.ivIsDerived = true
+                // Share the list of keys unless an IV has to be derived for this segment.
+                var segmentKeys = keys
+                if keys.contains(where: { $0.iv == nil && ($0.method == .aes128 || $0.method == .sampleAES) }) {
+                    let derived = HexSequence.iv(mediaSequence: mediaSequence)
+                    for index in segmentKeys.indices where segmentKeys[index].iv == nil
+                        && (segmentKeys[index].method == .aes128 || segmentKeys[index].method == .sampleAES) {
+                        segmentKeys[index].iv = derived
+                        segmentKeys[index].ivIsDerived = true
                     }
-                    return key
                 }
                 if let targetDuration, info.duration.rounded() > Double(targetDuration) {
                     warnings.append(PlaylistWarning(line: number, "the segment lasts \(Number.format(info.duration)) s, longer than the target duration of \(targetDuration) s"))
@@ -383,6 +388,11 @@ struct MediaResolver {
                                                    ivIsDerived: false, keyFormat: resolved.effectiveKeyFormat,
                                                    keyFormatVersions: resolved.keyFormatVersions, line: number)
                             keys.removeAll { $0.keyFormat == entry.keyFormat }
+                            // Every segment carries every key in effect: bound the work and memory
+                            // a hostile playlist can ask for. Real streams use a handful of formats.
+                            guard keys.count < MediaPlaylist.maximumKeyFormats else {
+                                throw TagError(.invalidValue, "more than \(MediaPlaylist.maximumKeyFormats) key formats would be in effect at once")
+                            }
                             keys.append(entry)
                         }
                         sawSegmentTag = true
