@@ -252,7 +252,7 @@ struct MediaResolver {
     let url: String
     let imports: [String: String]?
     var warnings: [PlaylistWarning]
-    var variables = Variables()
+    var variables = Variables(lineCount: 0)
 
     init(url: String, imports: [String: String]?, warnings: [PlaylistWarning]) {
         self.url = url
@@ -261,6 +261,7 @@ struct MediaResolver {
     }
 
     mutating func resolve(_ playlist: Playlist) throws(PlaylistError) -> MediaPlaylist {
+        variables = Variables(lineCount: playlist.lines.count)
         var result = MediaPlaylist(url: url)
         var targetDuration: Int?
         var keys: [SegmentKey] = []

@@ -69,7 +69,7 @@ public struct MultivariantPlaylist: Sendable, Hashable {
         sessionKeys = []
         contentSteering = nil
         var warnings = warnings
-        var variables = Variables()
+        var variables = Variables(lineCount: playlist.lines.count)
         var pendingStream: (StreamInf, line: Int)?
 
         for (index, line) in playlist.lines.enumerated() {

@@ -6,6 +6,22 @@
 struct Variables {
     private(set) var values: [String: String] = [:]
 
+    /// How many more bytes substitution may add, so that a short playlist cannot expand a long
+    /// value into gigabytes (a megabyte value referenced from ten thousand URI lines). Shared
+    /// by the copies the resolvers pass around.
+    private final class Allowance {
+        var remaining: Int
+        init(_ remaining: Int) { self.remaining = remaining }
+    }
+
+    private let allowance: Allowance
+
+    /// Variables for a playlist of `lineCount` lines: substitution may add 16 MiB, and 512
+    /// bytes more per line (room for a long signed-URL token in every segment URI).
+    init(lineCount: Int) {
+        allowance = Allowance(16 << 20 + 512 * lineCount)
+    }
+
     /// Adds the definition on line `line` of a playlist at `url`.
     mutating func define(_ definition: Define, playlistURL url: String, imports: [String: String]?,
                          isMultivariant: Bool) throws(TagError) {
@@ -58,6 +74,10 @@ struct Variables {
             let name = String(rest[open.upperBound..<close])
             guard let value = values[name] else {
                 throw TagError(.variable, "{$\(name)} refers to a variable that no preceding EXT-X-DEFINE defines")
+            }
+            allowance.remaining -= value.utf8.count
+            if allowance.remaining < 0 {
+                throw TagError(.variable, "{$\(name)}: variable substitution would make the playlist too large")
             }
             result += value
             rest = rest[rest.index(after: close)...]
