@@ -335,7 +335,8 @@ public actor DownloadSession {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
-                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout)
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                                      retry: configuration.retry)
         if !asset.planned {
             let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
             let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }

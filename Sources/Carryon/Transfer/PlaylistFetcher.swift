@@ -25,13 +25,16 @@ public struct PlaylistFetcher: Sendable {
     public var maximumPlaylistBytes: Int
     /// How long one request may take.
     public var timeout: Duration
+    /// How failed requests (5xx, 429, resets, short bodies, timeouts) are retried.
+    public var retry: RetryPolicy
 
     public init(client: HTTPClient, headers: [(String, String)] = [], maximumPlaylistBytes: Int = 64 << 20,
-                timeout: Duration = .seconds(30)) {
+                timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4)) {
         self.client = client
         self.headers = headers
         self.maximumPlaylistBytes = maximumPlaylistBytes
         self.timeout = timeout
+        self.retry = retry
     }
 
     /// A playlist as read: where it came from (after redirects), its text parsed.
@@ -86,28 +89,65 @@ public struct PlaylistFetcher: Sendable {
         if URIReference.scheme(of: url) == "file" {
             return (url, try readFile(url))
         }
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await requestBytes(url)
+            } catch let failure as Failure {
+                guard failure.retryable, attempt < retry.maximumAttempts, !Task.isCancelled else { throw failure.error }
+                let delay = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1))
+                do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
+            } catch {
+                throw CarryonError(.http, "\(url): \(error)", cause: error)
+            }
+        }
+    }
+
+    /// A failed attempt: the error to report, and whether another attempt may succeed.
+    private struct Failure: Error {
+        var error: CarryonError
+        var retryable: Bool
+        var retryAfter: Duration?
+    }
+
+    private func requestBytes(_ url: String) async throws(Failure) -> (String, [UInt8]) {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .init(timeout))
         } catch {
-            throw CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error)
+            throw Failure(error: CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error),
+                          retryable: !(error is CancellationError))
         }
-        guard (200..<300).contains(response.status.code) else {
-            throw CarryonError(.http, "\(url): the server answered \(response.status.code) \(response.status.reasonPhrase)")
+        let status = response.status.code
+        guard (200..<300).contains(status) else {
+            let retryable = status == 408 || status == 425 || status == 429 || status >= 500
+            throw Failure(error: CarryonError(.http, "\(url): the server answered \(status) \(response.status.reasonPhrase)"),
+                          retryable: retryable,
+                          retryAfter: RetryPolicy.retryAfter(response.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970))
         }
         if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > maximumPlaylistBytes {
-            throw CarryonError(.tooLarge, "\(url): the playlist is \(length) bytes, more than the limit of \(maximumPlaylistBytes)")
+            throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is \(length) bytes, more than the limit of \(maximumPlaylistBytes)"),
+                          retryable: false)
         }
         do {
             var buffer = try await response.body.collect(upTo: maximumPlaylistBytes)
+            if let length = response.headers.first(name: "content-length").flatMap(Int.init), buffer.readableBytes != length {
+                throw Failure(error: CarryonError(.http, "\(url): the body ended after \(buffer.readableBytes) of \(length) bytes"),
+                              retryable: true)
+            }
             let finalURL = response.history.last?.request.url ?? url
             return (finalURL, buffer.readBytes(length: buffer.readableBytes) ?? [])
+        } catch let failure as Failure {
+            throw failure
         } catch is NIOTooManyBytesError {
-            throw CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes")
+            throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes"),
+                          retryable: false)
         } catch {
-            throw CarryonError(.http, "\(url): reading the response failed: \(Self.describe(error))", cause: error)
+            throw Failure(error: CarryonError(.http, "\(url): reading the response failed: \(Self.describe(error))", cause: error),
+                          retryable: true)
         }
     }
 

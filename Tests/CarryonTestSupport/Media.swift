@@ -1,0 +1,35 @@
+import Foundation
+
+/// The package's root folder (where Package.swift is), found from this file's place in it.
+public let packageRoot: URL = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// The sample asset made by Scripts/make-sample-media.sh: `ts/`, `fmp4/` and `byterange/`
+/// flavours of one stream, each with `main.m3u8`.
+public var sampleMedia: URL { packageRoot.appendingPathComponent("Samples/media") }
+
+/// Finds a program on the PATH.
+public func findExecutable(_ name: String) -> URL? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for folder in path.split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    return nil
+}
+
+/// ffmpeg, the independent player the tests decode with. Throws a message saying how to
+/// install it when it is missing: a test that needs it fails rather than passing silently.
+public func requireFFmpeg() throws -> URL {
+    guard let ffmpeg = findExecutable("ffmpeg") else {
+        throw TestSupportError("ffmpeg is not installed, and this test decodes media with it: apt-get install -y ffmpeg")
+    }
+    return ffmpeg
+}
+
+/// Decodes every stream of `input` (a path or URL) to nothing with ffmpeg, and returns ffmpeg's
+/// exit status and error output. Status 0 with no error output means it played end to end.
+public func ffmpegDecode(_ input: String, extraArguments: [String] = []) async throws -> ProcessResult {
+    let ffmpeg = try requireFFmpeg()
+    return try await run(ffmpeg, ["-nostdin", "-v", "error"] + extraArguments + ["-i", input, "-map", "0", "-f", "null", "-"])
+}
