@@ -250,12 +250,15 @@ public struct PartialSegment: Sendable, Hashable {
 /// Walks the lines once, carrying the state that tags apply to the segments after them.
 struct MediaResolver {
     let url: String
+    /// `url` split once, for the many segment URIs resolved against it.
+    let base: URIReference.Components
     let imports: [String: String]?
     var warnings: [PlaylistWarning]
     var variables = Variables(lineCount: 0)
 
     init(url: String, imports: [String: String]?, warnings: [PlaylistWarning]) {
         self.url = url
+        self.base = URIReference.Components(url)
         self.imports = imports
         self.warnings = warnings
     }
@@ -299,7 +302,7 @@ struct MediaResolver {
                 guard let mediaSequence = nextMediaSequence else {
                     throw fail(TagError(.invalidValue, "the segment's media sequence number would be greater than \(Int.max)"))
                 }
-                let absolute = URIReference.resolve(uri, against: url)
+                let absolute = URIReference.resolve(uri, against: base)
                 var range: ResolvedByteRange?
                 if let (byteRange, rangeLine) = pendingRange {
                     if let offset = byteRange.offset {

@@ -86,9 +86,13 @@ public enum URIReference {
     /// A reference with a scheme is returned with its dot segments removed; `data:` URIs are
     /// returned as they are.
     public static func resolve(_ reference: String, against base: String) -> String {
+        resolve(reference, against: Components(base))
+    }
+
+    /// The same against a base already split, for resolving many references against one URL.
+    static func resolve(_ reference: String, against b: Components) -> String {
         if reference.utf8.starts(with: "data:".utf8) { return reference }
         let r = Components(reference)
-        let b = Components(base)
         var t = Components("")
         if r.scheme != nil {
             t = r
