@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process whose standard output is read line by line while it runs — for tests that
+/// watch a download's JSON events and kill it at the right moment.
+public final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    /// Standard output, line by line, ending when the process closes it.
+    public let lines: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    /// Starts the `carryon` binary built beside the tests.
+    public convenience init(carryon arguments: [String]) throws {
+        try self.init(productsDirectory.appendingPathComponent("carryon"), arguments)
+    }
+
+    public init(_ executable: URL, _ arguments: [String]) throws {
+        (lines, continuation) = AsyncStream<String>.makeStream()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let continuation = self.continuation
+        // A thread of its own: blocking reads must not hold Swift concurrency's or Dispatch's
+        // few threads while a server in this process answers the child.
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: 0x0A) {
+                    continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+            }
+            if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
+            continuation.finish()
+        }
+    }
+
+    /// Sends a signal (SIGKILL by default: no chance to clean up).
+    public func kill(_ signal: Int32 = SIGKILL) {
+        Glibc.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to end and returns its exit status (or 128 + signal).
+    public func wait() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                self.process.waitUntilExit()
+                let status = self.process.terminationReason == .uncaughtSignal
+                    ? 128 + self.process.terminationStatus : self.process.terminationStatus
+                continuation.resume(returning: status)
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// A download killed with SIGKILL part-way, then resumed by a new process.
+@Suite("Surviving kill -9")
+struct CrashResumeTests {
+    struct Event: Decodable {
+        var event: String
+        var id: String
+        var fraction: Double?
+        var state: String?
+    }
+
+    @Test("a download killed mid-way resumes to a byte-identical bundle, fetching again only what was in flight",
+          .timeLimit(.minutes(2)))
+    func killAndResume() async throws {
+        try await withTemporaryDirectory { folder in
+            let libraryPath = folder.appendingPathComponent("library").path
+            // Slow enough to be caught mid-way: about 2 s for the whole asset.
+            let profile = LinkProfile(bandwidth: 60_000)
+            try await Origin(root: sampleMedia.path, profile: profile).withRunning { origin in
+                let url = origin.baseURL + "/ts/main.m3u8"
+                let first = try RunningProcess(carryon: ["download", url, "--library", libraryPath, "--json",
+                                                         "--audio", "all", "--subtitles", "all", "--no-hdr"])
+                var id: String?
+                for await line in first.lines {
+                    guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
+                    id = event.id
+                    if event.event == "progress", let fraction = event.fraction, fraction > 0.3 {
+                        first.kill()
+                        break
+                    }
+                }
+                let status = await first.wait()
+                #expect(status == 128 + SIGKILL)
+                let taskID = try #require(id)
+                let beforeResume = await origin.requests()
+                let completedBefore = Set(beforeResume.filter { $0.isComplete && $0.method == "GET" && $0.fault == nil }
+                    .map { "\($0.path) \($0.range ?? "")" })
+
+                // A new process finds the task suspended, not running.
+                let listed = try await runCarryon(["show", taskID, "--library", libraryPath, "--json"])
+                #expect(listed.status == 0)
+                #expect(listed.standardOutput.contains("\"state\" : \"suspended\""))
+
+                let resumed = try await runCarryon(["resume", taskID, "--library", libraryPath])
+                #expect(resumed.status == 0, "\(resumed.standardError)")
+                #expect(resumed.standardOutput.split(separator: "\n").last.map(String.init) == taskID)
+
+                let afterResume = Array(await origin.requests().dropFirst(beforeResume.count))
+                // Playlists are not read again: the plan is in the library.
+                #expect(!afterResume.contains { $0.path.hasSuffix(".m3u8") })
+                // Only what was in flight is fetched again: at most one request's worth per
+                // connection the task had open.
+                let again = afterResume.filter { completedBefore.contains("\($0.path) \($0.range ?? "")") }
+                #expect(again.count <= DownloadSession.Configuration().maximumRequestsPerTask,
+                        "fetched again: \(again.map(\.path))")
+                // A partly written segment continues where it stopped.
+                #expect(afterResume.contains { request in
+                    guard let range = request.range, range.hasPrefix("bytes="), !request.path.contains("media.ts") else { return false }
+                    return !range.hasPrefix("bytes=0-")
+                }, "no request resumed a partial file with Range")
+
+                // And the result is the origin's bytes, playable.
+                let show = try await runCarryon(["show", taskID, "--library", libraryPath, "--json"])
+                let snapshot = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(snapshot.state == .completed)
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+                for file in manifest.files {
+                    let local = try Data(contentsOf: bundle.appendingPathComponent(file.path))
+                    let origin = try Data(contentsOf: sampleMedia.appendingPathComponent(String(file.uri.dropFirst(origin.baseURL.count))))
+                    #expect(local == origin, "\(file.path)")
+                }
+                let decoded = try await ffmpegDecode(bundle.appendingPathComponent("main.m3u8").path)
+                #expect(decoded.status == 0, "\(decoded.standardError)")
+            }
+        }
+    }
+}
+
+extension JSONDecoder {
+    static var iso8601: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
