@@ -70,6 +70,9 @@ public actor DownloadSession {
     private var locks: [String: FileLock] = [:]
     private var trackers: [String: ProgressTracker] = [:]
     private var lastProgressEvent: [String: Double] = [:]
+    /// The last error of each task, also kept here because recording it in the index can fail
+    /// for the same reason the task did (a full disk).
+    private var lastErrors: [String: String] = [:]
     private var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
     private var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
     private var isShutDown = false
@@ -181,6 +184,7 @@ public actor DownloadSession {
         let action: DownloadTaskStateMachine.Action
         do { action = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
         try await setState(id, machine)
+        lastErrors[id] = nil
         if action == .enqueue, running[id] == nil, !queue.contains(id) {
             queue.append(id)
             schedule()
@@ -310,6 +314,8 @@ public actor DownloadSession {
         case .failure(let error):
             if machine.state == .running {
                 _ = machine.fail()
+                lastErrors[id] = error.message
+                machines[id] = machine
                 try? await setState(id, machine, error: error.message)
                 emit(.failed(taskID: id, error: error))
             }
@@ -522,8 +528,9 @@ public actor DownloadSession {
         let bundle = library.bundleURL(for: id)
         let progress = trackers[id]?.snapshot(at: Self.now()) ?? ProgressTracker(resources: resources).snapshot(at: 0)
         let state = machines[id]?.state ?? asset.state
+        let error = state == .failed ? (lastErrors[id] ?? asset.errorMessage) : asset.errorMessage
         return AssetSnapshot(
-            id: id, name: asset.name, url: asset.url, state: state, error: asset.errorMessage, progress: progress,
+            id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
             playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
             bytesOnDisk: Self.diskUsage(of: bundle), createdAt: asset.createdAt, completedAt: asset.completedAt)
