@@ -54,7 +54,9 @@ echo "== building HLSBenchmark (release)"
 bin="$(cd "$root" && swift build -c release --product HLSBenchmark --show-bin-path)/HLSBenchmark"
 
 echo "== timing Carryon"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 "$bin" --json --budget "$budget" "$work/vod-1mb-9k.m3u8" "$work/vod-100k.m3u8" > "$work/carryon.json"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 if [[ $huge == 1 ]]; then
     "$bin" --json --warmup 0 --iterations 1 "$work/vod-10m.m3u8" > "$work/carryon-huge.json"
 fi
@@ -94,10 +96,11 @@ with open(out, "w") as f:
 PY
 
 echo "== results"
-"$python" - "$work" "$huge" <<'PY'
+"$python" - "$work" "$huge" "$(nproc 2>/dev/null || echo '?')" "$load_before" "$load_after" <<'PY'
 import json, os, sys
 
 work, huge = sys.argv[1], sys.argv[2] == "1"
+cpus, load_before, load_after = sys.argv[3], sys.argv[4], sys.argv[5]
 carryon = json.load(open(os.path.join(work, "carryon.json")))["files"]
 if huge:
     carryon += json.load(open(os.path.join(work, "carryon-huge.json")))["files"]
@@ -120,7 +123,10 @@ for r in carryon:
     if name in targets:
         limit, goal = targets[name]
         ok = parse["median"] < limit
-        verdicts.append(f'{"PASS  " if ok else "MISSED"} {name}: parse median {parse["median"]:.3f} ms, target < {limit:g} ms')
+        note = ""
+        if not ok and parse["min"] < limit:
+            note = f' (the fastest run took {parse["min"]:.3f} ms: is the machine busy?)'
+        verdicts.append(f'{"PASS  " if ok else "MISSED"} {name}: parse median {parse["median"]:.3f} ms, target < {limit:g} ms{note}')
         if ratio is not None:
             ok = ratio >= goal
             verdicts.append(f'{"PASS  " if ok else "MISSED"} {name}: m3u8 / Carryon parse = {ratio:.1f}x, goal >= {goal:g}x')
@@ -137,6 +143,7 @@ print("times: median (min) in ms; ratio = m3u8.loads median / Carryon Playlist.p
       f" m3u8 {python.get('m3u8_version')}")
 print("peak RSS: of the HLSBenchmark process so far, after the parse runs / after parse+resolve"
       " (the 1 MB and 100k files share one process; the 10M file has its own)")
+print(f"machine: {cpus} CPUs; load average (1, 5, 15 min) {load_before} before the Carryon runs, {load_after} after")
 print()
 for verdict in verdicts:
     print(verdict)
