@@ -23,6 +23,8 @@ struct TaskRunner {
         var bytesPerSecond: Double?
         var secondsRemaining: Double?
         var rendition: String?
+        var start: Double?
+        var end: Double?
         var selection: MediaSelection?
         var location: String?
         var error: String?
@@ -141,9 +143,6 @@ final class ProgressDisplay: @unchecked Sendable {
                 clearBar()
                 let renditions = selection.renditions.map { "\($0.type.lowercased()) \($0.language ?? $0.name)" }
                 printError("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
-            case .failed(let id, let error):
-                clearBar()
-                printError("\(id): \(error.message)")
             default:
                 break
             }
@@ -191,6 +190,11 @@ final class ProgressDisplay: @unchecked Sendable {
             line.fraction = progress.fraction
             line.bytesPerSecond = progress.bytesPerSecond
             line.secondsRemaining = progress.secondsRemaining
+        case .timeRangeLoaded(_, let key, let range, _, _):
+            line.event = "time-range"
+            line.rendition = key
+            line.start = range.start
+            line.end = range.end
         case .renditionCompleted(_, let key):
             line.event = "rendition-completed"
             line.rendition = key

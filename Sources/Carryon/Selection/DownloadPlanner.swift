@@ -70,8 +70,20 @@ struct DownloadPlanner: Sendable {
         }
     }
 
-    /// Refuses live and encrypted playlists with a message that says why.
+    /// Refuses live and encrypted playlists, and resource URIs with a scheme Carryon does not
+    /// fetch, with a message that says why. A stream read over HTTP may only name http(s)
+    /// resources: a remote playlist must not make Carryon read local files.
     private func check(_ media: MediaPlaylist) throws(CarryonError) {
+        let local = URIReference.scheme(of: media.url) == "file"
+        for segment in media.segments where !segment.isGap {
+            for (uri, line) in [(segment.uri, segment.line)] + (segment.initSection.map { [($0.uri, $0.line)] } ?? []) {
+                let scheme = URIReference.scheme(of: uri) ?? ""
+                let allowed = scheme == "http" || scheme == "https" || (scheme == "file" && local)
+                if !allowed {
+                    throw CarryonError(.unsupported, "\(media.url), line \(line): \(uri) uses the scheme \(scheme):, which Carryon does not fetch \(local ? "" : "from a playlist read over HTTP ")(nothing was downloaded)")
+                }
+            }
+        }
         if !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
         }

@@ -10,8 +10,12 @@ public enum DownloadEvent: Sendable {
     case mediaSelectionResolved(taskID: String, selection: MediaSelection)
     /// The bundle's location is known (`willDownloadTo location`).
     case willDownload(taskID: String, location: URL)
-    /// Bytes or time ranges advanced (`didLoad timeRange`).
+    /// Bytes advanced, with the whole progress.
     case progress(taskID: String, progress: DownloadProgress)
+    /// A segment of a rendition is on disk: its time range, and all ranges of that rendition
+    /// loaded so far (`didLoad timeRange … totalTimeRangesLoaded`).
+    case timeRangeLoaded(taskID: String, rendition: String, range: DownloadProgress.TimeRange,
+                         loaded: [DownloadProgress.TimeRange], expected: DownloadProgress.TimeRange)
     /// Every resource of one rendition is on disk (`didCompleteFor mediaSelection`).
     case renditionCompleted(taskID: String, key: String)
     /// Every resource is on disk and checked (`didFinishDownloadingTo location`).
@@ -23,7 +27,8 @@ public enum DownloadEvent: Sendable {
     public var taskID: String {
         switch self {
         case .stateChanged(let id, _), .mediaSelectionResolved(let id, _), .willDownload(let id, _),
-             .progress(let id, _), .renditionCompleted(let id, _), .finished(let id, _), .failed(let id, _):
+             .progress(let id, _), .timeRangeLoaded(let id, _, _, _, _), .renditionCompleted(let id, _),
+             .finished(let id, _), .failed(let id, _):
             id
         }
     }

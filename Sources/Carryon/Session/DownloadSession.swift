@@ -473,6 +473,17 @@ public actor DownloadSession {
                            arguments: [bytes, validators.etag, validators.lastModified, resource.id])
         }
         trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
+        if resource.kind == .segment, let tracker = trackers[resource.assetId] {
+            let snapshot = tracker.snapshot(at: Self.now())
+            let duration = try await read { db in
+                try Double.fetchOne(db, sql: "SELECT duration FROM rendition WHERE assetId = ? AND key = ?",
+                                    arguments: [resource.assetId, resource.renditionKey]) ?? 0
+            }
+            emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
+                                  range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
+                                  loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
+                                  expected: .init(start: 0, end: duration)))
+        }
         if resource.rangeOffset != nil {
             let siblings = try await read { db in
                 try ResourceRecord.filter(Column("assetId") == resource.assetId && Column("fileName") == resource.fileName).fetchAll(db)

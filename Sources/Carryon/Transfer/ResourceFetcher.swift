@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HLS
 import Logging
 import NIOCore
 import NIOFileSystem
@@ -50,6 +51,10 @@ struct ResourceFetcher: Sendable {
     ///     count when written bytes are discarded to restart).
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
                progress: @Sendable (Int) -> Void) async throws -> Result {
+        if URIReference.scheme(of: uri) == "file" {
+            return Result(bytes: try await copyLocal(uri, range: range, into: partPath, progress: progress),
+                          validators: validators, attempts: 1)
+        }
         var validators = validators
         var attempt = 0
         var lastCause = ""
@@ -195,6 +200,43 @@ struct ResourceFetcher: Sendable {
             throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
         }
         return total
+    }
+
+    /// Copies a local file (or a range of it) into the partial file: for streams read from disk.
+    private func copyLocal(_ uri: String, range: ClosedRange<Int>?, into partPath: String,
+                           progress: @Sendable (Int) -> Void) async throws -> Int {
+        guard let url = URL(string: uri), url.isFileURL else {
+            throw CarryonError(.invalidLocation, "\(uri) is not a valid file URL")
+        }
+        let source = FilePath(url.path)
+        guard let info = try? await FileSystem.shared.info(forFileAt: source), info.type == .regular else {
+            throw CarryonError(.file, "\(url.path): no such file or it cannot be read")
+        }
+        let size = Int(info.size)
+        let bytes = range ?? 0...(max(size, 1) - 1)
+        if size == 0 && range == nil {
+            try await truncate(FilePath(partPath))
+            return 0
+        }
+        guard bytes.upperBound < size else {
+            throw CarryonError(.transfer, "\(url.path) has \(size) bytes, fewer than the range \(bytes.lowerBound)-\(bytes.upperBound) needs")
+        }
+        try await truncate(FilePath(partPath))
+        var copied = 0
+        do {
+            try await FileSystem.shared.withFileHandle(forReadingAt: source) { reader in
+                try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(partPath), options: .modifyFile(createIfNecessary: true)) { writer in
+                    for try await chunk in reader.readChunks(in: Int64(bytes.lowerBound)...Int64(bytes.upperBound), chunkLength: .kibibytes(256)) {
+                        try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(copied))
+                        copied += chunk.readableBytes
+                        progress(chunk.readableBytes)
+                    }
+                }
+            }
+        } catch let error as FileSystemError where Self.isNoSpace(error) {
+            throw CarryonError(.disk, "writing \(partPath): no space left on the device", cause: error)
+        }
+        return copied
     }
 
     static func isNoSpace(_ error: FileSystemError) -> Bool {
