@@ -1,5 +1,10 @@
 /// The `Content-Type` Carryon's servers give each kind of HLS resource, by file extension.
 enum MediaTypes {
+    /// Whether `path` names a playlist (`.m3u8` or `.m3u`), by its extension.
+    static func isPlaylist(path: String) -> Bool {
+        contentType(forPath: path) == "application/vnd.apple.mpegurl"
+    }
+
     static func contentType(forPath path: String) -> String {
         let name = path.split(separator: "/").last ?? ""
         guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }

@@ -27,7 +27,7 @@ struct OriginTests {
         try await withTemporaryDirectory { folder in
             try folder.write(bytes: bytes, to: "media/segment 1.ts")
             try folder.write("#EXTM3U\n", to: "main.m3u8")
-            try await Origin(root: folder.path).withRunning { base in try await body(base, bytes) }
+            try await Origin(root: folder.path).withRunning { origin in try await body(origin.baseURL, bytes) }
         }
     }
 

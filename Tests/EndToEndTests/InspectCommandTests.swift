@@ -51,7 +51,7 @@ struct InspectCommandTests {
             try folder.write(Self.main, to: "main.m3u8")
             try folder.write(Self.media, to: "v360/index.m3u8")
             try folder.write("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8\n", to: "broken.m3u8")
-            try await Origin(root: folder.path).withRunning(body)
+            try await Origin(root: folder.path).withRunning { origin in try await body(origin.baseURL) }
         }
     }
 

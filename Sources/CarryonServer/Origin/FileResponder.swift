@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// Answers GET and HEAD for files under a root folder.
+struct FileResponder: Sendable {
+    let root: String
+    let fileIO = FileIO()
+
+    /// The file a request path names, or nil when it would leave the root or is not a regular file.
+    func file(forRequestPath rawPath: String) -> (path: String, size: Int, modified: Date)? {
+        guard let decoded = rawPath.removingPercentEncoding, !decoded.contains("\0") else { return nil }
+        let segments = decoded.split(separator: "/", omittingEmptySubsequences: true)
+        guard !segments.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        let path = root + "/" + segments.joined(separator: "/")
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard resolved == root || resolved.hasPrefix(root + "/") else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: resolved),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = attributes[.size] as? Int
+        else { return nil }
+        return (resolved, size, attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0))
+    }
+
+    func respond(to request: Request, context: some RequestContext, includeBody: Bool) async throws -> Response {
+        guard let file = file(forRequestPath: request.uri.path) else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain"],
+                            body: .init(byteBuffer: ByteBuffer(string: "not found\n")))
+        }
+        let etag = "\"\(String(file.size, radix: 16))-\(String(Int(file.modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        var headers: HTTPFields = [
+            .contentType: MediaTypes.contentType(forPath: file.path),
+            .acceptRanges: "bytes",
+            .eTag: etag,
+            .lastModified: httpDate(file.modified),
+        ]
+        var range = HTTPRange(header: request.headers[.range], size: file.size)
+        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != httpDate(file.modified) {
+            range = .whole
+        }
+        switch range {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(file.size)"
+            headers[.contentLength] = "0"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            headers[.contentLength] = String(file.size)
+            guard includeBody, file.size > 0 else { return Response(status: .ok, headers: headers) }
+            let body = try await fileIO.loadFile(path: file.path, range: 0...(file.size - 1), context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        case .partial(let bytes):
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(file.size)"
+            headers[.contentLength] = String(bytes.count)
+            guard includeBody else { return Response(status: .partialContent, headers: headers) }
+            let body = try await fileIO.loadFile(path: file.path, range: bytes, context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        }
+    }
+}
+
+/// An IMF-fixdate (RFC 9110 section 5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
+func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+}
