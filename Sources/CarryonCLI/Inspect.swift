@@ -17,6 +17,7 @@ struct Inspect: AsyncParsableCommand {
             Examples:
               carryon inspect https://example.com/stream/main.m3u8
               carryon inspect ./bundle/video.m3u8 --all-segments
+              carryon inspect https://example.com/main.m3u8 --sizes
               carryon inspect https://example.com/main.m3u8 --json | jq '.variants[].bandwidth'
               carryon inspect https://example.com/main.m3u8 --header 'Authorization: Bearer TOKEN'
             """
@@ -27,6 +28,9 @@ struct Inspect: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON object instead of text (shape in README.md).")
     var json = false
+
+    @Flag(help: "Estimate the size of each variant and rendition (reads their media playlists, no media).")
+    var sizes = false
 
     @Flag(name: .customLong("all-segments"), help: "List every segment of a media playlist (by default the first and last ten).")
     var allSegments = false
@@ -48,13 +52,22 @@ struct Inspect: AsyncParsableCommand {
         } catch {
             throw fail(error.description)
         }
+        var estimates: [String: SizeEstimator.Outcome] = [:]
+        if sizes {
+            switch inspection.resolved {
+            case .multivariant(let main):
+                estimates = await SizeEstimator(fetcher: inspector.fetcher).estimate(main)
+            case .media(let media):
+                estimates[media.url] = .success(SizeEstimator.estimate(media, bitrate: nil))
+            }
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(InspectReport(inspection))
+            let data = try encoder.encode(InspectReport(inspection, sizes: estimates))
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print(InspectText(inspection: inspection, allSegments: allSegments).render(), terminator: "")
+            print(InspectText(inspection: inspection, allSegments: allSegments, sizes: sizes ? estimates : nil).render(), terminator: "")
         }
     }
 }
@@ -72,6 +85,16 @@ func parseHeader(_ text: String) -> (String, String)? {
 struct InspectText {
     let inspection: Inspector.Inspection
     let allSegments: Bool
+    /// Size estimates by media playlist URI, when asked for.
+    var sizes: [String: SizeEstimator.Outcome]?
+
+    private func sizeText(_ uri: String?) -> String {
+        guard let uri, let outcome = sizes?[uri] else { return "-" }
+        switch outcome {
+        case .success(let estimate): return (estimate.isExact ? "" : "~") + formatBytes(estimate.bytes)
+        case .failure: return "?"
+        }
+    }
 
     func render() -> String {
         var out = ""
@@ -97,14 +120,15 @@ struct InspectText {
         out += facts.joined(separator: " · ") + "\n"
 
         out += "\nVariants\n"
-        var table = TextTable(["BANDWIDTH", "AVERAGE", "RESOLUTION", "FPS", "RANGE", "CODECS", "AUDIO", "VIDEO", "SUBTITLES", "CC", "URI"])
+        var table = TextTable(["BANDWIDTH", "AVERAGE", "RESOLUTION", "FPS", "RANGE", "CODECS", "AUDIO", "VIDEO", "SUBTITLES", "CC"]
+                              + (sizes != nil ? ["SIZE"] : []) + ["URI"])
         for variant in main.variants {
             table.add([
                 formatBitrate(variant.bandwidth), variant.averageBandwidth.map(formatBitrate) ?? "-",
                 variant.resolution?.description ?? "-", variant.frameRate.map { formatNumber($0) } ?? "-",
                 variant.videoRange?.rawValue ?? "-", variant.codecs ?? "-", variant.audio ?? "-", variant.video ?? "-",
-                variant.subtitles ?? "-", closedCaptionsText(variant.closedCaptions), relative(variant.uri, to: main.url),
-            ])
+                variant.subtitles ?? "-", closedCaptionsText(variant.closedCaptions),
+            ] + (sizes != nil ? [sizeText(variant.uri)] : []) + [relative(variant.uri, to: main.url)])
         }
         out += table.render(indent: 2)
 
@@ -116,7 +140,7 @@ struct InspectText {
             }
             for (type, group) in groups {
                 out += "  \(type.rawValue) group \"\(group)\"\n"
-                var table = TextTable(["LANGUAGE", "NAME", "FLAGS", "CHANNELS", "URI"])
+                var table = TextTable(["LANGUAGE", "NAME", "FLAGS", "CHANNELS"] + (sizes != nil ? ["SIZE"] : []) + ["URI"])
                 for rendition in main.renditions(ofType: type, inGroup: group) {
                     var flags: [String] = []
                     if rendition.isDefault { flags.append("default") }
@@ -125,8 +149,9 @@ struct InspectText {
                     if let instream = rendition.instreamID { flags.append(instream) }
                     table.add([
                         rendition.language ?? "-", rendition.name, flags.isEmpty ? "-" : flags.joined(separator: ","),
-                        rendition.channels ?? "-", rendition.uri.map { relative($0, to: main.url) } ?? "(in variant)",
-                    ])
+                        rendition.channels ?? "-",
+                    ] + (sizes != nil ? [sizeText(rendition.uri)] : [])
+                      + [rendition.uri.map { relative($0, to: main.url) } ?? "(in variant)"])
                 }
                 out += table.render(indent: 4)
             }
@@ -193,6 +218,7 @@ struct InspectText {
         out += "Init sections   \(maps.isEmpty ? "none" : maps.map { relative($0.uri, to: media.url) + ($0.byteRange.map { " [\($0)]" } ?? "") }.joined(separator: ", "))\n"
         let ranged = media.segments.filter { $0.byteRange != nil }
         let rangedFiles = Set(ranged.map(\.uri))
+        if sizes != nil { out += "Size            \(sizeText(media.url)) (exact only when every segment has a byte range)\n" }
         out += "Byte ranges     \(ranged.isEmpty ? "none" : "\(ranged.count) segments in \(rangedFiles.count) file\(rangedFiles.count == 1 ? "" : "s")")\n"
         let discontinuities = media.segments.filter(\.discontinuity).count
         out += "Discontinuities \(discontinuities)\n"

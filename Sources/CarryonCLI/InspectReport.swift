@@ -23,7 +23,30 @@ struct InspectReport: Encodable {
     var duration: Double?
     var segmentCount: Int?
     var segments: [SegmentJSON]?
+    /// With `--sizes`, for a media playlist.
+    var size: SizeJSON?
     var warnings: [String]
+
+    /// A size estimate (`--sizes`), or why there is none.
+    struct SizeJSON: Encodable {
+        var estimatedBytes: Int?
+        var exact: Bool?
+        var duration: Double?
+        var error: String?
+
+        init?(_ outcome: SizeEstimator.Outcome?) {
+            switch outcome {
+            case .success(let estimate)?:
+                estimatedBytes = estimate.bytes
+                exact = estimate.isExact
+                duration = estimate.duration
+            case .failure(let failure)?:
+                error = failure.message
+            case nil:
+                return nil
+            }
+        }
+    }
 
     struct VariantJSON: Encodable {
         var uri: String
@@ -42,8 +65,10 @@ struct InspectReport: Encodable {
         var subtitles: String?
         var closedCaptions: String?
         var pathwayId: String?
+        var size: SizeJSON?
 
-        init(_ variant: MultivariantPlaylist.Variant) {
+        init(_ variant: MultivariantPlaylist.Variant, size: SizeEstimator.Outcome? = nil) {
+            self.size = SizeJSON(size)
             uri = variant.uri
             bandwidth = variant.bandwidth
             averageBandwidth = variant.averageBandwidth
@@ -80,8 +105,10 @@ struct InspectReport: Encodable {
         var characteristics: String?
         var instreamId: String?
         var uri: String?
+        var size: SizeJSON?
 
-        init(_ rendition: Rendition) {
+        init(_ rendition: Rendition, size: SizeEstimator.Outcome? = nil) {
+            self.size = SizeJSON(size)
             type = rendition.type.rawValue
             groupId = rendition.groupID
             name = rendition.name
@@ -181,7 +208,7 @@ struct InspectReport: Encodable {
         }
     }
 
-    init(_ inspection: Inspector.Inspection) {
+    init(_ inspection: Inspector.Inspection, sizes: [String: SizeEstimator.Outcome] = [:]) {
         url = inspection.url
         warnings = inspection.resolved.warnings.map(\.description)
         switch inspection.resolved {
@@ -189,9 +216,9 @@ struct InspectReport: Encodable {
             type = "multivariant"
             version = main.version
             independentSegments = main.independentSegments
-            variants = main.variants.map(VariantJSON.init)
-            iframeVariants = main.iFrameVariants.map(VariantJSON.init)
-            renditions = main.renditions.map(RenditionJSON.init)
+            variants = main.variants.map { VariantJSON($0, size: sizes[$0.uri]) }
+            iframeVariants = main.iFrameVariants.map { VariantJSON($0) }
+            renditions = main.renditions.map { RenditionJSON($0, size: $0.uri.flatMap { sizes[$0] }) }
             sessionKeys = main.sessionKeys.map(KeyJSON.init)
             sessionData = main.sessionData.map {
                 SessionDataJSON(dataId: $0.dataID, value: $0.value, uri: $0.uri, format: $0.format?.rawValue, language: $0.language)
@@ -211,6 +238,7 @@ struct InspectReport: Encodable {
             duration = media.duration
             segmentCount = media.segments.count
             segments = media.segments.map(SegmentJSON.init)
+            size = SizeJSON(sizes[media.url])
         }
     }
 }

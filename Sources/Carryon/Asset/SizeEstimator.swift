@@ -1,0 +1,99 @@
+import HLS
+
+/// How many bytes a variant or rendition will take, before downloading it: exact when its
+/// playlist gives every segment's byte range, otherwise estimated from its bitrate
+/// (`AVERAGE-BANDWIDTH`, else `BANDWIDTH`, for variants; 64 kbit/s per channel for audio; a
+/// few kbit/s for subtitles) times its duration.
+public struct SizeEstimate: Sendable, Hashable, Codable {
+    /// The bytes expected.
+    public var bytes: Int
+    /// Whether ``bytes`` is exact.
+    public var isExact: Bool
+    /// The media's duration in seconds.
+    public var duration: Double
+}
+
+/// Estimates the size of every variant and rendition of a multivariant playlist, reading their
+/// media playlists (a few at a time) but no media. Used by `carryon inspect --sizes`.
+public struct SizeEstimator: Sendable {
+    public var fetcher: PlaylistFetcher
+    /// Media playlists read at once.
+    public var concurrency: Int
+
+    public init(fetcher: PlaylistFetcher, concurrency: Int = 6) {
+        self.fetcher = fetcher
+        self.concurrency = concurrency
+    }
+
+    /// An estimate, or why there is none.
+    public typealias Outcome = Result<SizeEstimate, CarryonError>
+
+    /// Estimates for each variant and rendition, by the URI of its media playlist.
+    public func estimate(_ main: MultivariantPlaylist) async -> [String: Outcome] {
+        var jobs: [(uri: String, bitrate: Int)] = []
+        for variant in main.variants where !jobs.contains(where: { $0.uri == variant.uri }) {
+            jobs.append((variant.uri, variant.averageBandwidth ?? variant.bandwidth))
+        }
+        for rendition in main.renditions {
+            guard let uri = rendition.uri, !jobs.contains(where: { $0.uri == uri }) else { continue }
+            let bitrate = rendition.type == .audio ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
+            jobs.append((uri, bitrate))
+        }
+        return await withTaskGroup(of: (String, Outcome).self) { group in
+            var results: [String: Outcome] = [:]
+            var next = jobs.makeIterator()
+            var running = 0
+            func start(_ job: (uri: String, bitrate: Int)) {
+                group.addTask {
+                    do throws(CarryonError) {
+                        return (job.uri, .success(try await estimate(job.uri, imports: main.variables, bitrate: job.bitrate)))
+                    } catch {
+                        return (job.uri, .failure(error))
+                    }
+                }
+            }
+            while running < concurrency, let job = next.next() {
+                start(job)
+                running += 1
+            }
+            while let (uri, outcome) = await group.next() {
+                results[uri] = outcome
+                if let job = next.next() { start(job) }
+            }
+            return results
+        }
+    }
+
+    /// The estimate for one media playlist, at `bitrate` bits per second where lengths are not
+    /// given.
+    public func estimate(_ uri: String, imports: [String: String]?, bitrate: Int?) async throws(CarryonError) -> SizeEstimate {
+        let fetched = try await fetcher.fetch(uri)
+        let media: MediaPlaylist
+        do {
+            media = try MediaPlaylist(fetched.parsed.playlist, url: fetched.url, imports: imports)
+        } catch {
+            throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
+        }
+        return Self.estimate(media, bitrate: bitrate)
+    }
+
+    /// The estimate for a resolved media playlist.
+    public static func estimate(_ media: MediaPlaylist, bitrate: Int?) -> SizeEstimate {
+        var exact = true
+        var bytes = 0
+        var initSections: Set<String> = []
+        for segment in media.segments where !segment.isGap {
+            if let range = segment.byteRange {
+                bytes += range.length
+            } else {
+                exact = false
+                let rate = segment.bitrate.map { $0 * 1000 } ?? bitrate ?? 0
+                bytes += Int(Double(rate) * segment.duration / 8)
+            }
+            if let map = segment.initSection, initSections.insert("\(map.uri) \(map.byteRange?.description ?? "")").inserted {
+                if let range = map.byteRange { bytes += range.length } else { exact = false }
+            }
+        }
+        return SizeEstimate(bytes: bytes, isExact: exact, duration: media.duration)
+    }
+}
