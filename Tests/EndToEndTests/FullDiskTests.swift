@@ -29,7 +29,12 @@ struct FullDiskTests {
             defer { _ = Glibc.umount2(disk.path, Int32(MNT_DETACH)) }
             let library = try OfflineLibrary(root: disk.appendingPathComponent("library"))
             try await Origin(root: sampleMedia.path).withRunning { origin in
-                let session = try await DownloadSession(library: library)
+                // One request at a time, so that what fills the disk is deterministic: the
+                // resources before it are complete, and must survive.
+                var configuration = DownloadSession.Configuration()
+                configuration.maximumRequestsPerTask = 1
+                configuration.maximumConcurrentRequests = 1
+                let session = try await DownloadSession(library: library, configuration: configuration)
                 let options = DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all)
                 let task = try await session.makeTask(url: origin.baseURL + "/ts/main.m3u8", options: options)
                 try await task.resume()
