@@ -1,0 +1,156 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// The download commands as a user runs them: the real binary, a library in a temporary folder,
+/// the sample stream from the origin on loopback.
+@Suite("carryon download, list, show, cancel, delete")
+struct DownloadCommandTests {
+    struct Line: Decodable {
+        var event: String
+        var id: String
+        var state: String?
+        var location: String?
+        var fraction: Double?
+    }
+
+    @Test("download --json ends with a done event carrying the id; list and show describe the asset", .timeLimit(.minutes(1)))
+    func downloadListShow() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let result = try await runCarryon(["download", origin.baseURL + "/fmp4/main.m3u8", "--library", library, "--json",
+                                                   "--name", "Sample", "--max-resolution", "480x270", "--audio", "de"])
+                #expect(result.status == 0, "\(result.standardError)")
+                let lines = result.standardOutput.split(separator: "\n").compactMap {
+                    try? JSONDecoder().decode(Line.self, from: Data($0.utf8))
+                }
+                let last = try #require(lines.last)
+                #expect(last.event == "done")
+                #expect(last.state == "completed")
+                #expect(lines.contains { $0.event == "selection" })
+                #expect(lines.contains { $0.event == "progress" })
+
+                let list = try await runCarryon(["list", "--library", library, "--json"])
+                let assets = try JSONDecoder.iso8601.decode([AssetSnapshot].self, from: Data(list.standardOutput.utf8))
+                #expect(assets.map(\.id) == [last.id])
+                #expect(assets.first?.name == "Sample")
+                #expect((assets.first?.bytesOnDisk ?? 0) > 100_000)
+
+                let show = try await runCarryon(["show", String(last.id.prefix(4)), "--library", library, "--json"])
+                let asset = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(asset.selection?.variant.resolution == "480x270")
+                #expect(asset.selection?.renditions.map(\.language) == ["de"])
+                let playlist = try #require(asset.playlist)
+                #expect(FileManager.default.fileExists(atPath: playlist))
+
+                let text = try await runCarryon(["show", last.id, "--library", library])
+                #expect(text.standardOutput.contains("Playlist    \(playlist)"))
+                #expect(text.standardOutput.contains("480x270"))
+            }
+        }
+    }
+
+    @Test("without --json the last line of stdout is the id")
+    func idLine() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let result = try await runCarryon(["download", origin.baseURL + "/ts/270p/index.m3u8", "--library", folder.path])
+                #expect(result.status == 0)
+                let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+                let show = try await runCarryon(["show", id, "--library", folder.path, "--json"])
+                #expect(show.status == 0)
+            }
+        }
+    }
+
+    @Test("cancel removes the data and delete removes the asset")
+    func cancelAndDelete() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let download = try await runCarryon(["download", origin.baseURL + "/ts/main.m3u8", "--library", folder.path])
+                let id = try #require(download.standardOutput.split(separator: "\n").last.map(String.init))
+                let bundle = folder.appendingPathComponent("bundles").appendingPathComponent(id)
+                #expect(FileManager.default.fileExists(atPath: bundle.path))
+                // A completed download cannot be cancelled; it can be deleted.
+                let cancel = try await runCarryon(["cancel", id, "--library", folder.path])
+                #expect(cancel.status == 1)
+                #expect(cancel.standardError.contains("completed"))
+                let delete = try await runCarryon(["delete", id, "--library", folder.path, "--json"])
+                #expect(delete.status == 0)
+                #expect(delete.standardOutput.contains("\"deleted\" : true"))
+                #expect(!FileManager.default.fileExists(atPath: bundle.path))
+                let list = try await runCarryon(["list", "--library", folder.path, "--json"])
+                #expect(list.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || list.standardOutput.contains("[]") || list.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n]")
+            }
+        }
+    }
+
+    @Test("unknown ids exit 1 naming the id", arguments: [["show"], ["resume"], ["cancel"], ["delete"]])
+    func unknownID(command: [String]) async throws {
+        try await withTemporaryDirectory { folder in
+            let result = try await runCarryon(command + ["nosuchid", "--library", folder.path])
+            #expect(result.status == 1)
+            #expect(result.standardError.contains("nosuchid"))
+        }
+    }
+
+    @Test("Ctrl-C suspends the download cleanly: exit 130, the task suspended, resume completes it", .timeLimit(.minutes(1)))
+    func interrupt() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
+                let process = try RunningProcess(carryon: ["download", origin.baseURL + "/ts/main.m3u8", "--library", folder.path,
+                                                           "--json", "--audio", "all"])
+                var id: String?
+                for await line in process.lines {
+                    guard let event = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { continue }
+                    id = event.id
+                    if event.event == "progress", (event.fraction ?? 0) > 0.2 {
+                        process.kill(SIGINT)
+                        break
+                    }
+                }
+                for await _ in process.lines {}
+                #expect(await process.wait() == 130)
+                let taskID = try #require(id)
+                let show = try await runCarryon(["show", taskID, "--library", folder.path, "--json"])
+                let asset = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(asset.state == .suspended)
+                let resume = try await runCarryon(["resume", "--library", folder.path])
+                #expect(resume.status == 0, "\(resume.standardError)")
+                let done = try await runCarryon(["show", taskID, "--library", folder.path, "--json"])
+                #expect(try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(done.standardOutput.utf8)).state == .completed)
+            }
+        }
+    }
+
+    @Test("a live playlist is refused before any media is fetched")
+    func live() async throws {
+        try await withTemporaryDirectory { folder in
+            try folder.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg0.ts\n#EXTINF:4,\nseg1.ts\n", to: "media/live.m3u8")
+            try folder.write(bytes: [0x47], to: "media/seg0.ts")
+            try await Origin(root: folder.appendingPathComponent("media").path).withRunning { origin in
+                let result = try await runCarryon(["download", origin.baseURL + "/live.m3u8", "--library", folder.appendingPathComponent("lib").path])
+                #expect(result.status == 1)
+                #expect(result.standardError.contains("live"))
+                #expect(!(await origin.requests()).contains { $0.path.hasSuffix(".ts") })
+            }
+        }
+    }
+
+    @Test("an encrypted stream is refused before any media is fetched, naming the method and line")
+    func encrypted() async throws {
+        try await withTemporaryDirectory { folder in
+            try folder.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\"\n#EXTINF:4,\nseg0.ts\n#EXT-X-ENDLIST\n", to: "media/enc.m3u8")
+            try await Origin(root: folder.appendingPathComponent("media").path).withRunning { origin in
+                let result = try await runCarryon(["download", origin.baseURL + "/enc.m3u8", "--library", folder.appendingPathComponent("lib").path])
+                #expect(result.status == 1)
+                #expect(result.standardError.contains("METHOD=AES-128"))
+                #expect(result.standardError.contains("line 3"))
+                #expect(!(await origin.requests()).contains { $0.path.hasSuffix(".ts") || $0.path.hasSuffix(".bin") })
+            }
+        }
+    }
+}
