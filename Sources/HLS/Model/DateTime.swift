@@ -11,7 +11,15 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// Parses `YYYY-MM-DDThh:mm:ss[.fff…](Z|±hh:mm|±hhmm|±hh)`; nil when the text is not such
     /// a date or names an impossible one.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
+        // Read the UTF-8 in place: dates are on every segment of some playlists.
+        var copy = text
+        guard let seconds = copy.withUTF8({ Self.parse($0) }) else { return nil }
+        self.text = text
+        self.secondsSince1970 = seconds
+    }
+
+    /// The instant a date's text denotes, or nil.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var index = 0
         func number(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }
@@ -19,8 +27,10 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
             index += count
             return value
         }
-        func expect(_ characters: String) -> Bool {
-            guard index < bytes.count, characters.utf8.contains(bytes[index]) else { return false }
+        func expect(_ characters: StaticString) -> Bool {
+            guard index < bytes.count else { return false }
+            let found = characters.withUTF8Buffer { $0.contains(bytes[index]) }
+            guard found else { return false }
             index += 1
             return true
         }
@@ -35,12 +45,21 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
                 || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
                 index += 1
             }
-            let field = bytes[start..<index].map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+            let field = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            func isMark(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ".") || byte == UInt8(ascii: ",") }
             // Two digits, then optionally a decimal mark and at least one digit.
-            guard field.count >= 2, field[0] != UInt8(ascii: "."), field[1] != UInt8(ascii: "."),
-                  field.count == 2 || (field.count > 3 && field[2] == UInt8(ascii: ".") && !field[3...].contains(UInt8(ascii: ".")))
+            guard field.count >= 2, !isMark(field[0]), !isMark(field[1]),
+                  field.count == 2 || (field.count > 3 && isMark(field[2]) && !field[3...].contains(where: isMark))
             else { return nil }
-            guard let value = field.withUnsafeBufferPointer({ Number.decimalFloat($0) }) else { return nil }
+            let value: Double?
+            if field.count > 2 && field[2] == UInt8(ascii: ",") {
+                // A decimal comma (ISO 8601 allows it): read a copy with a point.
+                let copy = field.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+                value = copy.withUnsafeBufferPointer { Number.decimalFloat($0) }
+            } else {
+                value = Number.decimalFloat(field)
+            }
+            guard let value else { return nil }
             second = value
         }
         var offsetSeconds = 0
@@ -66,8 +85,7 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
               hour < 24 || (hour == 24 && minute == 0 && second == 0)
         else { return nil }
         let days = Self.daysSince1970(year: year, month: month, day: day)
-        self.text = text
-        self.secondsSince1970 = Double(days * 86400 + hour * 3600 + minute * 60 - offsetSeconds) + second
+        return Double(days * 86400 + hour * 3600 + minute * 60 - offsetSeconds) + second
     }
 
     /// Makes a date from an instant, written in UTC with milliseconds
