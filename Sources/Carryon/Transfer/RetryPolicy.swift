@@ -28,7 +28,7 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The wait after failed attempt `attempt` (1-based); `randomUnit` is a number in 0…1.
     public func delay(afterAttempt attempt: Int, retryAfter: Duration? = nil, randomUnit: Double) -> Duration {
-        let exponent = min(max(attempt - 1, 0), 30)
+        let exponent = min(max(attempt, 1), 31) - 1
         let backoff = min(maximumDelay, baseDelay * (1 << exponent))
         let factor = 1 - jitter * min(max(randomUnit, 0), 1)
         let jittered = backoff * factor
@@ -48,13 +48,21 @@ public struct RetryPolicy: Sendable, Hashable {
 
 import Foundation
 
-/// IMF-fixdate parsing (RFC 9110 section 5.6.7), for `Retry-After`.
+/// HTTP-date parsing (RFC 9110 section 5.6.7), for `Retry-After`: IMF-fixdate, and the obsolete
+/// RFC 850 and asctime forms, which a recipient must accept too.
 enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"]
+
     static func parse(_ text: String) -> Double? {
+        // asctime pads a one-digit day with a space: "Sun Nov  6 08:49:37 1994".
+        let text = text.split(separator: " ").joined(separator: " ")
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)?.timeIntervalSince1970
+        for format in formats {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        }
+        return nil
     }
 }
