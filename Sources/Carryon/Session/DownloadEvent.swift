@@ -56,7 +56,7 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
 
     /// Done as a fraction of expected, 0…1.
     public var fraction: Double {
-        bytesExpected > 0 ? min(1, Double(bytesDone) / Double(bytesExpected)) : 0
+        bytesExpected > 0 ? min(1, max(0, Double(bytesDone) / Double(bytesExpected))) : 0
     }
 
     /// A range of presentation time in seconds.

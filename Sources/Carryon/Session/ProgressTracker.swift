@@ -31,7 +31,8 @@ struct ProgressTracker: Sendable {
 
     /// Bytes written (or discarded, when negative) for a resource in flight.
     mutating func add(_ delta: Int, to id: Int64, at time: Double) {
-        items[id]?.bytes += delta
+        // Discarded bytes may include a partial file an earlier process wrote, never counted here.
+        if let bytes = items[id]?.bytes { items[id]?.bytes = max(0, bytes + delta) }
         let total = (samples.last?.bytes ?? 0) + max(0, delta)
         samples.append((time, total))
         while let first = samples.first, time - first.time > window, samples.count > 2 { samples.removeFirst() }
@@ -82,8 +83,13 @@ struct ProgressTracker: Sendable {
             }
         }
         var rate: Double?
-        if let first = samples.first, let last = samples.last, last.time - first.time >= 0.5 {
-            rate = Double(last.bytes - first.bytes) / (last.time - first.time)
+        if let first = samples.first, let last = samples.last {
+            if time - last.time > window {
+                // Nothing arrived within the window: the transfer is stalled.
+                rate = 0
+            } else if last.time - first.time >= 0.5 {
+                rate = Double(last.bytes - first.bytes) / (last.time - first.time)
+            }
         }
         let remaining = rate.flatMap { $0 > 0 ? Double(max(0, expected - done)) / $0 : nil }
         return DownloadProgress(bytesDone: done, bytesExpected: max(expected, done), isExact: exact,
