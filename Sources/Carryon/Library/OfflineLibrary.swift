@@ -34,10 +34,11 @@ public final class OfflineLibrary: Sendable {
     }
 
     /// Where the library lives unless told otherwise: `$CARRYON_HOME`, else
-    /// `$XDG_DATA_HOME/carryon`, else `~/.local/share/carryon`.
+    /// `$XDG_DATA_HOME/carryon`, else `~/.local/share/carryon`. A relative `XDG_DATA_HOME` is
+    /// ignored, as the XDG Base Directory specification asks.
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let home = environment["CARRYON_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
             return URL(fileURLWithPath: data).appendingPathComponent("carryon")
         }
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path

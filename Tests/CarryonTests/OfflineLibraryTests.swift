@@ -1,0 +1,49 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Where the library lives when the user does not say: `$CARRYON_HOME`, else the XDG data
+/// folder, else `~/.local/share/carryon`.
+@Suite("Finding the library folder")
+struct OfflineLibraryTests {
+    @Test("CARRYON_HOME is the library folder itself")
+    func carryonHome() {
+        let root = OfflineLibrary.defaultRoot(environment: ["CARRYON_HOME": "/srv/media", "XDG_DATA_HOME": "/x", "HOME": "/home/u"])
+        #expect(root.path == "/srv/media")
+    }
+
+    @Test("without CARRYON_HOME, the library is carryon in XDG_DATA_HOME")
+    func xdgDataHome() {
+        let root = OfflineLibrary.defaultRoot(environment: ["XDG_DATA_HOME": "/home/u/data", "HOME": "/home/u"])
+        #expect(root.path == "/home/u/data/carryon")
+    }
+
+    @Test("without either, the library is ~/.local/share/carryon")
+    func homeFallback() {
+        #expect(OfflineLibrary.defaultRoot(environment: ["HOME": "/home/u"]).path == "/home/u/.local/share/carryon")
+    }
+
+    @Test("empty variables are as if they were not set")
+    func emptyVariables() {
+        let root = OfflineLibrary.defaultRoot(environment: ["CARRYON_HOME": "", "XDG_DATA_HOME": "", "HOME": "/home/u"])
+        #expect(root.path == "/home/u/.local/share/carryon")
+    }
+
+    @Test("a relative XDG_DATA_HOME is ignored, as the XDG Base Directory specification asks")
+    func relativeXDGDataHome() {
+        let root = OfflineLibrary.defaultRoot(environment: ["XDG_DATA_HOME": "data", "HOME": "/home/u"])
+        #expect(root.path == "/home/u/.local/share/carryon")
+    }
+
+    @Test("the library's folders and index are created when it is opened")
+    func opening() async throws {
+        try await withTemporaryDirectory { folder in
+            let root = folder.appendingPathComponent("a/b/library")
+            let library = try OfflineLibrary(root: root)
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("bundles").path))
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("index.sqlite").path))
+            #expect(library.bundleURL(for: "abc").path == root.appendingPathComponent("bundles/abc").path)
+        }
+    }
+}
