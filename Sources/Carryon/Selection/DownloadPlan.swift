@@ -148,7 +148,9 @@ struct DownloadPlan: Sendable {
         let localMain: String
         if let main, let selection {
             localMain = try localMultivariantPlaylist(main.playlist, resolved: main.resolved, selection: selection,
-                                                      keys: Dictionary(uniqueKeysWithValues: zip(inputs.map(\.uri), planned.map(\.record.key))))
+                                                      // An audio-only variant may also be one of its renditions: one URI, two inputs.
+                                                      keys: Dictionary(zip(inputs.map(\.uri), planned.map(\.record.key)),
+                                                                       uniquingKeysWith: { first, _ in first }))
         } else {
             let rendition = planned[0]
             let bytes = resources.reduce(0) { $0 + $1.expectedBytes }
@@ -157,6 +159,12 @@ struct DownloadPlan: Sendable {
         }
         return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
                             duration: planned.map(\.record.duration).max() ?? 0)
+    }
+
+    /// A group of renditions: a `GROUP-ID` within a `TYPE`.
+    struct RenditionGroup: Hashable {
+        var type: MediaType
+        var id: String
     }
 
     struct ResourceKey: Hashable {
@@ -277,16 +285,20 @@ struct DownloadPlan: Sendable {
         var variantIndex = 0
         var keepNextURI = false
         let chosenVariant = resolved.variants.first { $0.uri == selection.variant.uri }
-        let groups: Set<String> = [chosenVariant?.audio, chosenVariant?.video, chosenVariant?.subtitles,
-                                   { if case .group(let g)? = chosenVariant?.closedCaptions { return g } else { return nil } }()]
-            .reduce(into: []) { set, group in if let group { set.insert(group) } }
+        // A GROUP-ID names a group of renditions of one TYPE; groups of two types may share it.
+        var groups: Set<RenditionGroup> = []
+        if let group = chosenVariant?.audio { groups.insert(.init(type: .audio, id: group)) }
+        if let group = chosenVariant?.video { groups.insert(.init(type: .video, id: group)) }
+        if let group = chosenVariant?.subtitles { groups.insert(.init(type: .subtitles, id: group)) }
+        if case .group(let group)? = chosenVariant?.closedCaptions { groups.insert(.init(type: .closedCaptions, id: group)) }
         // Groups that keep at least one rendition in the local playlist.
-        var keptGroups: Set<String> = []
+        var keptGroups: Set<RenditionGroup> = []
         for rendition in resolved.renditions {
+            let group = RenditionGroup(type: rendition.type, id: rendition.groupID)
             if let uri = rendition.uri {
-                if keys[uri] != nil, selection.renditions.contains(where: { $0.uri == uri }) { keptGroups.insert(rendition.groupID) }
-            } else if groups.contains(rendition.groupID) {
-                keptGroups.insert(rendition.groupID)
+                if keys[uri] != nil, selection.renditions.contains(where: { $0.uri == uri }) { keptGroups.insert(group) }
+            } else if groups.contains(group) {
+                keptGroups.insert(group)
             }
         }
         for line in playlist.lines {
@@ -305,9 +317,9 @@ struct DownloadPlan: Sendable {
                 if variant.uri == selection.variant.uri, variant.line == chosenVariant?.line,
                    case .tag(.streamInf(var stream)) = line.content {
                     // A group none of whose renditions was kept must not be referenced.
-                    if let group = variant.audio, !keptGroups.contains(group) { stream.audio = nil }
-                    if let group = variant.video, !keptGroups.contains(group) { stream.video = nil }
-                    if let group = variant.subtitles, !keptGroups.contains(group) { stream.subtitles = nil }
+                    if let group = variant.audio, !keptGroups.contains(.init(type: .audio, id: group)) { stream.audio = nil }
+                    if let group = variant.video, !keptGroups.contains(.init(type: .video, id: group)) { stream.video = nil }
+                    if let group = variant.subtitles, !keptGroups.contains(.init(type: .subtitles, id: group)) { stream.subtitles = nil }
                     if stream != (line.tag.flatMap { if case .streamInf(let s) = $0 { s } else { nil } }) {
                         line.content = .tag(.streamInf(stream))
                     }
@@ -322,7 +334,7 @@ struct DownloadPlan: Sendable {
                     guard let key = keys[uri], selection.renditions.contains(where: { $0.uri == uri }) else { continue }
                     tag.uri = "\(key)/index.m3u8"
                     line.content = .tag(.media(tag))
-                } else if !groups.contains(rendition.groupID) {
+                } else if !groups.contains(.init(type: rendition.type, id: rendition.groupID)) {
                     continue
                 }
             case .tag(.define(let define)):
