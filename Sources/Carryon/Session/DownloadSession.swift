@@ -145,7 +145,8 @@ public actor DownloadSession {
 
     /// Every task the library knows, oldest first.
     public func tasks() async throws(CarryonError) -> [DownloadTask] {
-        let ids = try await read { db in try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY createdAt, id") }
+        // createdAt has millisecond precision; rowid orders tasks made within one millisecond.
+        let ids = try await read { db in try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY createdAt, rowid") }
         return ids.map { DownloadTask(id: $0, session: self) }
     }
 
@@ -157,7 +158,8 @@ public actor DownloadSession {
     /// Resolves a full id or a unique prefix.
     func resolveID(_ text: String) async throws(CarryonError) -> String {
         let matches = try await read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE id = ? OR id LIKE ? ORDER BY id", arguments: [text, text + "%"])
+            // instr, not LIKE: `%` and `_` in what the user typed are not patterns.
+            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE instr(lower(id), lower(?)) = 1 ORDER BY id", arguments: [text])
         }
         if matches.contains(text) { return text }
         guard !matches.isEmpty, !text.isEmpty else {

@@ -1,0 +1,442 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import HLS
+import Testing
+
+/// What a ``DownloadSession`` does without touching the network: tasks kept in the library
+/// across sessions, ids, cancel and delete, and streams refused before any media is fetched.
+/// Each test has its own library in a temporary folder and writes its streams there.
+@Suite("A download session without the network")
+struct DownloadSessionTests {
+    /// One attempt per request: anything that tried the network would fail at once.
+    static let configuration = DownloadSession.Configuration(retry: RetryPolicy(maximumAttempts: 1))
+
+    /// Opens a library in a fresh folder and a session over it, shut down afterwards.
+    func withSession(_ body: (DownloadSession, URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            try await withSession(library) { session in try await body(session, folder) }
+        }
+    }
+
+    func withSession(_ library: OfflineLibrary, _ body: (DownloadSession) async throws -> Void) async throws {
+        let session = try await DownloadSession(library: library, configuration: Self.configuration)
+        do {
+            try await body(session)
+        } catch {
+            await session.shutdown()
+            throw error
+        }
+        await session.shutdown()
+    }
+
+    static let vod = """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:4
+        #EXTINF:4,
+        s1.ts
+        #EXT-X-ENDLIST
+
+        """
+
+    /// Runs `task` until it stops, and returns the state it stopped in with the errors the
+    /// session reported for it and whether it got as far as choosing and planning media.
+    func run(_ task: DownloadTask, in session: DownloadSession) async throws
+        -> (state: DownloadState, errors: [CarryonError], planned: Bool) {
+        let events = await session.events()
+        try await task.resume()
+        let state = await task.waitUntilFinished()
+        await session.shutdown()   // ends the event stream
+        var errors: [CarryonError] = []
+        var planned = false
+        for await event in events where event.taskID == task.id {
+            switch event {
+            case .failed(_, let error): errors.append(error)
+            case .mediaSelectionResolved, .willDownload, .progress: planned = true
+            default: break
+            }
+        }
+        return (state, errors, planned)
+    }
+
+    // MARK: Tasks
+
+    @Test("a task made by the session waits, suspended, until it is resumed")
+    func newTaskIsSuspended() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write(Self.vod, to: "show/main.m3u8")
+            let task = try await session.makeTask(url: playlist.path)
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.state == .suspended)
+            #expect(snapshot.name == "show")
+            #expect(snapshot.url == playlist.absoluteString)
+            #expect(snapshot.playlist == nil)
+            #expect(snapshot.progress.resourcesTotal == 0)
+            #expect(await task.waitUntilFinished() == .suspended)
+            #expect(!FileManager.default.fileExists(atPath: snapshot.bundlePath))
+        }
+    }
+
+    @Test("a session opened later on the same library lists the tasks of an earlier one, oldest first, as they were")
+    func tasksOutliveTheSession() async throws {
+        try await withTemporaryDirectory { folder in
+            let root = folder.appendingPathComponent("library")
+            var made: [String] = []
+            try await withSession(try OfflineLibrary(root: root)) { session in
+                for name in ["first", "second", "third"] {
+                    made.append(try await session.makeTask(url: "https://cdn.example/\(name)/main.m3u8", name: name).id)
+                }
+                try await session.task(id: made[2]).cancel()
+            }
+            try await withSession(try OfflineLibrary(root: root)) { session in
+                let tasks = try await session.tasks()
+                #expect(tasks.map(\.id) == made)
+                var snapshots: [AssetSnapshot] = []
+                for task in tasks { snapshots.append(try await task.snapshot()) }
+                #expect(snapshots.map(\.name) == ["first", "second", "third"])
+                #expect(snapshots.map(\.state) == [.suspended, .suspended, .cancelled])
+                #expect(snapshots[0].url == "https://cdn.example/first/main.m3u8")
+            }
+        }
+    }
+
+    @Test("tasks are listed in the order they were made, however quickly they were made")
+    func tasksInCreationOrder() async throws {
+        try await withSession { session, _ in
+            var made: [String] = []
+            for _ in 0..<100 { made.append(try await session.makeTask(url: "https://cdn.example/main.m3u8").id) }
+            #expect(try await session.tasks().map(\.id) == made)
+        }
+    }
+
+    @Test("a task recorded as running or waiting by a process that died comes back suspended")
+    func crashedTasksComeBackSuspended() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            var ids: [String] = []
+            try await withSession(library) { session in
+                for _ in 0..<3 { ids.append(try await session.makeTask(url: "https://cdn.example/main.m3u8").id) }
+            }
+            // What a process killed mid-download leaves in the index.
+            try await library.database.write { [ids] db in
+                try db.execute(sql: "UPDATE asset SET state = 'running' WHERE id = ?", arguments: [ids[0]])
+                try db.execute(sql: "UPDATE asset SET state = 'waiting' WHERE id = ?", arguments: [ids[1]])
+                try db.execute(sql: "UPDATE asset SET state = 'failed' WHERE id = ?", arguments: [ids[2]])
+            }
+            try await withSession(library) { session in
+                var states: [DownloadState] = []
+                for id in ids { states.append(try await session.task(id: id).snapshot().state) }
+                #expect(states == [.suspended, .suspended, .failed])
+                // Recorded, not only known to this session.
+                var stored: [String] = []
+                for id in ids {
+                    stored.append(try await library.database.read { db in
+                        try String.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) ?? "-"
+                    })
+                }
+                #expect(stored == ["suspended", "suspended", "failed"])
+            }
+        }
+    }
+
+    // MARK: Ids
+
+    @Test("a task is found by its whole id or by a prefix no other id shares")
+    func idPrefix() async throws {
+        try await withSession { session, _ in
+            let first = try await session.makeTask(url: "https://cdn.example/a/main.m3u8")
+            let second = try await session.makeTask(url: "https://cdn.example/b/main.m3u8")
+            #expect(try await session.task(id: first.id).id == first.id)
+            #expect(try await session.task(id: String(first.id.prefix(8))).id == first.id)
+            #expect(try await session.task(id: String(second.id.prefix(8))).id == second.id)
+        }
+    }
+
+    @Test("a prefix several ids share is refused as unknown, naming them")
+    func ambiguousPrefix() async throws {
+        try await withSession { session, _ in
+            // Ids are random; among 33 tasks, two start with the same character.
+            var ids: [String] = []
+            var shared: Character?
+            while shared == nil {
+                let id = try await session.makeTask(url: "https://cdn.example/main.m3u8").id
+                if ids.contains(where: { $0.first == id.first }) { shared = id.first }
+                ids.append(id)
+            }
+            let prefix = String(try #require(shared))
+            let error = await #expect(throws: CarryonError.self) { try await session.task(id: prefix) }
+            #expect(error?.code == .unknownAsset)
+            #expect(error?.message.contains("several ids") == true)
+            for id in ids where id.hasPrefix(prefix) { #expect(error?.message.contains(id) == true) }
+        }
+    }
+
+    @Test("an id no task has is refused as unknown", arguments: ["", "0000000000000", "%", "_", "%%", "_%"])
+    func unknownID(text: String) async throws {
+        try await withSession { session, _ in
+            let task = try await session.makeTask(url: "https://cdn.example/main.m3u8")
+            let error = await #expect(throws: CarryonError.self) { try await session.task(id: text) }
+            #expect(error?.code == .unknownAsset)
+            let deleteError = await #expect(throws: CarryonError.self) { try await session.delete(text) }
+            #expect(deleteError?.code == .unknownAsset)
+            #expect(try await session.tasks().map(\.id) == [task.id])
+        }
+    }
+
+    @Test("LIKE wildcards in an id are characters, not patterns")
+    func wildcardsAreLiteral() async throws {
+        try await withSession { session, _ in
+            let task = try await session.makeTask(url: "https://cdn.example/main.m3u8")
+            for text in ["_" + task.id.dropFirst(), String(task.id.prefix(3)) + "%", String(task.id.dropLast()) + "_"] {
+                let error = await #expect(throws: CarryonError.self, "\(text)") { try await session.task(id: text) }
+                #expect(error?.code == .unknownAsset)
+            }
+        }
+    }
+
+    // MARK: Cancel and delete
+
+    @Test("cancelling a task removes its bundle and keeps it listed as cancelled")
+    func cancelRemovesBundle() async throws {
+        try await withSession { session, folder in
+            let task = try await session.makeTask(url: try folder.write(Self.vod, to: "main.m3u8").path)
+            let bundle = session.library.bundleURL(for: task.id)
+            try bundle.write(bytes: [1, 2, 3], to: "media/00001.ts.part")   // what a suspended download leaves
+            try await task.cancel()
+            #expect(!FileManager.default.fileExists(atPath: bundle.path))
+            #expect(try await task.snapshot().state == .cancelled)
+            #expect(await task.waitUntilFinished() == .cancelled)
+            #expect(try await session.tasks().map(\.id) == [task.id])
+        }
+    }
+
+    @Test("a cancelled task cannot be resumed")
+    func cancelledCannotResume() async throws {
+        try await withSession { session, _ in
+            let task = try await session.makeTask(url: "https://cdn.example/main.m3u8")
+            try await task.cancel()
+            let error = await #expect(throws: CarryonError.self) { try await task.resume() }
+            #expect(error?.code == .invalidState)
+            #expect(try await task.snapshot().state == .cancelled)
+        }
+    }
+
+    @Test("deleting an asset removes its bundle and its record")
+    func deleteRemovesAsset() async throws {
+        try await withSession { session, _ in
+            let kept = try await session.makeTask(url: "https://cdn.example/a/main.m3u8")
+            let task = try await session.makeTask(url: "https://cdn.example/b/main.m3u8")
+            let bundle = session.library.bundleURL(for: task.id)
+            try bundle.write("{}", to: "manifest.json")
+            try await session.delete(String(task.id.prefix(8)))
+            #expect(!FileManager.default.fileExists(atPath: bundle.path))
+            #expect(try await session.tasks().map(\.id) == [kept.id])
+            let error = await #expect(throws: CarryonError.self) { try await task.snapshot() }
+            #expect(error?.code == .unknownAsset)
+            #expect(await task.waitUntilFinished() == .cancelled)
+        }
+    }
+
+    // MARK: Refused before any media is fetched
+
+    @Test("a live playlist (no EXT-X-ENDLIST) fails as unsupported before any media is fetched")
+    func livePlaylist() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("""
+                #EXTM3U
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-MEDIA-SEQUENCE:100
+                #EXTINF:4,
+                s100.ts
+                #EXTINF:4,
+                s101.ts
+
+                """, to: "live/index.m3u8")
+            try folder.write(bytes: Self.bytes(1_000), to: "live/s100.ts")
+            try folder.write(bytes: Self.bytes(1_000), to: "live/s101.ts")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, planned) = try await run(task, in: session)
+            #expect(state == .failed)
+            #expect(errors.map(\.code) == [.unsupported])
+            #expect(errors.first?.message.contains("live playlist") == true)
+            #expect(!planned)
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.error?.contains("no EXT-X-ENDLIST") == true)
+            #expect(snapshot.playlist == nil && snapshot.progress.resourcesTotal == 0)
+            #expect(try Self.mediaFiles(in: snapshot.bundlePath) == [])
+        }
+    }
+
+    @Test("an encrypted playlist (EXT-X-KEY AES-128) fails as unsupported before its key or media is fetched")
+    func encryptedPlaylist() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("""
+                #EXTM3U
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXT-X-KEY:METHOD=AES-128,URI="key.bin"
+                #EXTINF:4,
+                s1.ts
+                #EXT-X-ENDLIST
+
+                """, to: "vod/index.m3u8")
+            try folder.write(bytes: Self.bytes(16), to: "vod/key.bin")
+            try folder.write(bytes: Self.bytes(1_000), to: "vod/s1.ts")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, planned) = try await run(task, in: session)
+            #expect(state == .failed)
+            #expect(errors.map(\.code) == [.unsupported])
+            #expect(errors.first?.message.contains("METHOD=AES-128") == true)
+            #expect(!planned)
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.playlist == nil && snapshot.progress.resourcesTotal == 0)
+            #expect(try Self.mediaFiles(in: snapshot.bundlePath) == [])
+        }
+    }
+
+    @Test("an encrypted rendition of a multivariant stream fails the task as unsupported before any media is fetched")
+    func encryptedRendition() async throws {
+        try await withSession { session, folder in
+            try folder.write(Self.vod, to: "stream/v/index.m3u8")
+            try folder.write(bytes: Self.bytes(1_000), to: "stream/v/s1.ts")
+            try folder.write(bytes: Self.bytes(100), to: "stream/a/init.mp4")
+            try folder.write(bytes: Self.bytes(1_000), to: "stream/a/s1.m4s")
+            try folder.write("""
+                #EXTM3U
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-MAP:URI="init.mp4"
+                #EXT-X-KEY:METHOD=SAMPLE-AES,URI="skd://key",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"
+                #EXTINF:4,
+                s1.m4s
+                #EXT-X-ENDLIST
+
+                """, to: "stream/a/en.m3u8")
+            let main = try folder.write("""
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="a/en.m3u8"
+                #EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="aud"
+                v/index.m3u8
+
+                """, to: "stream/main.m3u8")
+            let task = try await session.makeTask(url: main.path, options: DownloadOptions(preferredLanguages: ["en"]))
+            let (state, errors, planned) = try await run(task, in: session)
+            #expect(state == .failed)
+            #expect(errors.map(\.code) == [.unsupported])
+            #expect(errors.first?.message.contains("a/en.m3u8") == true)
+            #expect(!planned)
+            #expect(try Self.mediaFiles(in: session.library.bundleURL(for: task.id).path) == [])
+        }
+    }
+
+    // MARK: Streams read from disk
+
+    static let fmp4 = """
+        #EXTM3U
+        #EXT-X-VERSION:7
+        #EXT-X-TARGETDURATION:4
+        #EXT-X-PLAYLIST-TYPE:VOD
+        #EXT-X-MAP:URI="init.mp4"
+        #EXTINF:4,
+        s1.m4s
+        #EXTINF:3.5,
+        s2.m4s
+        #EXT-X-ENDLIST
+
+        """
+
+    @Test("a media playlist read from disk copies its local segments into a complete bundle")
+    func streamFromDisk() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write(Self.fmp4, to: "stream/index.m3u8")
+            let sources = ["init.mp4": Self.bytes(100, seed: 1), "s1.m4s": Self.bytes(5_000, seed: 2), "s2.m4s": Self.bytes(3_000, seed: 3)]
+            for (name, bytes) in sources { try folder.write(bytes: bytes, to: "stream/\(name)") }
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, _) = try await run(task, in: session)
+            #expect(state == .completed)
+            #expect(errors.isEmpty)
+
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.progress.resourcesDone == 3 && snapshot.progress.resourcesTotal == 3)
+            #expect(snapshot.progress.bytesDone == 8_100 && snapshot.progress.bytesExpected == 8_100 && snapshot.progress.isExact)
+            #expect(snapshot.duration == 7.5)
+            let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+            #expect(try Data(contentsOf: bundle.appendingPathComponent("media/init1.mp4")) == Data(sources["init.mp4"]!))
+            #expect(try Data(contentsOf: bundle.appendingPathComponent("media/00001.m4s")) == Data(sources["s1.m4s"]!))
+            #expect(try Data(contentsOf: bundle.appendingPathComponent("media/00002.m4s")) == Data(sources["s2.m4s"]!))
+            #expect(try Self.mediaFiles(in: bundle.path).filter { $0.hasSuffix(".part") || $0.hasSuffix(".tmp") } == [])
+
+            // The bundle plays from its own files.
+            let main = try MultivariantPlaylist(parsing: String(contentsOf: bundle.appendingPathComponent("main.m3u8"), encoding: .utf8),
+                                                url: bundle.appendingPathComponent("main.m3u8").absoluteString)
+            let variant = try #require(main.variants.first)
+            let mediaURL = try #require(URL(string: variant.uri))
+            let media = try MediaPlaylist(parsing: String(contentsOf: mediaURL, encoding: .utf8), url: mediaURL.absoluteString)
+            for uri in media.segments.map(\.uri) + media.segments.compactMap(\.initSection?.uri) {
+                let file = try #require(URL(string: uri))
+                #expect(FileManager.default.fileExists(atPath: file.path), "\(uri)")
+            }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let manifest = try decoder.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+            #expect(manifest.state == .completed)
+            #expect(manifest.files.map(\.bytes).reduce(0, +) == 8_100)
+        }
+    }
+
+    @Test("byte ranges of a file on disk land at their offsets in one local file")
+    func byteRangesFromDisk() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("""
+                #EXTM3U
+                #EXT-X-VERSION:4
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-BYTERANGE:1000@0
+                #EXTINF:4,
+                all.ts
+                #EXT-X-BYTERANGE:1000@2000
+                #EXTINF:4,
+                all.ts
+                #EXT-X-ENDLIST
+
+                """, to: "ranges/index.m3u8")
+            let source = Self.bytes(3_500, seed: 5)
+            try folder.write(bytes: source, to: "ranges/all.ts")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, _) = try await run(task, in: session)
+            #expect(state == .completed)
+            #expect(errors.isEmpty)
+            let local = try [UInt8](Data(contentsOf: session.library.bundleURL(for: task.id).appendingPathComponent("media/file1.ts")))
+            #expect(local.count == 3_000)
+            #expect(local[0..<1_000] == source[0..<1_000])
+            #expect(local[2_000..<3_000] == source[2_000..<3_000])
+        }
+    }
+
+    @Test("a segment missing from disk fails the task with a file error naming it, keeping what was copied")
+    func missingLocalSegment() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write(Self.fmp4, to: "stream/index.m3u8")
+            try folder.write(bytes: Self.bytes(100), to: "stream/init.mp4")
+            try folder.write(bytes: Self.bytes(5_000), to: "stream/s1.m4s")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, _) = try await run(task, in: session)
+            #expect(state == .failed)
+            #expect(errors.map(\.code) == [.file])
+            #expect(errors.first?.message.contains("s2.m4s") == true)
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.progress.resourcesDone == 2 && snapshot.progress.resourcesTotal == 3)
+        }
+    }
+
+    /// `count` bytes of a pattern that differs with `seed`.
+    static func bytes(_ count: Int, seed: Int = 0) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed &* 17 &+ $0 / 251) }
+    }
+
+    /// The files in a bundle other than its lock: nothing was planned or fetched if empty.
+    static func mediaFiles(in bundle: String) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: bundle) else { return [] }
+        return try FileManager.default.subpathsOfDirectory(atPath: bundle).filter { $0 != ".lock" }.sorted()
+    }
+}
