@@ -475,16 +475,19 @@ public actor DownloadSession {
                            arguments: [bytes, validators.etag, validators.lastModified, resource.id])
         }
         trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
-        if resource.kind == .segment, let tracker = trackers[resource.assetId] {
-            let snapshot = tracker.snapshot(at: Self.now())
+        if resource.kind == .segment, trackers[resource.assetId] != nil {
             let duration = try await read { db in
                 try Double.fetchOne(db, sql: "SELECT duration FROM rendition WHERE assetId = ? AND key = ?",
                                     arguments: [resource.assetId, resource.renditionKey]) ?? 0
             }
-            emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
-                                  range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
-                                  loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
-                                  expected: .init(start: 0, end: duration)))
+            // The snapshot is taken after the await, so that it includes every segment finished
+            // meanwhile: the last event carries the latest ranges.
+            if let snapshot = trackers[resource.assetId]?.snapshot(at: Self.now()) {
+                emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
+                                      range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
+                                      loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
+                                      expected: .init(start: 0, end: duration)))
+            }
         }
         if resource.rangeOffset != nil {
             let siblings = try await read { db in
