@@ -154,3 +154,23 @@ struct DownloadCommandTests {
         }
     }
 }
+
+@Suite("Request headers")
+struct RequestHeaderTests {
+    @Test("--header goes with every request of the task: playlists and media, and again on resume")
+    func headers() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let result = try await runCarryon(["download", origin.baseURL + "/fmp4/main.m3u8", "--library", folder.path,
+                                                   "--header", "Authorization: Bearer s3cret", "--header", "Cookie: session=abc"])
+                #expect(result.status == 0, "\(result.standardError)")
+                let requests = await origin.requests()
+                #expect(requests.count > 5)
+                for request in requests {
+                    #expect(request.headers["authorization"] == "Bearer s3cret", "\(request.path)")
+                    #expect(request.headers["cookie"] == "session=abc", "\(request.path)")
+                }
+            }
+        }
+    }
+}

@@ -36,7 +36,11 @@ struct ConditionedResponder: HTTPResponder {
         let draw = faults.next()
         let record = log.begin(OriginRequest(
             sequence: draw.sequence, method: request.method.rawValue, path: request.uri.path,
-            range: request.headers[.range], status: 0))
+            range: request.headers[.range], status: 0,
+            headers: request.headers.reduce(into: [:]) { fields, field in
+                let name = field.name.canonicalName
+                fields[name] = fields[name].map { $0 + ", " + field.value } ?? field.value
+            }))
         do {
             // A sleep on the clock suspends this request's task only: other connections carry on.
             if profile.latency > .zero { try await Task.sleep(until: arrival + profile.latency, clock: clock) }

@@ -22,11 +22,15 @@ public struct OriginRequest: Sendable, Hashable {
     public var bytesSent: Int
     /// The fault injected into this response, if any.
     public var fault: LinkFault?
+    /// The request's headers, names lower-cased (several values of one name joined by `, `):
+    /// to check what a client sends, such as its authorization or cookies.
+    public var headers: [String: String]
 
     public init(
         sequence: Int, method: String, path: String, range: String? = nil, status: Int,
-        contentLength: Int? = nil, bytesSent: Int = 0, fault: LinkFault? = nil
+        contentLength: Int? = nil, bytesSent: Int = 0, fault: LinkFault? = nil, headers: [String: String] = [:]
     ) {
+        self.headers = headers
         self.sequence = sequence
         self.method = method
         self.path = path
