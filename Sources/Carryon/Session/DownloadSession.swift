@@ -45,7 +45,7 @@ public actor DownloadSession {
         /// The largest playlist accepted.
         public var maximumPlaylistBytes: Int
 
-        public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 6,
+        public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 8,
                     maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
                     requestTimeout: Duration = .seconds(60), maximumPlaylistBytes: Int = 64 << 20) {
             self.maximumConcurrentTasks = maximumConcurrentTasks
