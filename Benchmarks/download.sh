@@ -1,0 +1,366 @@
+#!/usr/bin/env bash
+# The download benchmark: `carryon download` (release build) against yt-dlp, ffmpeg and aria2c,
+# all fetching the same 3-rendition HLS asset from `carryon origin` on loopback.
+#
+#     Benchmarks/download.sh [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--keep DIR]
+#
+#   --minutes N     length of the generated asset (default 20; at least 20 for the targets)
+#   --runs N        run every tool N times per link; the table shows medians (default 3)
+#   --long "A B"    memory check: also download playlists A, B... times as long as the asset
+#                   (the same segment files referenced again with unique query strings), Carryon
+#                   only, unthrottled (default "3 9": 60 and 180 minutes); "" skips it
+#   --latency MS    the throttled link's latency (default 40)
+#   --cap KBPS      the throttled link's cap per connection in kbit/s (default 20000 = 2.5 MB/s)
+#   --keep DIR      keep the downloads and logs in DIR (default: a temporary folder, removed)
+#
+# Environment: CARRYON_BENCH_MEDIA, the folder where the generated media is cached (default
+# .build/bench-media). The media is made once with ffmpeg and reused.
+#
+# Targets (from the issue): Carryon at least 2x as fast as yt-dlp and ffmpeg (wall time), within
+# 10 % of aria2c (Carryon wall <= 1.1 x aria2c wall), peak memory under 64 MiB whatever the
+# asset's length. A missed target prints MISSED; the exit status is non-zero only on errors.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+minutes=20
+runs=3
+long_factors="3 9"
+latency=40
+cap=20000
+keep=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --minutes) minutes="${2:?--minutes needs a value}"; shift ;;
+        --runs) runs="${2:?--runs needs a value}"; shift ;;
+        --long) long_factors="${2?--long needs a value}"; shift ;;
+        --latency) latency="${2:?--latency needs a value}"; shift ;;
+        --cap) cap="${2:?--cap needs a value}"; shift ;;
+        --keep) keep="${2:?--keep needs a directory}"; shift ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "download.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+media_root="${CARRYON_BENCH_MEDIA:-$root/.build/bench-media}"
+asset="$media_root/hls-${minutes}min"
+python="${PYTHON:-python3}"
+command -v "$python" >/dev/null || { echo "download.sh: $python not found" >&2; exit 1; }
+
+# ---------------------------------------------------------------------------------------------
+echo "== tools"
+apt_updated=0
+apt_install() {  # apt_install PACKAGE: Debian packages, updating the lists once
+    if [[ $apt_updated == 0 ]]; then apt-get update -qq; apt_updated=1; fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+}
+[[ -x /usr/bin/time ]] || { echo "   installing time (apt)"; apt_install time; }
+command -v ffmpeg >/dev/null || { echo "   installing ffmpeg (apt)"; apt_install ffmpeg; }
+command -v aria2c >/dev/null || { echo "   installing aria2 (apt)"; apt_install aria2; }
+if ! command -v yt-dlp >/dev/null; then
+    echo "   installing yt-dlp (pip)"
+    "$python" -m pip install --quiet yt-dlp
+    hash -r
+fi
+printf '   %s\n' "$(yt-dlp --version | sed 's/^/yt-dlp /')" "$(ffmpeg -version | head -n 1 | cut -d' ' -f1-3)" \
+    "$(aria2c --version | head -n 1)"
+
+# ---------------------------------------------------------------------------------------------
+# The asset: one video variant (320x180 H.264 at a constant 2 Mbit/s, padded by x264's CBR
+# filler so the segments are as large as a real 2 Mbit/s stream's) with an AUDIO group of two
+# renditions (AAC 128 kbit/s, English 440 Hz and German 660 Hz), 6 s MPEG-TS segments. Exactly
+# one variant, so every tool downloads the same three media playlists.
+if [[ ! -f "$asset/.complete" ]]; then
+    echo "== generating a ${minutes}-minute asset in $asset (once; a few minutes)"
+    rm -rf "$asset"
+    mkdir -p "$asset"
+    seconds=$((minutes * 60))
+    ffmpeg -hide_banner -loglevel error -nostdin -y \
+        -f lavfi -i "testsrc2=size=320x180:rate=25:duration=$seconds" \
+        -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$seconds" \
+        -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=$seconds" \
+        -map 0:v -map 1:a -map 2:a \
+        -c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 150 -keyint_min 150 -sc_threshold 0 \
+        -b:v 2000k -minrate 2000k -maxrate 2000k -bufsize 2000k -x264-params nal-hrd=cbr \
+        -c:a aac -b:a 128k -ac 2 \
+        -f hls -hls_time 6 -hls_playlist_type vod -hls_list_size 0 -hls_segment_type mpegts \
+        -master_pl_name main.m3u8 \
+        -var_stream_map "v:0,agroup:aud,name:video a:0,agroup:aud,language:en,name:audio_en,default:yes a:1,agroup:aud,language:de,name:audio_de" \
+        -hls_segment_filename "$asset/%v/seg%04d.ts" "$asset/%v/index.m3u8"
+    # Readable rendition names, and AUTOSELECT as a packager would write it.
+    sed -i -e 's/NAME="audio_1"/NAME="English"/' -e 's/NAME="audio_2"/NAME="Deutsch"/' \
+        -e 's/,URI="/,AUTOSELECT=YES,CHANNELS="2",URI="/' "$asset/main.m3u8"
+    touch "$asset/.complete"
+fi
+
+# Long playlists for the memory check: the asset's segments listed FACTOR times over, each
+# repetition with its own query string (so each is a distinct resource to every downloader),
+# and a multivariant playlist long-FACTOR.m3u8 over them. Cheap to write, so written each run.
+"$python" - "$asset" $long_factors <<'PY'
+import os, sys
+asset, factors = sys.argv[1], [int(f) for f in sys.argv[2:]]
+main = open(os.path.join(asset, "main.m3u8")).read()
+for factor in factors:
+    for rendition in ("video", "audio_en", "audio_de"):
+        lines = open(os.path.join(asset, rendition, "index.m3u8")).read().splitlines()
+        head = [l for l in lines if l.startswith("#EXT") and not l.startswith(("#EXTINF", "#EXT-X-ENDLIST"))]
+        body = []
+        pending = None
+        pairs = []
+        for line in lines:
+            if line.startswith("#EXTINF"):
+                pending = line
+            elif line and not line.startswith("#") and pending:
+                pairs.append((pending, line))
+                pending = None
+        for repeat in range(factor):
+            for extinf, uri in pairs:
+                body += [extinf, "%s?r=%d" % (uri, repeat)]
+        with open(os.path.join(asset, rendition, "long-%d.m3u8" % factor), "w") as f:
+            f.write("\n".join(head + body + ["#EXT-X-ENDLIST"]) + "\n")
+    with open(os.path.join(asset, "long-%d.m3u8" % factor), "w") as f:
+        f.write(main.replace("/index.m3u8", "/long-%d.m3u8" % factor))
+PY
+
+# What a complete download is: every segment of the three media playlists.
+read -r segments expected_bytes duration < <("$python" - "$asset" <<'PY'
+import os, sys
+asset = sys.argv[1]
+count = total = 0
+duration = 0.0
+for rendition in ("video", "audio_en", "audio_de"):
+    for line in open(os.path.join(asset, rendition, "index.m3u8")):
+        line = line.strip()
+        if line.startswith("#EXTINF") and rendition == "video":
+            duration += float(line[8:].split(",")[0])
+        elif line and not line.startswith("#"):
+            count += 1
+            total += os.path.getsize(os.path.join(asset, rendition, line))
+print(count, total, duration)
+PY
+)
+printf '   asset: %s, %s s, 3 renditions, %d segments, %d bytes (%.1f MiB)\n' "$asset" "$duration" "$segments" \
+    "$expected_bytes" "$(awk -v b="$expected_bytes" 'BEGIN { print b / 1048576 }')"
+cat "$asset"/*/*.ts > /dev/null  # into the page cache, so no tool pays for the first read
+
+# ---------------------------------------------------------------------------------------------
+echo "== building carryon (release)"
+(cd "$root" && swift build -c release --product carryon 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'|CMakeLists.txt" | tail -n 2)
+carryon="$(cd "$root" && swift build -c release --product carryon --show-bin-path)/carryon"
+
+if [[ -n "$keep" ]]; then
+    mkdir -p "$keep"
+    work="$(cd "$keep" && pwd)"
+else
+    work="$(mktemp -d "${TMPDIR:-/tmp}/carryon-dlbench.XXXXXX")"
+fi
+origin_pid=""
+cleanup() {
+    if [[ -n "$origin_pid" ]]; then kill "$origin_pid" 2>/dev/null || true; wait "$origin_pid" 2>/dev/null || true; fi
+    if [[ -z "$keep" ]]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+results="$work/results.tsv"
+: > "$results"
+
+start_origin() {  # start_origin ARGS...: serves the asset; sets origin_pid and base
+    "$carryon" origin "$asset" "$@" > "$work/origin.log" 2>&1 &
+    origin_pid=$!
+    base=""
+    for _ in $(seq 100); do
+        base="$(head -n 1 "$work/origin.log" 2>/dev/null || true)"
+        [[ "$base" == http://127.0.0.1:* ]] && break
+        kill -0 "$origin_pid" 2>/dev/null || { cat "$work/origin.log" >&2; echo "download.sh: the origin did not start" >&2; exit 1; }
+        sleep 0.1
+    done
+    [[ "$base" == http://127.0.0.1:* ]] || { echo "download.sh: no base URL from the origin" >&2; exit 1; }
+    echo "   origin $base ($(sed -n 2p "$work/origin.log"))"
+}
+
+origin_ticks() {  # CPU time (user + system, in clock ticks) the origin has used so far
+    awk '{ print $14 + $15 }' "/proc/$origin_pid/stat"
+}
+
+stop_origin() {
+    kill "$origin_pid" 2>/dev/null || true
+    wait "$origin_pid" 2>/dev/null || true
+    origin_pid=""
+}
+
+# measure LINK TOOL OUT CMD...: runs CMD under /usr/bin/time -v with OUT as a fresh output
+# folder, then checks what landed there and appends a row to results.tsv.
+measure() {
+    local link="$1" tool="$2" out="$3"; shift 3
+    rm -rf "$out"; mkdir -p "$out"
+    local timing="$work/$link-$tool.time" log="$work/$link-$tool.log"
+    local origin_before origin_after
+    origin_before=$(origin_ticks)
+    if ! /usr/bin/time -v -o "$timing" "$@" > "$log" 2>&1; then
+        echo "download.sh: $tool failed on the $link link:" >&2
+        tail -n 20 "$log" >&2
+        exit 1
+    fi
+    origin_after=$(origin_ticks)
+    local bytes check
+    case "$tool" in
+        ffmpeg) # remuxed, so not byte-identical: check every output's duration and size instead
+            bytes=$(find "$out" -type f -name '*.ts' -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }')
+            check="ok"
+            for file in video en de; do
+                local seconds
+                seconds=$(ffprobe -v error -show_entries format=duration -of csv=p=0 "$out/$file.ts" 2>/dev/null || echo 0)
+                if ! awk -v s="$seconds" -v d="$duration" 'BEGIN { exit !(s >= d - 6.5) }'; then
+                    check="$file.ts is ${seconds}s, not ${duration}s"
+                fi
+            done
+            if ! awk -v b="$bytes" -v e="$expected_bytes" 'BEGIN { exit !(b >= 0.9 * e && b <= 1.1 * e) }'; then
+                check="$bytes bytes, expected about $expected_bytes"
+            fi ;;
+        *)
+            bytes=$(find "$out" -type f -name "${MEASURE_GLOB:-*}" -printf '%s\n' | awk '{ s += $1 } END { printf "%.0f\n", s }')
+            if [[ "$bytes" == "${MEASURE_EXPECTED:-$expected_bytes}" ]]; then check="ok"; else check="$bytes bytes, expected ${MEASURE_EXPECTED:-$expected_bytes}"; fi ;;
+    esac
+    if [[ "$check" != "ok" ]]; then
+        echo "download.sh: $tool on the $link link did not download everything: $check" >&2
+        tail -n 20 "$log" >&2
+        exit 1
+    fi
+    "$python" - "$timing" "$link" "$tool" "$bytes" "$(( origin_after - origin_before ))" "$(getconf CLK_TCK)" >> "$results" <<'PY'
+import sys
+timing, link, tool, bytes_, ticks, hz = sys.argv[1:]
+fields = {}
+for line in open(timing):
+    if ":" in line:
+        key, _, value = line.strip().rpartition(": ")
+        fields[key] = value
+def clock(text):  # h:mm:ss or m:ss.ss
+    seconds = 0.0
+    for part in text.split(":"):
+        seconds = seconds * 60 + float(part)
+    return seconds
+wall = clock(fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"])
+cpu = float(fields["User time (seconds)"]) + float(fields["System time (seconds)"])
+rss = int(fields["Maximum resident set size (kbytes)"]) / 1024
+print("\t".join([link, tool, "%.2f" % wall, "%.2f" % cpu, "%.1f" % rss, bytes_, "%.2f" % (int(ticks) / int(hz))]))
+PY
+    tail -n 1 "$results" | awk -F'\t' '{ printf "   %-11s %-8s wall %7.2f s  cpu %7.2f s  rss %6.1f MiB  %s bytes  (origin cpu %.2f s)\n", $1, $2, $3, $4, $5, $6, $7 }'
+}
+
+run_link() {  # run_link NAME ORIGIN-ARGS...
+    local link="$1"; shift
+    echo "== link: $link (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
+    start_origin "$@"
+    local urls="$work/$link-aria2.txt"
+    "$python" - "$asset" "$base" "$work/out/aria2c" > "$urls" <<'PY'
+import os, sys
+asset, base, out = sys.argv[1:]
+for rendition in ("video", "audio_en", "audio_de"):
+    for line in open(os.path.join(asset, rendition, "index.m3u8")):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            print("%s/%s/%s\n  dir=%s/%s\n  out=%s" % (base, rendition, line, out, rendition, line))
+PY
+    local v="$base/video/index.m3u8" en="$base/audio_en/index.m3u8" de="$base/audio_de/index.m3u8"
+    local run
+    for run in $(seq "$runs"); do
+        MEASURE_GLOB='*.ts' measure "$link" carryon "$work/out/carryon" \
+            "$carryon" download "$base/main.m3u8" --library "$work/out/carryon" --audio all --subtitles none --json
+        measure "$link" yt-dlp "$work/out/yt-dlp" \
+            yt-dlp --ignore-config --no-cache-dir --no-progress --no-warnings -N 8 --hls-prefer-native --fixup never \
+            -o "$work/out/yt-dlp/%(autonumber)s.%(ext)s" "$v" "$en" "$de"
+        measure "$link" ffmpeg "$work/out/ffmpeg" \
+            ffmpeg -hide_banner -loglevel error -nostdin -y -i "$v" -i "$en" -i "$de" \
+            -map 0 -c copy -f mpegts "$work/out/ffmpeg/video.ts" \
+            -map 1 -c copy -f mpegts "$work/out/ffmpeg/en.ts" \
+            -map 2 -c copy -f mpegts "$work/out/ffmpeg/de.ts"
+        measure "$link" aria2c "$work/out/aria2c" \
+            aria2c -j 8 -x 1 -d "$work/out/aria2c" -i "$urls" --file-allocation=none --auto-file-renaming=false \
+            --allow-overwrite=true --console-log-level=warn --summary-interval=0 --download-result=hide --show-console-readout=false
+        rm -rf "$work/out"
+    done
+    stop_origin
+}
+
+run_link unthrottled
+run_link "${latency}ms+cap" --latency "$latency" --bandwidth "$cap"
+
+if [[ -n "${long_factors// /}" ]]; then
+    echo "== memory check: Carryon on longer playlists (unthrottled)"
+    start_origin
+    for factor in $long_factors; do
+        MEASURE_GLOB='*.ts' MEASURE_EXPECTED=$((expected_bytes * factor)) measure "long-x$factor" carryon "$work/out/carryon" \
+            "$carryon" download "$base/long-$factor.m3u8" --library "$work/out/carryon" --audio all --subtitles none --json
+        rm -rf "$work/out"
+    done
+    stop_origin
+fi
+
+# ---------------------------------------------------------------------------------------------
+echo "== results"
+"$python" - "$results" "$minutes" "$latency" "$cap" "$runs" <<'PY'
+import os, statistics, sys
+path, minutes, latency, cap, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+rows = [line.rstrip("\n").split("\t") for line in open(path) if line.strip()]
+by = {}
+for link, tool, wall, cpu, rss, bytes_, origin in rows:
+    by.setdefault(link, {}).setdefault(tool, []).append((float(wall), float(cpu), float(rss), int(bytes_), float(origin)))
+
+def summary(samples):
+    return (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
+            max(s[2] for s in samples), samples[0][3], statistics.median(s[4] for s in samples))
+
+verdicts = []
+def verdict(ok, text):
+    verdicts.append(("PASS  " if ok else "MISSED") + " " + text)
+
+order = ["carryon", "yt-dlp", "ffmpeg", "aria2c"]
+for link, tools in by.items():
+    if link.startswith("long-"):
+        continue
+    print("link: %s%s" % (link, "" if link == "unthrottled" else " (latency %s ms, %s kbit/s per connection)" % (latency, cap)))
+    carryon = summary(tools["carryon"])
+    header = ["tool", "wall s", "CPU s", "peak RSS MiB", "bytes", "MB/s", "origin CPU s", "peer wall / Carryon wall"]
+    table = []
+    for tool in order:
+        if tool not in tools:
+            continue
+        wall, cpu, rss, bytes_, origin = summary(tools[tool])
+        ratio = "-" if tool == "carryon" else "%.2fx" % (wall / carryon[0])
+        table.append([tool, "%.2f" % wall, "%.2f" % cpu, "%.1f" % rss, "{:,}".format(bytes_), "%.1f" % (bytes_ / wall / 1e6),
+                      "%.2f" % origin, ratio])
+    widths = [max(len(r[i]) for r in table + [header]) for i in range(len(header))]
+    fmt = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    print("  " + fmt(header))
+    print("  " + fmt(["-" * w for w in widths]))
+    for row in table:
+        print("  " + fmt(row))
+    print()
+    for peer in ("yt-dlp", "ffmpeg"):
+        ratio = summary(tools[peer])[0] / carryon[0]
+        verdict(ratio >= 2, "%s: %s wall / Carryon wall = %.2fx, target >= 2x" % (link, peer, ratio))
+    aria = summary(tools["aria2c"])[0]
+    verdict(carryon[0] <= 1.1 * aria, "%s: Carryon wall %.2f s vs aria2c %.2f s = %.2fx aria2c's, target <= 1.10x"
+            % (link, carryon[0], aria, carryon[0] / aria))
+    verdict(carryon[2] < 64, "%s: Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, carryon[2]))
+
+long_rows = [(link, summary(tools["carryon"])) for link, tools in by.items() if link.startswith("long-") or link == "unthrottled"]
+if len(long_rows) > 1:
+    print("memory check: Carryon, unthrottled, playlists of growing length")
+    print("  %-12s %9s %8s %8s %14s %10s" % ("asset", "minutes", "wall s", "CPU s", "bytes", "peak RSS"))
+    for link, (wall, cpu, rss, bytes_, origin) in long_rows:
+        factor = 1 if link == "unthrottled" else int(link.split("x")[1])
+        print("  %-12s %9d %8.2f %8.2f %14s %6.1f MiB" % (link, minutes * factor, wall, cpu, "{:,}".format(bytes_), rss))
+        if link != "unthrottled":
+            verdict(rss < 64, "%s (%d min): Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, minutes * factor, rss))
+    print()
+
+print("wall, CPU (user+sys) and peak RSS from /usr/bin/time -v; %s; CPU and RSS include child processes;"
+      % ("median wall/CPU of %d runs, max RSS" % runs if runs > 1 else "one run each"))
+print("the origin serves from the same machine's %d cores; its CPU is not in the tool's, and shown apart" % os.cpu_count())
+print()
+for line in verdicts:
+    print(line)
+missed = sum(v.startswith("MISSED") for v in verdicts)
+print("\n%d of %d targets met%s" % (len(verdicts) - missed, len(verdicts), "" if not missed else "; %d MISSED" % missed))
+PY
