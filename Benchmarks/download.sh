@@ -11,7 +11,8 @@
 #                   only, unthrottled (default "3 9": 60 and 180 minutes); "" skips it
 #   --latency MS    the throttled link's latency (default 40)
 #   --cap KBPS      the throttled link's cap per connection in kbit/s (default 20000 = 2.5 MB/s)
-#   --keep DIR      keep the downloads and logs in DIR (default: a temporary folder, removed)
+#   --keep DIR      keep the logs and results in DIR (default: a temporary folder, removed);
+#                   the downloads themselves are removed at the end either way
 #
 # Environment: CARRYON_BENCH_MEDIA, the folder where the generated media is cached (default
 # .build/bench-media). The media is made once with ffmpeg and reused.
@@ -158,11 +159,23 @@ fi
 origin_pid=""
 cleanup() {
     if [[ -n "$origin_pid" ]]; then kill "$origin_pid" 2>/dev/null || true; wait "$origin_pid" 2>/dev/null || true; fi
+    rm -rf "$work/out"
     if [[ -z "$keep" ]]; then rm -rf "$work"; fi
 }
 trap cleanup EXIT
 results="$work/results.tsv"
 : > "$results"
+# Every download is kept until the end: deleting hundreds of files makes ext4 slow to create
+# new ones for the next 30-60 s (its inode allocator skips recently deleted inodes, reading
+# each one's inode block), which would charge one tool for the clean-up after another.
+long_total=0
+for factor in $long_factors; do long_total=$((long_total + factor)); done
+needed_kib=$(( expected_bytes * (8 * runs + long_total + 1) / 1024 ))
+available_kib=$(df --output=avail -k "$work" | tail -n 1)
+if (( available_kib < needed_kib )); then
+    echo "download.sh: $work has $((available_kib / 1048576)) GiB free; the downloads need $((needed_kib / 1048576 + 1)) GiB (fewer --runs or --long factors need less)" >&2
+    exit 1
+fi
 
 start_origin() {  # start_origin ARGS...: serves the asset; sets origin_pid and base
     "$carryon" origin "$asset" "$@" > "$work/origin.log" 2>&1 &
@@ -188,12 +201,14 @@ stop_origin() {
     origin_pid=""
 }
 
-# measure LINK TOOL OUT CMD...: runs CMD under /usr/bin/time -v with OUT as a fresh output
+# measure LINK TOOL OUT CMD...: runs CMD under /usr/bin/time -v with OUT as a new output
 # folder, then checks what landed there and appends a row to results.tsv.
 measure() {
     local link="$1" tool="$2" out="$3"; shift 3
-    rm -rf "$out"; mkdir -p "$out"
-    local timing="$work/$link-$tool.time" log="$work/$link-$tool.log"
+    mkdir -p "$out" "$work/logs"
+    local name="${out#"$work/out/"}"
+    local timing="$work/logs/${name//\//-}.time" log="$work/logs/${name//\//-}.log"
+    sync  # no tool pays for writing back what an earlier one wrote
     local origin_before origin_after
     origin_before=$(origin_ticks)
     if ! /usr/bin/time -v -o "$timing" "$@" > "$log" 2>&1; then
@@ -252,7 +267,21 @@ run_link() {  # run_link NAME ORIGIN-ARGS...
     echo "== link: $link (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
     start_origin "$@"
     local urls="$work/$link-aria2.txt"
-    "$python" - "$asset" "$base" "$work/out/aria2c" > "$urls" <<'PY'
+    local v="$base/video/index.m3u8" en="$base/audio_en/index.m3u8" de="$base/audio_de/index.m3u8"
+    local run
+    for run in $(seq "$runs"); do
+        local out="$work/out/$link-$run"
+        MEASURE_GLOB='*.ts' measure "$link" carryon "$out/carryon" \
+            "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none
+        measure "$link" yt-dlp "$out/yt-dlp" \
+            yt-dlp --ignore-config --no-cache-dir --no-progress --no-warnings -N 8 --hls-prefer-native --fixup never \
+            -o "$out/yt-dlp/%(autonumber)s.%(ext)s" "$v" "$en" "$de"
+        measure "$link" ffmpeg "$out/ffmpeg" \
+            ffmpeg -hide_banner -loglevel error -nostdin -y -i "$v" -i "$en" -i "$de" \
+            -map 0 -c copy -f mpegts "$out/ffmpeg/video.ts" \
+            -map 1 -c copy -f mpegts "$out/ffmpeg/en.ts" \
+            -map 2 -c copy -f mpegts "$out/ffmpeg/de.ts"
+        "$python" - "$asset" "$base" "$out/aria2c" > "$urls" <<'PY'
 import os, sys
 asset, base, out = sys.argv[1:]
 for rendition in ("video", "audio_en", "audio_de"):
@@ -261,23 +290,9 @@ for rendition in ("video", "audio_en", "audio_de"):
         if line and not line.startswith("#"):
             print("%s/%s/%s\n  dir=%s/%s\n  out=%s" % (base, rendition, line, out, rendition, line))
 PY
-    local v="$base/video/index.m3u8" en="$base/audio_en/index.m3u8" de="$base/audio_de/index.m3u8"
-    local run
-    for run in $(seq "$runs"); do
-        MEASURE_GLOB='*.ts' measure "$link" carryon "$work/out/carryon" \
-            "$carryon" download "$base/main.m3u8" --library "$work/out/carryon" --audio all --subtitles none --json
-        measure "$link" yt-dlp "$work/out/yt-dlp" \
-            yt-dlp --ignore-config --no-cache-dir --no-progress --no-warnings -N 8 --hls-prefer-native --fixup never \
-            -o "$work/out/yt-dlp/%(autonumber)s.%(ext)s" "$v" "$en" "$de"
-        measure "$link" ffmpeg "$work/out/ffmpeg" \
-            ffmpeg -hide_banner -loglevel error -nostdin -y -i "$v" -i "$en" -i "$de" \
-            -map 0 -c copy -f mpegts "$work/out/ffmpeg/video.ts" \
-            -map 1 -c copy -f mpegts "$work/out/ffmpeg/en.ts" \
-            -map 2 -c copy -f mpegts "$work/out/ffmpeg/de.ts"
-        measure "$link" aria2c "$work/out/aria2c" \
-            aria2c -j 8 -x 1 -d "$work/out/aria2c" -i "$urls" --file-allocation=none --auto-file-renaming=false \
+        measure "$link" aria2c "$out/aria2c" \
+            aria2c -j 8 -x 1 -d "$out/aria2c" -i "$urls" --file-allocation=none --auto-file-renaming=false \
             --allow-overwrite=true --console-log-level=warn --summary-interval=0 --download-result=hide --show-console-readout=false
-        rm -rf "$work/out"
     done
     stop_origin
 }
@@ -289,9 +304,8 @@ if [[ -n "${long_factors// /}" ]]; then
     echo "== memory check: Carryon on longer playlists (unthrottled)"
     start_origin
     for factor in $long_factors; do
-        MEASURE_GLOB='*.ts' MEASURE_EXPECTED=$((expected_bytes * factor)) measure "long-x$factor" carryon "$work/out/carryon" \
-            "$carryon" download "$base/long-$factor.m3u8" --library "$work/out/carryon" --audio all --subtitles none --json
-        rm -rf "$work/out"
+        MEASURE_GLOB='*.ts' MEASURE_EXPECTED=$((expected_bytes * factor)) measure "long-x$factor" carryon "$work/out/long-x$factor" \
+            "$carryon" download "$base/long-$factor.m3u8" --library "$work/out/long-x$factor" --audio all --subtitles none
     done
     stop_origin
 fi
