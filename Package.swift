@@ -55,10 +55,13 @@ let package = Package(
         .executableTarget(
             name: "CarryonCLI",
             dependencies: [
-                "HLS", "Carryon", "CarryonServer",
+                "HLS", "Carryon", "CarryonServer", "CCarryonSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+
+        // What the C library offers that Swift's Glibc module does not import (mallopt).
+        .target(name: "CCarryonSystem"),
 
         // Release-build benchmark driver, run by Benchmarks/run.sh.
         .executableTarget(
@@ -70,7 +73,7 @@ let package = Package(
         // Helpers shared by the test targets: temporary folders, running the `carryon` binary.
         .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
 
-        .testTarget(name: "HLSTests", dependencies: ["HLS"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS", "CarryonTestSupport"]),
         .testTarget(
             name: "CarryonServerTests",
@@ -87,6 +90,8 @@ let package = Package(
             dependencies: [
                 "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

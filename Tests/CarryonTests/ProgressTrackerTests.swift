@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonTestSupport
 import Testing
 
 /// A task's progress from its resources: bytes done and expected (exact where known, estimated
@@ -255,5 +256,111 @@ struct ProgressTrackerTests {
         let progress = DownloadProgress(bytesDone: done, bytesExpected: expected, isExact: true, resourcesDone: 0, resourcesTotal: 0,
                                         bytesPerSecond: nil, secondsRemaining: nil, loadedTimeRanges: [:])
         #expect(progress.fraction == fraction)
+    }
+
+    // MARK: Running totals
+
+    /// What a snapshot must say, computed the slow, obvious way: from every resource's state.
+    struct Reference {
+        var items: [Int64: ProgressTracker.Item]
+
+        func snapshot() -> (done: Int, expected: Int, exact: Bool, resourcesDone: Int, ranges: [String: [DownloadProgress.TimeRange]]) {
+            var rates: [String: (bytes: Int, seconds: Double)] = [:]
+            for item in items.values where item.done && item.kind == .segment && item.duration > 0 {
+                rates[item.renditionKey, default: (0, 0)].bytes += item.bytes
+                rates[item.renditionKey, default: (0, 0)].seconds += item.duration
+            }
+            var done = 0, expected = 0, exact = true, resourcesDone = 0
+            var ranges: [String: [DownloadProgress.TimeRange]] = [:]
+            for item in items.values {
+                done += item.bytes
+                if item.done {
+                    resourcesDone += 1
+                    expected += item.bytes
+                    if item.kind == .segment {
+                        ranges[item.renditionKey, default: []].append(.init(start: item.startTime, end: item.startTime + item.duration))
+                    }
+                } else if item.exact {
+                    expected += item.expected
+                } else {
+                    exact = false
+                    var estimate = Double(item.expected)
+                    if item.kind == .segment, let rate = rates[item.renditionKey], rate.seconds > 0 {
+                        estimate = Double(rate.bytes) / rate.seconds * item.duration
+                    }
+                    expected += max(Int(estimate), item.bytes)
+                }
+            }
+            return (done, max(expected, done), exact, resourcesDone, ranges.mapValues(ProgressTracker.merge))
+        }
+    }
+
+    @Test("running totals agree with a count over every resource, through thousands of random steps",
+          arguments: [1, 2, 3, 4, 5])
+    func runningTotalsAgree(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let keys = ["video", "audio-en", "subtitles-de"]
+        var resources: [ResourceRecord] = []
+        for id in Int64(1)...300 {
+            let key = keys[Int(random.next() % 3)]
+            let kind: ResourceKind = random.next() % 10 == 0 ? .initSection : .segment
+            let done = random.next() % 5 == 0
+            resources.append(Self.resource(id, key: key, kind: kind, start: Double(random.next() % 100) * 2,
+                                           duration: kind == .segment ? Double(1 + random.next() % 4) : 0,
+                                           expected: Int(random.next() % 10_000), exact: random.next() % 3 == 0,
+                                           doneBytes: done ? Int(random.next() % 10_000) : nil))
+        }
+        var tracker = ProgressTracker(resources: resources)
+        var reference = Reference(items: [:])
+        for resource in resources {
+            let isDone = resource.state == .done
+            reference.items[resource.id!] = .init(renditionKey: resource.renditionKey, kind: resource.kind, startTime: resource.startTime,
+                                                  duration: resource.duration, expected: resource.bytes ?? resource.expectedBytes,
+                                                  exact: resource.exactSize || isDone, done: isDone, bytes: isDone ? resource.bytes ?? 0 : 0)
+        }
+        for step in 0..<3_000 {
+            let id = Int64(1 + random.next() % 300)
+            switch random.next() % 10 {
+            case 0..<6:
+                let delta = Int(random.next() % 3_000) - (random.next() % 8 == 0 ? 4_000 : 0)
+                tracker.add(delta, to: id, at: Double(step))
+                if let bytes = reference.items[id]?.bytes { reference.items[id]?.bytes = max(0, bytes + delta) }
+            case 6..<9:
+                let bytes = Int(random.next() % 10_000)
+                tracker.finish(id, bytes: bytes)
+                reference.items[id]?.done = true
+                reference.items[id]?.bytes = bytes
+                reference.items[id]?.expected = bytes
+                reference.items[id]?.exact = true
+            default:
+                if random.next() % 20 == 0 {
+                    tracker.resetInFlight()
+                    for (key, item) in reference.items where !item.done { reference.items[key]?.bytes = 0 }
+                }
+            }
+            let progress = tracker.snapshot(at: Double(step))
+            let expected = reference.snapshot()
+            #expect(progress.bytesDone == expected.done)
+            #expect(progress.resourcesDone == expected.resourcesDone)
+            #expect(progress.isExact == expected.exact)
+            // A rendition's estimate is rounded once over its segments, not once a segment.
+            #expect(abs(progress.bytesExpected - expected.expected) <= 300, "step \(step)")
+            #expect(progress.loadedTimeRanges == expected.ranges, "step \(step)")
+            if progress.bytesDone != expected.done || progress.loadedTimeRanges != expected.ranges { return }
+        }
+    }
+
+    @Test("a range inserted anywhere merges with every range it touches or overlaps")
+    func insertRanges() {
+        typealias Range = DownloadProgress.TimeRange
+        var ranges: [Range] = [Range(start: 0, end: 2), Range(start: 4, end: 6), Range(start: 8, end: 10)]
+        ProgressTracker.insert(Range(start: 12, end: 14), into: &ranges)
+        #expect(ranges.count == 4)
+        ProgressTracker.insert(Range(start: 1, end: 9), into: &ranges)
+        #expect(ranges == [Range(start: 0, end: 10), Range(start: 12, end: 14)])
+        ProgressTracker.insert(Range(start: 10.0005, end: 11), into: &ranges)
+        #expect(ranges == [Range(start: 0, end: 11), Range(start: 12, end: 14)])
+        ProgressTracker.insert(Range(start: -3, end: -1), into: &ranges)
+        #expect(ranges.first == Range(start: -3, end: -1))
     }
 }

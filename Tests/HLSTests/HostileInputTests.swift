@@ -1,3 +1,4 @@
+import CarryonTestSupport
 import HLS
 import Testing
 

@@ -1,3 +1,4 @@
+import CarryonTestSupport
 import HLS
 
 /// Builds random playlists from typed values, for property tests.

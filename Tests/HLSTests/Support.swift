@@ -1,9 +1,10 @@
+import CarryonTestSupport
 import Foundation
 import HLS
 import Testing
 
 // Helpers shared by the HLS tests: fixtures, one-tag parsing, error expectations and a seeded
-// random generator.
+// random generator (CarryonTestSupport).
 
 /// The HLS tag, not Swift Testing's `Tag`.
 typealias Tag = HLS.Tag
@@ -74,22 +75,6 @@ func media(_ text: String, url: String = "https://cdn.example.com/vod/video.m3u8
 /// A multivariant playlist resolved from text at a fixed URL.
 func multivariant(_ text: String, url: String = "https://cdn.example.com/vod/main.m3u8") throws -> MultivariantPlaylist {
     try MultivariantPlaylist(parsing: text, url: url)
-}
-
-/// SplitMix64: a small, fast generator whose sequence depends only on its seed, so that a
-/// failing randomized test can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
 
 /// The wall-clock time `body` takes.

@@ -36,4 +36,41 @@ enum BundleFiles {
         guard stat(url.path, &info) == 0 else { return nil }
         return Int(info.st_size)
     }
+
+    /// The bytes of every regular file under `folder`, by the first path component below it
+    /// (a rendition's folder, or the file's own name at the top): lstat(2) over readdir(3),
+    /// without Foundation's per-file URL objects, and never following a symbolic link.
+    static func usage(of folder: URL) -> [String: Int] {
+        var usage: [String: Int] = [:]
+        walk(folder.path) { relative, bytes in
+            let top = relative.split(separator: "/", maxSplits: 1).first.map(String.init) ?? relative
+            usage[top, default: 0] += bytes
+        }
+        return usage
+    }
+
+    /// The bytes of every regular file under `folder`.
+    static func totalUsage(of folder: URL) -> Int {
+        usage(of: folder).values.reduce(0, +)
+    }
+
+    private static func walk(_ path: String, prefix: String = "", _ visit: (String, Int) -> Void) {
+        guard let directory = opendir(path) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+                String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let child = path + "/" + name
+            var info = stat()
+            guard lstat(child, &info) == 0 else { continue }
+            let relative = prefix.isEmpty ? name : prefix + "/" + name
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: walk(child, prefix: relative, visit)
+            case S_IFREG: visit(relative, Int(info.st_size))
+            default: continue
+            }
+        }
+    }
 }

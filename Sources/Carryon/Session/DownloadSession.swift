@@ -495,9 +495,12 @@ public actor DownloadSession {
             }
             try await finishSharedFiles(resource.assetId, resources: siblings)
         }
-        let left = try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND renditionKey = ? AND state = 'pending'",
-                             arguments: [resource.assetId, resource.renditionKey]) ?? 0
+        var left = trackers[resource.assetId]?.unfinished(in: resource.renditionKey)
+        if left == nil {
+            left = try await read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND renditionKey = ? AND state = 'pending'",
+                                 arguments: [resource.assetId, resource.renditionKey]) ?? 0
+            }
         }
         if left == 0 { emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey)) }
         emitProgress(resource.assetId, force: true)
@@ -549,16 +552,7 @@ public actor DownloadSession {
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
             playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
-            bytesOnDisk: Self.diskUsage(of: bundle), createdAt: asset.createdAt, completedAt: asset.completedAt)
-    }
-
-    static func diskUsage(of folder: URL) -> Int {
-        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
-        var total = 0
-        for case let url as URL in enumerator {
-            total += (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
-        }
-        return total
+            bytesOnDisk: BundleFiles.totalUsage(of: bundle), createdAt: asset.createdAt, completedAt: asset.completedAt)
     }
 
     private func writeManifest(_ id: String) async throws(CarryonError) {

@@ -1,6 +1,10 @@
 /// Keeps a task's progress: bytes per resource (done, in flight, expected), the rendition's
 /// bytes per second of media to refine estimates, loaded time ranges, and the transfer rate
 /// over a sliding window. Times are passed in, so it is tested without a clock.
+///
+/// Every figure is a running total, updated as a resource's bytes arrive or it finishes, so a
+/// snapshot costs the number of renditions and requests in flight, not the number of resources:
+/// a three-hour asset has thousands of segments and a snapshot follows each one.
 struct ProgressTracker: Sendable {
     struct Item: Sendable {
         var renditionKey: String
@@ -13,8 +17,33 @@ struct ProgressTracker: Sendable {
         var bytes: Int
     }
 
-    private(set) var items: [Int64: Item] = [:]
+    /// What a rendition's unfinished segments of unknown size add up to, and its finished
+    /// segments' bytes per second of media.
+    private struct Rendition: Sendable {
+        var unfinished = 0
+        var pendingSeconds = 0.0
+        var pendingEstimate = 0
+        var doneBytes = 0
+        var doneSeconds = 0.0
+        var loaded: [DownloadProgress.TimeRange] = []
+
+        /// The estimate for unfinished segments of unknown size lasting `seconds`, whose
+        /// bitrate-based estimate is `fallback`.
+        func estimate(seconds: Double, fallback: Int) -> Int {
+            doneSeconds > 0 ? Int(Double(doneBytes) / doneSeconds * seconds) : fallback
+        }
+    }
+
+    private var items: [Int64: Item] = [:]
+    private var renditions: [String: Rendition] = [:]
+    private var bytesDone = 0
+    private var resourcesDone = 0
+    private var expectedKnown = 0        // done resources' bytes + unfinished resources' exact sizes
+    private var expectedOther = 0        // unfinished resources of unknown size that are not segments
+    private var inexact = 0              // unfinished resources of unknown size
+    private var inFlight: Set<Int64> = [] // unfinished resources with bytes written
     private var samples: [(time: Double, bytes: Int)] = []
+    private var firstSample = 0
     /// How far back the rate looks, in seconds.
     let window: Double
 
@@ -22,68 +51,64 @@ struct ProgressTracker: Sendable {
         self.window = window
         for resource in resources {
             guard let id = resource.id else { continue }
-            items[id] = Item(renditionKey: resource.renditionKey, kind: resource.kind, startTime: resource.startTime,
-                             duration: resource.duration, expected: resource.bytes ?? resource.expectedBytes,
-                             exact: resource.exactSize || resource.state == .done, done: resource.state == .done,
-                             bytes: resource.state == .done ? (resource.bytes ?? 0) : 0)
+            let item = Item(renditionKey: resource.renditionKey, kind: resource.kind, startTime: resource.startTime,
+                            duration: resource.duration, expected: resource.bytes ?? resource.expectedBytes,
+                            exact: resource.exactSize || resource.state == .done, done: resource.state == .done,
+                            bytes: resource.state == .done ? (resource.bytes ?? 0) : 0)
+            if let old = items[id] { count(old, id, sign: -1) }
+            items[id] = item
+            count(item, id, sign: 1)
         }
+    }
+
+    /// The resources of a rendition not yet done.
+    func unfinished(in renditionKey: String) -> Int {
+        renditions[renditionKey]?.unfinished ?? 0
     }
 
     /// Bytes written (or discarded, when negative) for a resource in flight.
     mutating func add(_ delta: Int, to id: Int64, at time: Double) {
         // Discarded bytes may include a partial file an earlier process wrote, never counted here.
-        if let bytes = items[id]?.bytes { items[id]?.bytes = max(0, bytes + delta) }
+        update(id) { $0.bytes = max(0, $0.bytes + delta) }
         let total = (samples.last?.bytes ?? 0) + max(0, delta)
         samples.append((time, total))
-        while let first = samples.first, time - first.time > window, samples.count > 2 { samples.removeFirst() }
+        while samples.count - firstSample > 2, time - samples[firstSample].time > window { firstSample += 1 }
+        if firstSample > 1_024, firstSample * 2 > samples.count {
+            samples.removeFirst(firstSample)
+            firstSample = 0
+        }
     }
 
     /// A resource is done with `bytes` bytes.
     mutating func finish(_ id: Int64, bytes: Int) {
-        items[id]?.done = true
-        items[id]?.bytes = bytes
-        items[id]?.expected = bytes
-        items[id]?.exact = true
+        update(id) { item in
+            item.done = true
+            item.bytes = bytes
+            item.expected = bytes
+            item.exact = true
+        }
     }
 
     /// Bytes not yet confirmed for an unfinished resource are dropped (a suspended request).
     mutating func resetInFlight() {
-        for (id, item) in items where !item.done { items[id]?.bytes = 0 }
+        for id in inFlight { update(id) { $0.bytes = 0 } }
     }
 
     func snapshot(at time: Double) -> DownloadProgress {
-        // Bytes per second of media, per rendition, from finished segments of unknown length.
-        var rates: [String: (bytes: Int, seconds: Double)] = [:]
-        for item in items.values where item.done && item.kind == .segment && item.duration > 0 {
-            rates[item.renditionKey, default: (0, 0)].bytes += item.bytes
-            rates[item.renditionKey, default: (0, 0)].seconds += item.duration
-        }
-        var done = 0
-        var expected = 0
-        var exact = true
-        var resourcesDone = 0
+        var expected = expectedKnown + expectedOther
         var ranges: [String: [DownloadProgress.TimeRange]] = [:]
-        for item in items.values {
-            done += item.bytes
-            if item.done {
-                resourcesDone += 1
-                expected += item.bytes
-                if item.kind == .segment {
-                    ranges[item.renditionKey, default: []].append(.init(start: item.startTime, end: item.startTime + item.duration))
-                }
-            } else if item.exact {
-                expected += item.expected
-            } else {
-                exact = false
-                var estimate = item.expected
-                if item.kind == .segment, let rate = rates[item.renditionKey], rate.seconds > 0 {
-                    estimate = Int(Double(rate.bytes) / rate.seconds * item.duration)
-                }
-                expected += max(estimate, item.bytes)
-            }
+        for (key, rendition) in renditions {
+            expected += rendition.estimate(seconds: rendition.pendingSeconds, fallback: rendition.pendingEstimate)
+            if !rendition.loaded.isEmpty { ranges[key] = rendition.loaded }
+        }
+        // An estimate is never below what a request has already written.
+        for id in inFlight {
+            guard let item = items[id], !item.exact else { continue }
+            expected += max(0, item.bytes - estimate(of: item))
         }
         var rate: Double?
-        if let first = samples.first, let last = samples.last {
+        if let last = samples.last {
+            let first = samples[firstSample]
             if time - last.time > window {
                 // Nothing arrived within the window: the transfer is stalled.
                 rate = 0
@@ -91,22 +116,88 @@ struct ProgressTracker: Sendable {
                 rate = Double(last.bytes - first.bytes) / (last.time - first.time)
             }
         }
-        let remaining = rate.flatMap { $0 > 0 ? Double(max(0, expected - done)) / $0 : nil }
-        return DownloadProgress(bytesDone: done, bytesExpected: max(expected, done), isExact: exact,
+        let remaining = rate.flatMap { $0 > 0 ? Double(max(0, expected - bytesDone)) / $0 : nil }
+        return DownloadProgress(bytesDone: bytesDone, bytesExpected: max(expected, bytesDone), isExact: inexact == 0,
                                 resourcesDone: resourcesDone, resourcesTotal: items.count, bytesPerSecond: rate,
-                                secondsRemaining: remaining, loadedTimeRanges: ranges.mapValues(Self.merge))
+                                secondsRemaining: remaining, loadedTimeRanges: ranges)
     }
 
     /// Sorts and merges touching ranges (within a millisecond).
     static func merge(_ ranges: [DownloadProgress.TimeRange]) -> [DownloadProgress.TimeRange] {
         var merged: [DownloadProgress.TimeRange] = []
         for range in ranges.sorted(by: { $0.start < $1.start }) {
-            if let last = merged.last, range.start <= last.end + 0.001 {
-                merged[merged.count - 1].end = max(last.end, range.end)
-            } else {
-                merged.append(range)
-            }
+            insert(range, into: &merged)
         }
         return merged
+    }
+
+    /// Adds `range` to sorted, merged `ranges`, merging it with those it touches (within a
+    /// millisecond) or overlaps. Appending in order, the common case, costs nothing to search.
+    static func insert(_ range: DownloadProgress.TimeRange, into ranges: inout [DownloadProgress.TimeRange]) {
+        // The first range that ends at or after this one starts (less the tolerance).
+        var low = 0
+        var high = ranges.count
+        if let last = ranges.last, last.end + 0.001 < range.start { low = high }
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].end + 0.001 < range.start { low = middle + 1 } else { high = middle }
+        }
+        var merged = range
+        var end = low
+        while end < ranges.count, ranges[end].start <= merged.end + 0.001 {
+            merged.start = min(merged.start, ranges[end].start)
+            merged.end = max(merged.end, ranges[end].end)
+            end += 1
+        }
+        ranges.replaceSubrange(low..<end, with: [merged])
+    }
+
+    // MARK: Running totals
+
+    private func estimate(of item: Item) -> Int {
+        guard item.kind == .segment, let rendition = renditions[item.renditionKey] else { return item.expected }
+        return rendition.estimate(seconds: item.duration, fallback: item.expected)
+    }
+
+    /// Changes a known resource, taking its old figures out of the totals and its new ones in.
+    private mutating func update(_ id: Int64, _ change: (inout Item) -> Void) {
+        guard var item = items[id] else { return }
+        count(item, id, sign: -1)
+        change(&item)
+        items[id] = item
+        count(item, id, sign: 1)
+    }
+
+    /// Adds (`sign` 1) or takes away (-1) a resource's share of every total. Loaded ranges only
+    /// grow: a resource, once done, stays done.
+    private mutating func count(_ item: Item, _ id: Int64, sign: Int) {
+        bytesDone += sign * item.bytes
+        let isSegment = item.kind == .segment
+        if item.done {
+            resourcesDone += sign
+            expectedKnown += sign * item.bytes
+            if isSegment, item.duration > 0 {
+                renditions[item.renditionKey, default: .init()].doneBytes += sign * item.bytes
+                renditions[item.renditionKey, default: .init()].doneSeconds += Double(sign) * item.duration
+            }
+            if isSegment, sign > 0 {
+                Self.insert(.init(start: item.startTime, end: item.startTime + item.duration),
+                            into: &renditions[item.renditionKey, default: .init()].loaded)
+            }
+            return
+        }
+        renditions[item.renditionKey, default: .init()].unfinished += sign
+        if sign > 0, item.bytes > 0 { inFlight.insert(id) } else if sign < 0 { inFlight.remove(id) }
+        if item.exact {
+            expectedKnown += sign * item.expected
+            return
+        }
+        inexact += sign
+        if isSegment {
+            renditions[item.renditionKey, default: .init()].pendingSeconds += Double(sign) * item.duration
+            renditions[item.renditionKey, default: .init()].pendingEstimate += sign * item.expected
+        } else {
+            expectedOther += sign * item.expected
+        }
     }
 }
