@@ -1,12 +1,17 @@
 import ArgumentParser
 import Carryon
 import Foundation
+import CCarryonSystem
 
 /// `carryon`: offline HLS for Linux.
 @main
 struct CarryonCommand: AsyncParsableCommand {
     /// Runs the command, mapping the exit statuses commands signal with ``ExitCodeError``.
     static func main() async {
+        // glibc gives every thread that meets a locked arena a new one, up to 8 per core, and
+        // keeps what each has held: on a long download, half of the peak memory was arenas'
+        // free space (Benchmarks/README.md). Two arenas cost no measurable speed here.
+        _ = carryon_limit_malloc_arenas(2)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
