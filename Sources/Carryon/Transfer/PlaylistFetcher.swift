@@ -119,7 +119,7 @@ public struct PlaylistFetcher: Sendable {
             response = try await client.execute(request, timeout: .init(timeout))
         } catch {
             throw Failure(error: CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error),
-                          retryable: !(error is CancellationError))
+                          retryable: !(error is CancellationError) && !Self.isPermanent(error))
         }
         let status = response.status.code
         guard (200..<300).contains(status) else {
@@ -172,6 +172,15 @@ public struct PlaylistFetcher: Sendable {
             throw CarryonError(.file, "\(path): the file cannot be read")
         }
         return [UInt8](data)
+    }
+
+    /// Whether a failed request would fail again however often it is retried: a redirect chain
+    /// too long or looping, or a URL or scheme the client cannot use.
+    static func isPermanent(_ error: any Error) -> Bool {
+        guard let error = error as? HTTPClientError else { return false }
+        let permanent: [HTTPClientError] = [.redirectLimitReached, .redirectCycleDetected, .invalidURL, .emptyHost,
+                                            .emptyScheme, .missingSocketPath]
+        return permanent.contains(error)
     }
 
     static func describe(_ error: any Error) -> String {

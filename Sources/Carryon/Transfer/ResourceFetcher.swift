@@ -87,6 +87,9 @@ struct ResourceFetcher: Sendable {
             } catch {
                 if Task.isCancelled { throw CancellationError() }
                 lastCause = PlaylistFetcher.describe(error)
+                if PlaylistFetcher.isPermanent(error) {
+                    throw CarryonError(.http, "\(uri): the request failed: \(lastCause)", cause: error)
+                }
                 guard attempt < retry.maximumAttempts else {
                     throw CarryonError(.transfer, "\(uri): failed after \(attempt) attempts; last: \(lastCause)", cause: error)
                 }
