@@ -55,6 +55,8 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let invalidState = Code(rawValue: "invalid-state")
         /// The task was stopped (suspended or cancelled) while working.
         public static let cancelled = Code(rawValue: "cancelled")
+        /// What was asked for is not in the bundle (not part of the asset, or not downloaded).
+        public static let notFound = Code(rawValue: "not-found")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
         /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.

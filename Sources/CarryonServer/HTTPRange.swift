@@ -37,6 +37,22 @@ enum HTTPRange: Equatable {
         guard start < size else { self = .unsatisfiable; return }
         self = .partial(start...end)
     }
+
+    /// The bytes a `Range` header asks for before the resource's size is known: `a-b` and
+    /// `a-` give their bounds (an open end up to `Int.max`); a suffix range, a malformed or
+    /// absent header give nil (the whole resource may be needed).
+    static func bounds(header: String?) -> ClosedRange<Int>? {
+        guard let header else { return nil }
+        let trimmed = header.trimmingSpaces
+        guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
+        let spec = trimmed.dropFirst(6).trimmingSpaces
+        guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
+        guard let start = Int(spec[..<dash].trimmingSpaces), start >= 0 else { return nil }
+        let last = spec[spec.index(after: dash)...].trimmingSpaces
+        if last.isEmpty { return start...Int.max }
+        guard let end = Int(last), end >= start else { return nil }
+        return start...end
+    }
 }
 
 extension StringProtocol {

@@ -26,6 +26,10 @@ public final class OfflineLibrary: Sendable {
             try FileManager.default.createDirectory(at: self.root.appendingPathComponent("bundles"), withIntermediateDirectories: true)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
+            // Few readers with small page caches: the index is small and read little, and each
+            // connection's cache would otherwise take its default 2 MB of a long download's memory.
+            configuration.maximumReaderCount = 2
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
             database = try DatabasePool(path: self.root.appendingPathComponent("index.sqlite").path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
@@ -48,6 +52,20 @@ public final class OfflineLibrary: Sendable {
     /// The bundle folder of an asset.
     public func bundleURL(for id: String) -> URL {
         root.appendingPathComponent("bundles").appendingPathComponent(id)
+    }
+
+    /// Reads the index, turning a failure into a ``CarryonError/Code/library`` error.
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await database.read(body) } catch {
+            throw CarryonError(.library, "reading the library index failed: \(error)", cause: error)
+        }
+    }
+
+    /// Writes to the index in one transaction, turning a failure into a ``CarryonError/Code/library`` error.
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await database.write(body) } catch {
+            throw CarryonError(.library, "writing the library index failed: \(error)", cause: error)
+        }
     }
 
     static var migrator: DatabaseMigrator {

@@ -73,6 +73,12 @@ public actor DownloadSession {
     /// The last error of each task, also kept here because recording it in the index can fail
     /// for the same reason the task did (a full disk).
     private var lastErrors: [String: String] = [:]
+    /// How a running task fetches: set while its transfer runs, so that playback can ask for a
+    /// resource out of turn.
+    private var transfers: [String: (fetcher: ResourceFetcher, bundle: URL)] = [:]
+    /// Fetches under way, by resource id: the transfer and playback wait on the same one, so
+    /// a resource is never fetched twice.
+    private var fetches: [Int64: Task<Void, any Error>] = [:]
     private var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
     private var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
     private var isShutDown = false
@@ -403,6 +409,8 @@ public actor DownloadSession {
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger)
         let perTask = configuration.maximumRequestsPerTask
+        transfers[id] = (fetcher, bundle)
+        defer { transfers[id] = nil }
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var iterator = pending.makeIterator()
@@ -412,7 +420,7 @@ public actor DownloadSession {
                         try await group.next()
                         inFlight -= 1
                     }
-                    group.addTask { try await self.fetch(resource, with: fetcher, into: bundle) }
+                    group.addTask { try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true) }
                     inFlight += 1
                 }
                 try await group.waitForAll()
@@ -427,9 +435,52 @@ public actor DownloadSession {
         emitProgress(id, force: true)
     }
 
-    private nonisolated func fetch(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL) async throws {
-        try await requests.acquire()
-        defer { Task { await requests.release() } }
+    /// Fetches `resource` unless it is done, or joins the fetch under way. A queued fetch (the
+    /// transfer's) waits for a request slot; playback's does not.
+    private func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
+        let id = resource.id!
+        if let fetch = fetches[id] {
+            try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
+            return
+        }
+        if trackers[resource.assetId]?.isDone(id) == true { return }
+        let fetch = Task { try await self.fetch(resource, with: fetcher, into: bundle, queued: queued) }
+        fetches[id] = fetch
+        defer { fetches[id] = nil }
+        try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
+    }
+
+    /// Fetches the resources of a task this session is running now, ahead of its order, and
+    /// returns when they are on disk: how playback gets what the download has not reached yet.
+    /// The download then does not fetch them again.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` if the task is not running in this session,
+    ///   or the fetch's error.
+    public func fetchNow(_ assetID: String, resources: [Int64]) async throws(CarryonError) {
+        guard let transfer = transfers[assetID] else {
+            throw CarryonError(.invalidState, "\(assetID) is not downloading in this process")
+        }
+        let records = try await read { db in
+            try ResourceRecord.filter(Column("assetId") == assetID && resources.contains(Column("id"))).fetchAll(db)
+        }
+        try await cancellable {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for record in records where record.state == .pending {
+                    group.addTask { try await self.fetchOnce(record, with: transfer.fetcher, into: transfer.bundle, queued: false) }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Whether this session is downloading `assetID` now.
+    public func isTransferring(_ assetID: String) -> Bool {
+        transfers[assetID] != nil
+    }
+
+    private nonisolated func fetch(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
+        if queued { try await requests.acquire() }
+        defer { if queued { Task { await requests.release() } } }
         let final = bundle.appendingPathComponent(resource.fileName)
         let part: URL
         if let offset = resource.rangeOffset {
@@ -609,15 +660,11 @@ public actor DownloadSession {
     // MARK: Database
 
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        do { return try await library.database.read(body) } catch {
-            throw CarryonError(.library, "reading the library index failed: \(error)", cause: error)
-        }
+        try await library.read(body)
     }
 
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        do { return try await library.database.write(body) } catch {
-            throw CarryonError(.library, "writing the library index failed: \(error)", cause: error)
-        }
+        try await library.write(body)
     }
 
     static func makeID() -> String {

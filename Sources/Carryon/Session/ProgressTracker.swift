@@ -61,6 +61,11 @@ struct ProgressTracker: Sendable {
         }
     }
 
+    /// Whether a resource is done.
+    func isDone(_ id: Int64) -> Bool {
+        items[id]?.done ?? false
+    }
+
     /// The resources of a rendition not yet done.
     func unfinished(in renditionKey: String) -> Int {
         renditions[renditionKey]?.unfinished ?? 0

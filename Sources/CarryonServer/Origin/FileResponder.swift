@@ -27,32 +27,42 @@ struct FileResponder: Sendable {
             return Response(status: .notFound, headers: [.contentType: "text/plain"],
                             body: .init(byteBuffer: ByteBuffer(string: "not found\n")))
         }
-        let etag = "\"\(String(file.size, radix: 16))-\(String(Int(file.modified.timeIntervalSince1970 * 1000), radix: 16))\""
+        return try await Self.respond(file: file.path, size: file.size, modified: file.modified, to: request,
+                                      context: context, includeBody: includeBody, fileIO: fileIO)
+    }
+
+    /// Answers `request` with bytes of the file at `path`, taken to be `size` bytes long (a
+    /// file still being assembled may be shorter; the bytes asked for must be there): the whole
+    /// file, or the range asked for (suffix ranges included), with validators, `If-Range` and
+    /// the content type its extension gives.
+    static func respond(file path: String, size: Int, modified: Date, to request: Request, context: some RequestContext,
+                        includeBody: Bool, fileIO: FileIO) async throws -> Response {
+        let etag = "\"\(String(size, radix: 16))-\(String(Int(modified.timeIntervalSince1970 * 1000), radix: 16))\""
         var headers: HTTPFields = [
-            .contentType: MediaTypes.contentType(forPath: file.path),
+            .contentType: MediaTypes.contentType(forPath: path),
             .acceptRanges: "bytes",
             .eTag: etag,
-            .lastModified: httpDate(file.modified),
+            .lastModified: httpDate(modified),
         ]
-        var range = HTTPRange(header: request.headers[.range], size: file.size)
-        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != httpDate(file.modified) {
+        var range = HTTPRange(header: request.headers[.range], size: size)
+        if let ifRange = request.headers[.ifRange], ifRange != etag, ifRange != httpDate(modified) {
             range = .whole
         }
         switch range {
         case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(file.size)"
+            headers[.contentRange] = "bytes */\(size)"
             headers[.contentLength] = "0"
             return Response(status: .rangeNotSatisfiable, headers: headers)
         case .whole:
-            headers[.contentLength] = String(file.size)
-            guard includeBody, file.size > 0 else { return Response(status: .ok, headers: headers) }
-            let body = try await fileIO.loadFile(path: file.path, range: 0...(file.size - 1), context: context)
+            headers[.contentLength] = String(size)
+            guard includeBody, size > 0 else { return Response(status: .ok, headers: headers) }
+            let body = try await fileIO.loadFile(path: path, range: 0...(size - 1), context: context)
             return Response(status: .ok, headers: headers, body: body)
         case .partial(let bytes):
-            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(file.size)"
+            headers[.contentRange] = "bytes \(bytes.lowerBound)-\(bytes.upperBound)/\(size)"
             headers[.contentLength] = String(bytes.count)
             guard includeBody else { return Response(status: .partialContent, headers: headers) }
-            let body = try await fileIO.loadFile(path: file.path, range: bytes, context: context)
+            let body = try await fileIO.loadFile(path: path, range: bytes, context: context)
             return Response(status: .partialContent, headers: headers, body: body)
         }
     }

@@ -56,11 +56,7 @@ public struct Origin: Sendable {
     /// - Throws: ``LinkProfileError`` before listening if ``profile`` cannot be used.
     public func run(onReady: @escaping @Sendable (OriginHandle) async -> Void = { _ in }) async throws {
         try profile.validate()
-        let app = makeApplication(onReady: onReady)
-        var configuration = ServiceGroupConfiguration(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        configuration.maximumGracefulShutdownDuration = Self.shutdownGrace
-        try await ServiceGroup(configuration: configuration).run()
+        try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
     }
 
     /// Runs the origin for as long as `body` runs, and stops it after. Each run numbers its
@@ -70,36 +66,8 @@ public struct Origin: Sendable {
     ///   cannot listen, or what `body` throws.
     public func withRunning<T: Sendable>(_ body: @Sendable (OriginHandle) async throws -> T) async throws -> T {
         try profile.validate()
-        let (stream, continuation) = AsyncStream<OriginHandle>.makeStream()
-        let app = makeApplication { origin in continuation.yield(origin); continuation.finish() }
-        var configuration = ServiceGroupConfiguration(services: [app], logger: logger)
-        configuration.maximumGracefulShutdownDuration = Self.shutdownGrace
-        let group = ServiceGroup(configuration: configuration)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            var iterator = stream.makeAsyncIterator()
-            guard let origin = await iterator.next() else {
-                // The server stopped before listening: its error says why.
-                try await tasks.waitForAll()
-                throw CancellationError()
-            }
-            do {
-                let result = try await body(origin)
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-                return result
-            } catch {
-                await group.triggerGracefulShutdown()
-                try? await tasks.waitForAll()
-                throw error
-            }
-        }
+        return try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
     }
-
-    /// How long a stopping origin lets responses in flight finish before it cancels them. A
-    /// paced body or a long latency could otherwise hold Ctrl-C, or the end of a test, for as
-    /// long as the slow link takes.
-    static let shutdownGrace = Duration.milliseconds(500)
 
     private func makeApplication(onReady: @escaping @Sendable (OriginHandle) async -> Void) -> some Service {
         let log = RequestLog()

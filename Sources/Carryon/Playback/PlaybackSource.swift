@@ -1,0 +1,216 @@
+import Foundation
+import GRDB
+import HLS
+
+/// What the playback server answers for a path of a bundle: the text of a playlist, or a file
+/// on disk with the bytes the request needs.
+public enum PlaybackContent: Sendable, Equatable {
+    /// A playlist, as the player should see it.
+    case playlist(String)
+    /// Bytes of a file: `path` holds at least the requested bytes of a resource `size` bytes
+    /// long (a file of byte ranges still being assembled keeps its temporary name until whole).
+    case file(path: String, size: Int)
+}
+
+/// Finds what a player asks for in a library's bundles, for the playback server — and, for an
+/// asset still downloading, gets it: from disk if it is there, else fetched now through the
+/// engine when this process downloads it (the download then does not fetch it again), or waited
+/// for when another process does.
+///
+/// Paths are those of the bundle: `main.m3u8`, `<rendition>/index.m3u8` and the media files the
+/// local playlists name. Nothing else of the bundle (the origin's playlists, the manifest, files
+/// in progress) is served, and no path can leave it.
+///
+/// An asset that is neither complete nor downloading plays what is on disk: each media playlist
+/// is cut before its first missing segment and ends there.
+public struct PlaybackSource: Sendable {
+    public let library: OfflineLibrary
+    /// The session that downloads in this process, if any.
+    public let session: DownloadSession?
+    /// How long a request waits for a resource that another process is downloading.
+    public var waitLimit: Duration
+    /// How often the index is read while waiting for another process.
+    public var pollInterval: Duration
+
+    public init(library: OfflineLibrary, session: DownloadSession? = nil, waitLimit: Duration = .seconds(120),
+                pollInterval: Duration = .milliseconds(200)) {
+        self.library = library
+        self.session = session
+        self.waitLimit = waitLimit
+        self.pollInterval = pollInterval
+    }
+
+    /// The content for `path` of asset `assetID`, for a request of `range` (nil for the whole).
+    ///
+    /// - Throws: ``CarryonError/Code/unknownAsset`` for an asset the library does not have,
+    ///   ``CarryonError/Code/notFound`` for a path that is not part of the asset or not
+    ///   downloaded, or the error of a fetch made for it.
+    public func content(assetID: String, path: String, range: ClosedRange<Int>? = nil) async throws(CarryonError) -> PlaybackContent {
+        guard let path = Self.bundlePath(path) else {
+            throw CarryonError(.notFound, "\(path) is not a path inside a bundle")
+        }
+        guard var asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")
+        }
+        if !asset.planned {
+            // A download that has just begun is reading the playlists: wait for them.
+            asset = try await waitUntilPlanned(assetID) ?? asset
+        }
+        let bundle = library.bundleURL(for: assetID)
+        if path == "main.m3u8" {
+            guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
+            return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
+        }
+        let renditions = try await library.read { db in
+            try RenditionRecord.filter(Column("assetId") == assetID).fetchAll(db)
+        }
+        if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {
+            let text = try Self.readText(bundle.appendingPathComponent(path))
+            if asset.state == .completed { return .playlist(text) }
+            if await isDownloading(assetID) { return .playlist(text) }
+            return .playlist(try await onDisk(text, rendition: rendition, asset: assetID))
+        }
+        return try await file(path, of: assetID, range: range)
+    }
+
+    /// Whether the asset is being downloaded now, by this process or another.
+    public func isDownloading(_ assetID: String) async -> Bool {
+        if let session, await session.isTransferring(assetID) { return true }
+        return FileLock.isHeld(path: library.bundleURL(for: assetID).appendingPathComponent(".lock").path)
+    }
+
+    /// Waits while the asset is downloading until its playlists are read; nil if it stops
+    /// downloading first.
+    private func waitUntilPlanned(_ assetID: String) async throws(CarryonError) -> AssetRecord? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + waitLimit
+        while await isDownloading(assetID), clock.now < deadline {
+            if let asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }), asset.planned { return asset }
+            do { try await Task.sleep(for: pollInterval) } catch { throw CarryonError(.cancelled, "stopped waiting for \(assetID)") }
+        }
+        return nil
+    }
+
+    // MARK: Files
+
+    private func file(_ path: String, of assetID: String, range: ClosedRange<Int>?) async throws(CarryonError) -> PlaybackContent {
+        let bundle = library.bundleURL(for: assetID)
+        var rows = try await resources(path, of: assetID)
+        guard !rows.isEmpty else { throw CarryonError(.notFound, "\(path) is not a file of \(assetID)") }
+        let ranges = rows.contains { $0.rangeOffset != nil }
+        let size = ranges ? rows.map { ($0.rangeOffset ?? 0) + ($0.rangeLength ?? 0) }.max() ?? 0 : nil
+        // The rows whose bytes the request needs.
+        func needed(_ rows: [ResourceRecord]) -> [ResourceRecord] {
+            guard ranges, let range else { return rows }
+            return rows.filter { row in
+                guard let bytes = row.byteRange else { return true }
+                return bytes.overlaps(range)
+            }
+        }
+        var missing = needed(rows).filter { $0.state != .done }
+        if !missing.isEmpty {
+            if let session, await session.isTransferring(assetID) {
+                try await session.fetchNow(assetID, resources: missing.compactMap(\.id))
+            } else if await isDownloading(assetID) {
+                try await waitFor(missing, path: path, of: assetID)
+            } else {
+                throw CarryonError(.notFound, "\(path) of \(assetID) is not downloaded (the download is not running; `carryon resume \(assetID)`)")
+            }
+            rows = try await resources(path, of: assetID)
+            missing = needed(rows).filter { $0.state != .done }
+            guard missing.isEmpty else { throw CarryonError(.notFound, "\(path) of \(assetID) is still not downloaded") }
+        }
+        let final = bundle.appendingPathComponent(path)
+        if let bytes = BundleFiles.size(of: final) { return .file(path: final.path, size: size ?? bytes) }
+        let part = bundle.appendingPathComponent(path + ".part")
+        if let size, BundleFiles.size(of: part) != nil { return .file(path: part.path, size: size) }
+        throw CarryonError(.notFound, "\(path) of \(assetID) is recorded as downloaded but is not on disk")
+    }
+
+    private func resources(_ path: String, of assetID: String) async throws(CarryonError) -> [ResourceRecord] {
+        try await library.read { db in
+            try ResourceRecord.filter(Column("assetId") == assetID && Column("fileName") == path).order(Column("rangeOffset")).fetchAll(db)
+        }
+    }
+
+    /// Waits until another process has downloaded `rows`.
+    private func waitFor(_ rows: [ResourceRecord], path: String, of assetID: String) async throws(CarryonError) {
+        let ids = rows.compactMap(\.id)
+        let clock = ContinuousClock()
+        let deadline = clock.now + waitLimit
+        while true {
+            let left = try await library.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE state != 'done' AND id IN (\(ids.map(String.init).joined(separator: ",")))") ?? 0
+            }
+            if left == 0 { return }
+            guard clock.now < deadline, await isDownloading(assetID) else {
+                throw CarryonError(.notFound, "\(path) of \(assetID) did not arrive within \(waitLimit) from the download running in another process")
+            }
+            do { try await Task.sleep(for: pollInterval) } catch { throw CarryonError(.cancelled, "stopped waiting for \(path)") }
+        }
+    }
+
+    // MARK: Playlists
+
+    /// A media playlist cut before its first segment not on disk, and ended there.
+    private func onDisk(_ text: String, rendition: RenditionRecord, asset assetID: String) async throws(CarryonError) -> String {
+        let done = try await library.read { db in
+            try ResourceRecord.filter(Column("assetId") == assetID && Column("state") == ResourceState.done.rawValue).fetchAll(db)
+        }
+        let onDisk = Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) })
+        return try Self.cut(text, folder: rendition.key, onDisk: onDisk)
+    }
+
+    /// `text` up to the last segment before the first one whose file (or byte range) is not
+    /// in `onDisk`, with `EXT-X-ENDLIST`; unchanged when every segment is there.
+    static func cut(_ text: String, folder: String, onDisk: Set<String>) throws(CarryonError) -> String {
+        let base = "carryon-bundle:///\(folder)/index.m3u8"
+        let playlist: MediaPlaylist
+        do { playlist = try MediaPlaylist(parsing: text, url: base) } catch {
+            throw CarryonError(.playlist, "the local playlist \(folder)/index.m3u8 cannot be read: \(error)", cause: error)
+        }
+        func present(_ uri: String, _ range: ResolvedByteRange?) -> Bool {
+            guard uri.hasPrefix("carryon-bundle:///") else { return false }
+            return onDisk.contains(resourceKey(String(uri.dropFirst("carryon-bundle:///".count)), offset: range?.offset))
+        }
+        guard let first = playlist.segments.firstIndex(where: { segment in
+            !segment.isGap && (!present(segment.uri, segment.byteRange)
+                || segment.initSection.map { !present($0.uri, $0.byteRange) } == true)
+        }) else { return text }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let kept = first > 0 ? lines.prefix(playlist.segments[first - 1].line)
+            // No segment is on disk: the playlist's own tags, before any segment's.
+            : lines.prefix { line in line.isEmpty || (line.hasPrefix("#") && !line.hasPrefix("#EXT")) || playlistTags.contains { line.hasPrefix($0) } }
+        return kept.joined(separator: "\n") + "\n#EXT-X-ENDLIST\n"
+    }
+
+    /// Tags of the playlist as a whole, which an empty playlist keeps.
+    static let playlistTags = ["#EXTM3U", "#EXT-X-VERSION", "#EXT-X-TARGETDURATION", "#EXT-X-MEDIA-SEQUENCE",
+                               "#EXT-X-DISCONTINUITY-SEQUENCE", "#EXT-X-PLAYLIST-TYPE", "#EXT-X-INDEPENDENT-SEGMENTS",
+                               "#EXT-X-START", "#EXT-X-DEFINE", "#EXT-X-I-FRAMES-ONLY"]
+
+    static func resourceKey(_ fileName: String, offset: Int?) -> String {
+        offset.map { "\(fileName)@\($0)" } ?? fileName
+    }
+
+    // MARK: Paths
+
+    /// `path` as a relative path inside a bundle, or nil when it is not one the server serves:
+    /// percent-decoded, no empty, `.` or `..` component, no component starting with a dot, no
+    /// NUL, not the origin's copies, the manifest, or a file in progress.
+    static func bundlePath(_ path: String) -> String? {
+        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return nil }
+        let components = decoded.split(separator: "/", omittingEmptySubsequences: false)
+        guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else { return nil }
+        let joined = components.joined(separator: "/")
+        guard components.first != "origin", joined != "manifest.json", !joined.hasSuffix(".part"), !joined.hasSuffix(".tmp") else { return nil }
+        return joined
+    }
+
+    static func readText(_ url: URL) throws(CarryonError) -> String {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw CarryonError(.notFound, "\(url.path) is missing from the bundle")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

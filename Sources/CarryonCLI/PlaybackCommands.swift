@@ -1,0 +1,214 @@
+import ArgumentParser
+import Carryon
+import CarryonServer
+import Foundation
+
+/// What `serve --json` and `play --json` print for each request.
+struct RequestLine: Encodable {
+    var event = "request"
+    var date: Date
+    var asset: String?
+    var session: String?
+    var method: String
+    var path: String
+    var range: String?
+    var status: Int
+    var bytes: Int
+    var seconds: Double
+    var error: String?
+
+    init(_ request: PlaybackRequest) {
+        date = request.date
+        asset = request.assetID
+        session = request.sessionID
+        method = request.method
+        path = request.path
+        range = request.range
+        status = request.status
+        bytes = request.bytes
+        seconds = request.duration
+        error = request.error
+    }
+}
+
+/// The first line `serve --json` and `play --json` print.
+struct ListeningLine: Encodable {
+    var event = "listening"
+    var url: String
+    var playlist: String?
+}
+
+/// `--port`, `--host` and `--json`, shared by `serve` and `play`.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port: Int = 0
+
+    @Option(help: ArgumentHelp("The loopback address to listen on: 127.0.0.1 or ::1.", valueName: "address"))
+    var host: String = "127.0.0.1"
+
+    @Flag(help: "Print one JSON object a line: where the server listens, then each request it answers.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard host == "127.0.0.1" || host == "::1" else {
+            throw ValidationError("--host must be 127.0.0.1 or ::1: the playback server listens on loopback only")
+        }
+    }
+
+    func makeServer(_ source: PlaybackSource) throws -> PlaybackServer {
+        let json = self.json
+        do {
+            return try PlaybackServer(source: source, host: host, port: port) { request in
+                if json { try? printJSONLine(RequestLine(request)) }
+            }
+        } catch {
+            throw fail("\(error)")
+        }
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve every asset of the library to players over HTTP on loopback, until interrupted.",
+        discussion: """
+            The first line of output is the server's base URL, which carries a random token: \
+            a request without it, or with a Host header other than the loopback address, is \
+            refused, so other users and web pages cannot read the library. An asset plays at \
+            <base URL>/<id>/main.m3u8 (`carryon play ID` prints that URL for you).
+
+            A complete asset plays whole. An asset another carryon process is downloading plays \
+            as it arrives: a request for a file not yet downloaded waits for it. An asset that \
+            is neither plays what is on disk: each playlist ends before its first missing segment.
+
+            Examples:
+              carryon serve
+              carryon serve --port 8080 --json
+            """
+    )
+
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let source = PlaybackSource(library: try library.open())
+        let json = server.json
+        do {
+            try await server.makeServer(source).run { handle in
+                if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }
+                fflush(nil)
+            }
+        } catch {
+            throw fail("the playback server stopped: \(error)")
+        }
+    }
+}
+
+struct Play: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play an asset: print its playback URL, serve it until interrupted, and start a player if asked.",
+        discussion: """
+            The first line of output is the asset's playback URL, for any HLS player. With \
+            --player, that player (ffplay, mpv or vlc, if installed) is started on it, and \
+            carryon stops serving when the player exits.
+
+            An asset that is not complete keeps downloading in this process while it plays \
+            (unless --no-download, or another carryon process is downloading it): what the \
+            player asks for first is fetched first, stored as the download's own copy, and not \
+            fetched again. Ctrl-C stops serving and suspends the download; `carryon resume` \
+            continues it.
+
+            Examples:
+              carryon play 7k2m9x4q1b
+              carryon play 7k2m9x4q1b --player mpv
+              ffmpeg -i "$(carryon play 7k2m9x4q1b | head -n 1)" -c copy out.mkv
+            """
+    )
+
+    @Argument(help: "The asset's id (a unique prefix is enough).")
+    var id: String
+
+    @Option(help: ArgumentHelp("A player to start on the URL: ffplay, mpv or vlc.", valueName: "name"))
+    var player: String?
+
+    @Flag(inversion: .prefixedNo, help: "Whether an incomplete asset keeps downloading while it plays (it does by default).")
+    var download = true
+
+    @OptionGroup var server: ServerOptions
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        if let player, !["ffplay", "mpv", "vlc"].contains(player) {
+            throw ValidationError("--player must be ffplay, mpv or vlc (got \(player))")
+        }
+    }
+
+    func run() async throws {
+        let json = server.json
+        let player = self.player
+        try await library.withSession { session in
+            let task: DownloadTask
+            let snapshot: AssetSnapshot
+            do {
+                task = try await session.task(id: id)
+                snapshot = try await task.snapshot()
+                if download, snapshot.state != .completed, snapshot.state != .cancelled,
+                   !(await PlaybackSource(library: session.library).isDownloading(task.id)) {
+                    try await task.resume()
+                    printError("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
+                }
+            } catch {
+                throw fail("\(error)")
+            }
+            if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play") }
+            let source = PlaybackSource(library: session.library, session: session)
+            let assetID = task.id
+            do {
+                try await server.makeServer(source).run { handle in
+                    let url = handle.playlistURL(for: assetID)
+                    if json { try? printJSONLine(ListeningLine(url: handle.baseURL, playlist: url)) } else { print(url) }
+                    fflush(nil)
+                    if let player {
+                        await Self.launch(player, url: url)
+                        // The player is done: stop serving, as Ctrl-C would.
+                        kill(getpid(), SIGTERM)
+                    }
+                }
+            } catch {
+                throw fail("the playback server stopped: \(error)")
+            }
+        }
+    }
+
+    /// Runs `player` on `url` until it exits; a player that is not installed is reported and
+    /// the server keeps serving.
+    static func launch(_ player: String, url: String) async {
+        guard let executable = findProgram(player) else {
+            printError("\(player) is not installed; serving until interrupted")
+            return
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = player == "vlc" ? ["--play-and-exit", url] : [url]
+        do {
+            try process.run()
+        } catch {
+            printError("cannot start \(player): \(error)")
+            return
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume()
+            }
+        }
+    }
+
+    static func findProgram(_ name: String) -> URL? {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,141 @@
+import Carryon
+import Foundation
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// The `Host` header values a playback server accepts: its own loopback address and port,
+/// known once it listens.
+final class AllowedHosts: Sendable {
+    private let hosts = Mutex<Set<String>>([])
+
+    func set(port: Int) {
+        hosts.withLock { $0 = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] }
+    }
+
+    func allows(_ host: String?) -> Bool {
+        guard let host else { return false }
+        return hosts.withLock { $0.contains(host.lowercased()) }
+    }
+}
+
+/// Answers the playback server's requests: checks the host and the token, finds the content
+/// through the ``PlaybackSource``, and reports each request.
+struct PlaybackResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let server: PlaybackServer
+    let hosts: AllowedHosts
+    let fileIO = FileIO()
+    private let clock = ContinuousClock()
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let arrival = clock.now
+        var record = PlaybackRequest(date: Date(), assetID: nil, sessionID: nil, path: request.uri.path,
+                                     method: request.method.rawValue, range: request.headers[.range], status: 0, bytes: 0,
+                                     duration: 0, error: nil, errorCode: nil)
+        let response: Response
+        do {
+            response = try await answer(request, context: context, record: &record)
+        } catch let error as CarryonError {
+            response = Self.failure(Self.status(for: error.code), error.message)
+            record.error = error.message
+            record.errorCode = error.code.rawValue
+        }
+        record.status = Int(response.status.code)
+        if record.status >= 400, record.errorCode == nil {
+            record.errorCode = "http"
+            record.error = record.error ?? response.status.reasonPhrase
+        }
+        record.bytes = request.method == .head ? 0 : (response.headers[.contentLength].flatMap { Int($0) } ?? 0)
+        let elapsed = clock.now - arrival
+        record.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        await server.onRequest(record)
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context, record: inout PlaybackRequest) async throws -> Response {
+        guard hosts.allows(request.head.authority) else {
+            record.error = "refused: Host \(request.head.authority ?? "(none)") is not the server's loopback address"
+            return Self.failure(.forbidden, "forbidden\n")
+        }
+        var components = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard let token = components.popFirst(), Self.constantTimeEqual(String(token), server.token) else {
+            record.error = "refused: no valid token in the path"
+            return Self.failure(.forbidden, "forbidden\n")
+        }
+        record.path = "/" + components.joined(separator: "/")
+        guard request.method == .get || request.method == .head else {
+            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
+        }
+        guard let asset = components.popFirst(), !asset.isEmpty else {
+            return Self.failure(.notFound, "give an asset: /<token>/<asset id>/main.m3u8\n")
+        }
+        let assetID = String(asset)
+        record.assetID = assetID
+        var session: String?
+        if let first = components.first, first.hasPrefix("s-"), first.count > 2 {
+            session = String(first.dropFirst(2))
+            components.removeFirst()
+        }
+        let path = components.joined(separator: "/")
+        record.path = path
+        if path == "main.m3u8", session == nil { session = Self.makeSessionID() }
+        record.sessionID = session
+        let content = try await server.source.content(assetID: assetID, path: path,
+                                                      range: HTTPRange.bounds(header: request.headers[.range]))
+        switch content {
+        case .playlist(var text):
+            if path == "main.m3u8", let session { text = Self.prefix(text, with: "s-\(session)/") }
+            let body = ByteBuffer(string: text)
+            let headers: HTTPFields = [.contentType: "application/vnd.apple.mpegurl", .contentLength: String(body.readableBytes),
+                                       .cacheControl: "no-store"]
+            return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
+        case .file(let file, let size):
+            let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+            return try await FileResponder.respond(file: file, size: size, modified: modified, to: request, context: context,
+                                                   includeBody: request.method != .head, fileIO: fileIO)
+        }
+    }
+
+    /// The multivariant playlist with every relative URI under `prefix`, so that the requests
+    /// it leads to carry the playback session.
+    static func prefix(_ text: String, with prefix: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            if line.isEmpty { return "" }
+            if !line.hasPrefix("#") { return line.contains("://") ? String(line) : prefix + line }
+            guard let range = line.range(of: "URI=\"") else { return String(line) }
+            let rest = line[range.upperBound...]
+            if rest.contains("://") && rest.firstIndex(of: "\"").map({ rest[..<$0].contains("://") }) == true { return String(line) }
+            return line[..<range.upperBound] + prefix + rest
+        }.joined(separator: "\n")
+    }
+
+    static func makeSessionID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let hex = String(generator.next() as UInt64, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        var difference: UInt8 = 0
+        for index in x.indices { difference |= x[index] ^ y[index] }
+        return difference == 0
+    }
+
+    static func status(for code: CarryonError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .unknownAsset, .notFound: .notFound
+        case .cancelled, .invalidState: .serviceUnavailable
+        case .http, .transfer: .badGateway
+        default: .internalServerError
+        }
+    }
+
+    static func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = ByteBuffer(string: message.hasSuffix("\n") ? message : message + "\n")
+        return Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .contentLength: String(body.readableBytes)],
+                        body: .init(byteBuffer: body))
+    }
+}

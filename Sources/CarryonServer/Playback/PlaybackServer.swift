@@ -1,0 +1,139 @@
+import Carryon
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Plays a library's bundles back offline: an HTTP server on the loopback interface that serves
+/// every asset as standard HLS — playlists, segments, init sections, subtitles, with the right
+/// content types and byte ranges — to any player (ffmpeg, ffplay, mpv, VLC, Safari, hls.js).
+///
+/// Access is by capability. Each server run makes a random token that is part of every URL; a
+/// request without it, or with a `Host` header other than the server's loopback address, is
+/// refused with 403, so other local users and web pages (DNS rebinding) cannot read the
+/// library through it:
+///
+/// ```swift
+/// try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+///     print(server.playlistURL(for: assetID))   // http://127.0.0.1:41234/9f…c2/<id>/main.m3u8
+/// }
+/// ```
+///
+/// An asset still downloading plays as it arrives (see ``PlaybackSource``). Each request is
+/// reported to ``onRequest`` with what the access and error logs need; each time a player
+/// opens an asset's multivariant playlist a playback session begins, whose id the player's
+/// further requests carry in their path (`/<token>/<id>/<session>/…`).
+public struct PlaybackServer: Sendable {
+    /// What is served.
+    public var source: PlaybackSource
+    /// The loopback address to listen on: `127.0.0.1` (the default) or `::1`.
+    public var host: String
+    /// The port; 0 lets the operating system pick a free one.
+    public var port: Int
+    /// The token every URL carries; random (128 bits) unless given.
+    public var token: String
+    /// Called after each request is answered.
+    public var onRequest: @Sendable (PlaybackRequest) async -> Void
+    public var logger: Logger
+
+    /// - Throws: ``PlaybackServerError`` when `host` is not a loopback address or `token` is
+    ///   too short to be a secret.
+    public init(source: PlaybackSource, host: String = "127.0.0.1", port: Int = 0, token: String? = nil,
+                logger: Logger? = nil, onRequest: @escaping @Sendable (PlaybackRequest) async -> Void = { _ in }) throws(PlaybackServerError) {
+        guard host == "127.0.0.1" || host == "::1" else {
+            throw PlaybackServerError("the playback server listens on 127.0.0.1 or ::1 only, not \(host)")
+        }
+        let token = token ?? Self.makeToken()
+        guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+            throw PlaybackServerError("a token is at least 16 letters and digits")
+        }
+        self.source = source
+        self.host = host
+        self.port = port
+        self.token = token
+        self.onRequest = onRequest
+        self.logger = logger ?? {
+            var logger = Logger(label: "carryon.playback")
+            logger.logLevel = .warning
+            return logger
+        }()
+    }
+
+    /// 32 hexadecimal digits from the system's secure random source.
+    static func makeToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let value = generator.next() as UInt64
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// Serves until the task is cancelled or the process receives SIGINT or SIGTERM; calls
+    /// `onReady` once listening.
+    public func run(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void = { _ in }) async throws {
+        try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
+    }
+
+    /// Runs the server for as long as `body` runs.
+    public func withRunning<T: Sendable>(_ body: @Sendable (PlaybackServerHandle) async throws -> T) async throws -> T {
+        try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
+    }
+
+    private func makeApplication(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void) -> some Service {
+        let host = self.host
+        let token = self.token
+        let responder = PlaybackResponder(server: self, hosts: .init())
+        return Application(
+            responder: responder,
+            configuration: .init(address: .hostname(host, port: port), serverName: "carryon"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let shown = host.contains(":") ? "[\(host)]" : host
+                responder.hosts.set(port: port)
+                await onReady(PlaybackServerHandle(baseURL: "http://\(shown):\(port)/\(token)", port: port))
+            },
+            logger: logger
+        )
+    }
+}
+
+/// A running playback server.
+public struct PlaybackServerHandle: Sendable {
+    /// `http://127.0.0.1:<port>/<token>`: every URL of the server starts with it.
+    public let baseURL: String
+    public let port: Int
+
+    /// The URL a player opens to play an asset.
+    public func playlistURL(for assetID: String) -> String {
+        "\(baseURL)/\(assetID)/main.m3u8"
+    }
+}
+
+/// A request the playback server answered, for the access and error logs.
+public struct PlaybackRequest: Sendable {
+    public var date: Date
+    public var assetID: String?
+    /// The playback session the request belongs to, if it carried one.
+    public var sessionID: String?
+    /// The path inside the bundle.
+    public var path: String
+    public var method: String
+    public var range: String?
+    public var status: Int
+    /// Body bytes sent.
+    public var bytes: Int
+    /// Seconds from the request's arrival to its response being ready.
+    public var duration: Double
+    /// Why the request failed, for an error status.
+    public var error: String?
+    /// The error's code (``CarryonError/Code``), or `http` for a refusal.
+    public var errorCode: String?
+}
+
+/// A playback server that cannot start as asked.
+public struct PlaybackServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

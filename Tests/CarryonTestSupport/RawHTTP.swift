@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A response read by ``rawHTTP(port:_:)``.
+public struct RawHTTPResponse: Sendable {
+    public var status: Int
+    /// The header lines, as sent.
+    public var head: String
+    public var body: [UInt8]
+
+    /// The value of the first header called `name` (any case).
+    public func header(_ name: String) -> String? {
+        for line in head.split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].lowercased() == name.lowercased() {
+                return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+}
+
+/// Sends `request` (the whole HTTP/1.1 request text, headers as written — a `Host` an HTTP
+/// client would not let a test forge included) to 127.0.0.1:`port`, and reads the response
+/// until the server closes the connection. Runs on a thread of its own, so that its blocking
+/// socket calls never hold the threads an in-process server needs.
+public func rawHTTP(port: Int, _ request: String) async throws -> RawHTTPResponse {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try rawHTTPBlocking(port: port, request) })
+        }
+    }
+}
+
+private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResponse {
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw TestSupportError("socket() failed") }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw TestSupportError("cannot connect to 127.0.0.1:\(port)") }
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw TestSupportError("send() failed") }
+        sent += count
+    }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        if count <= 0 { break }
+        response += buffer[0..<count]
+    }
+    guard let end = response.indices.first(where: { index in
+        index + 3 < response.count && response[index..<(index + 4)].elementsEqual([13, 10, 13, 10])
+    }) else { throw TestSupportError("no complete response head: \(String(decoding: response, as: UTF8.self))") }
+    let head = String(decoding: response[..<end], as: UTF8.self)
+    let parts = head.split(separator: " ", maxSplits: 2)
+    guard parts.count >= 2, let status = Int(parts[1]) else { throw TestSupportError("not an HTTP response: \(head)") }
+    return RawHTTPResponse(status: status, head: head, body: Array(response[(end + 4)...]))
+}
