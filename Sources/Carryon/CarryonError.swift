@@ -57,6 +57,8 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "cancelled")
         /// What was asked for is not in the bundle (not part of the asset, or not downloaded).
         public static let notFound = Code(rawValue: "not-found")
+        /// The library's storage rules (quota, free space to keep) leave no room for a download.
+        public static let storage = Code(rawValue: "storage")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
         /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.

@@ -119,6 +119,17 @@ public final class OfflineLibrary: Sendable {
             }
             try db.create(index: "resource_by_asset", on: "resource", columns: ["assetId", "state", "ordinal"])
         }
+        migrator.registerMigration("v2: storage policy") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "expiresAt", .datetime)
+                t.add(column: "priority", .text).notNull().defaults(to: AssetPriority.default.rawValue)
+                t.add(column: "lastPlayedAt", .datetime)
+            }
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
         return migrator
     }
 }

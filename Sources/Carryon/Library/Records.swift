@@ -50,6 +50,11 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var completedAt: Date?
     /// The presentation's duration in seconds, once planned.
     var duration: Double?
+    /// When the asset expires: a purge removes it from then on.
+    var expiresAt: Date? = nil
+    var priority: AssetPriority = .default
+    /// When a player last asked the playback server for any of it.
+    var lastPlayedAt: Date? = nil
 }
 
 /// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or

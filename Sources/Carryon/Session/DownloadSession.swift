@@ -357,8 +357,40 @@ public actor DownloadSession {
             try await persist(plan, selection: selection, for: asset)
             if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
         }
+        try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
         try await transfer(id, asset: asset)
+    }
+
+    /// Checks the library's storage rules before a transfer: when the bytes still to come
+    /// would break the quota or the free-space minimum, purges by the rules if the library is
+    /// set to and that is enough, and otherwise fails with the sizes involved.
+    private func makeRoom(for id: String) async throws(CarryonError) {
+        let storage = StorageManager(library: library)
+        let settings = try await storage.settings()
+        guard settings.quotaBytes != nil || settings.minimumFreeBytes != nil else { return }
+        let incoming = try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(expectedBytes), 0) FROM resource WHERE assetId = ? AND state = 'pending'",
+                             arguments: [id]) ?? 0
+        }
+        let plan = try await storage.plan(incomingBytes: incoming, excluding: [id])
+        let libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
+        let free = plan.freeBytesAfter - plan.bytesFreed
+        let fitsQuota = settings.quotaBytes.map { libraryBytes + incoming <= $0 } ?? true
+        let keepsFree = settings.minimumFreeBytes.map { free - incoming >= $0 } ?? true
+        if fitsQuota && keepsFree { return }
+        if settings.purgeOnDownload, plan.satisfied {
+            for removal in plan.removals {
+                logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
+                try await delete(removal.id)
+            }
+            return
+        }
+        var rules: [String] = []
+        if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
+        if let minimum = settings.minimumFreeBytes { rules.append("\(free) bytes are free and \(minimum) must stay free") }
+        let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "`carryon purge` or `carryon storage --purge-on-download` can make room"
+        throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
     }
 
     /// Runs `body`, turning cancellation into ``CarryonError/Code/cancelled``.
@@ -491,10 +523,14 @@ public actor DownloadSession {
         try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
         let id = resource.id!
         let assetId = resource.assetId
+        let counter = ByteBatcher()
         let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
                                              validators: .init(etag: resource.etag, lastModified: resource.lastModified)) { delta in
-            Task { await self.recordBytes(delta, resource: id, asset: assetId) }
+            // Bytes are reported in batches: a task per body chunk would queue faster than the
+            // session drains them on a fast link.
+            if let batch = counter.add(delta) { Task { await self.recordBytes(batch, resource: id, asset: assetId) } }
         }
+        if let rest = counter.drain() { await recordBytes(rest, resource: id, asset: assetId) }
         if let offset = resource.rangeOffset {
             // Copy the range into the shared file at its offset; the shared file keeps its
             // temporary name until every range of it is in.

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An asset's storage policy: when it expires and how much it matters — the counterpart of
+/// AVAssetDownloadStorageManagementPolicy.
+public struct StoragePolicy: Sendable, Hashable, Codable {
+    /// From this date a purge removes the asset; nil: never.
+    public var expiresAt: Date?
+    /// `important` assets are removed only after every `default` one.
+    public var priority: AssetPriority
+
+    public init(expiresAt: Date? = nil, priority: AssetPriority = .default) {
+        self.expiresAt = expiresAt
+        self.priority = priority
+    }
+}
+
+/// The library's storage rules: a quota and a minimum of free disk space, and whether a
+/// download that would break them purges first or fails.
+public struct LibraryStorageSettings: Sendable, Hashable, Codable {
+    /// The most bytes the library's bundles may take; nil: no quota.
+    public var quotaBytes: Int?
+    /// The free bytes to keep on the library's file system; nil: no minimum.
+    public var minimumFreeBytes: Int?
+    /// Whether a download that would break a rule purges by the rules first (else it fails).
+    public var purgeOnDownload: Bool
+
+    public init(quotaBytes: Int? = nil, minimumFreeBytes: Int? = nil, purgeOnDownload: Bool = false) {
+        self.quotaBytes = quotaBytes
+        self.minimumFreeBytes = minimumFreeBytes
+        self.purgeOnDownload = purgeOnDownload
+    }
+}
+
+/// Keeps a library's storage in order, as AVAssetDownloadStorageManager does: each asset's
+/// ``StoragePolicy``, the library's ``LibraryStorageSettings``, and purges that remove expired
+/// assets first, then `default` before `important`, least recently played first, until the
+/// quota and the free-space rule hold. An asset downloading or being played (a request within
+/// ``playingWindow``) is never removed.
+///
+/// Times and free space come from closures, so purges are tested without waiting or filling a
+/// disk.
+public struct StorageManager: Sendable {
+    public let library: OfflineLibrary
+    /// The current time.
+    public var now: @Sendable () -> Date
+    /// The free bytes of the file system holding the library.
+    public var freeBytes: @Sendable () -> Int
+    /// An asset with a playback request this recent is being played.
+    public var playingWindow: TimeInterval
+
+    public init(library: OfflineLibrary, now: @escaping @Sendable () -> Date = { Date() },
+                freeBytes: (@Sendable () -> Int)? = nil, playingWindow: TimeInterval = 60) {
+        self.library = library
+        self.now = now
+        let root = library.root.path
+        self.freeBytes = freeBytes ?? { Self.freeBytes(at: root) }
+        self.playingWindow = playingWindow
+    }
+
+    /// The free bytes for an unprivileged user on the file system holding `path` (statvfs).
+    public static func freeBytes(at path: String) -> Int {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return Int.max }
+        let (bytes, overflow) = Int(info.f_bavail).multipliedReportingOverflow(by: Int(info.f_frsize))
+        return overflow ? Int.max : bytes
+    }
+
+    // MARK: Policies and settings
+
+    /// The policy of asset `id`.
+    public func policy(for id: String) async throws(CarryonError) -> StoragePolicy {
+        guard let asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+        }
+        return StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority)
+    }
+
+    /// Sets the policy of asset `id`.
+    public func setPolicy(_ policy: StoragePolicy, for id: String) async throws(CarryonError) {
+        let changed = try await library.write { db in
+            try db.execute(sql: "UPDATE asset SET expiresAt = ?, priority = ? WHERE id = ?",
+                           arguments: [policy.expiresAt, policy.priority.rawValue, id])
+            return db.changesCount
+        }
+        if changed == 0 { throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids") }
+    }
+
+    /// The library's storage settings.
+    public func settings() async throws(CarryonError) -> LibraryStorageSettings {
+        let values = try await library.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, value FROM setting").reduce(into: [String: String]()) { $0[$1["key"]] = $1["value"] }
+        }
+        return LibraryStorageSettings(quotaBytes: values["quotaBytes"].flatMap { Int($0) },
+                                      minimumFreeBytes: values["minimumFreeBytes"].flatMap { Int($0) },
+                                      purgeOnDownload: values["purgeOnDownload"] == "true")
+    }
+
+    /// Replaces the library's storage settings.
+    public func setSettings(_ settings: LibraryStorageSettings) async throws(CarryonError) {
+        try await library.write { db in
+            for (key, value) in [("quotaBytes", settings.quotaBytes.map(String.init)),
+                                 ("minimumFreeBytes", settings.minimumFreeBytes.map(String.init)),
+                                 ("purgeOnDownload", String(settings.purgeOnDownload))] {
+                if let value {
+                    try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                                   arguments: [key, value])
+                } else {
+                    try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
+                }
+            }
+        }
+    }
+
+    /// Records that a player asked for asset `id` now.
+    public func markPlayed(_ id: String) async throws(CarryonError) {
+        let date = now()
+        try await library.write { db in
+            try db.execute(sql: "UPDATE asset SET lastPlayedAt = ? WHERE id = ?", arguments: [date, id])
+        }
+    }
+
+    // MARK: Purging
+
+    /// What a purge would remove now to make room for `incomingBytes` more (a download about
+    /// to start), by the rules above.
+    public func plan(incomingBytes: Int = 0, excluding busy: Set<String> = []) async throws(CarryonError) -> PurgePlan {
+        let settings = try await settings()
+        let assets = try await library.read { db in try AssetRecord.fetchAll(db) }
+        let date = now()
+        let candidates = assets.map { asset in
+            let bundle = library.bundleURL(for: asset.id)
+            let downloading = FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path)
+            let playing = asset.lastPlayedAt.map { date.timeIntervalSince($0) < playingWindow } ?? false
+            return PurgeCandidate(id: asset.id, bytes: BundleFiles.totalUsage(of: bundle), expiresAt: asset.expiresAt,
+                                  priority: asset.priority, lastPlayedAt: asset.lastPlayedAt, createdAt: asset.createdAt,
+                                  isBusy: downloading || playing || busy.contains(asset.id))
+        }
+        return PurgePlanner.plan(candidates: candidates,
+                                 rules: StorageRules(quotaBytes: settings.quotaBytes, minimumFreeBytes: settings.minimumFreeBytes),
+                                 freeBytes: freeBytes(), now: date, incomingBytes: incomingBytes)
+    }
+
+    /// Removes what ``plan(incomingBytes:excluding:)`` lists, through `session` (so that
+    /// bundles, rows and tasks go together), and returns the plan carried out.
+    @discardableResult
+    public func purge(with session: DownloadSession, incomingBytes: Int = 0) async throws(CarryonError) -> PurgePlan {
+        let plan = try await plan(incomingBytes: incomingBytes)
+        for removal in plan.removals { try await session.delete(removal.id) }
+        return plan
+    }
+}

@@ -1,0 +1,127 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Storage policies, library settings and purges over a real library, with the time and the
+/// free disk space injected: nothing sleeps and no disk fills up.
+@Suite("Keeping a library's storage in order")
+struct StorageManagerTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Adds an asset with a bundle of `bytes` bytes.
+    static func addAsset(_ library: OfflineLibrary, _ id: String, bytes: Int, created: TimeInterval = -86_400,
+                         expires: TimeInterval? = nil, priority: AssetPriority = .default, played: TimeInterval? = nil) async throws {
+        let record = AssetRecord(id: id, name: id, url: "https://cdn.example/\(id).m3u8", state: .completed, errorMessage: nil,
+                                 options: DownloadOptions(), headers: [], selection: nil, planned: true,
+                                 createdAt: now.addingTimeInterval(created), updatedAt: now, completedAt: now, duration: 60,
+                                 expiresAt: expires.map { now.addingTimeInterval($0) }, priority: priority,
+                                 lastPlayedAt: played.map { now.addingTimeInterval($0) })
+        try await library.write { db in try record.insert(db) }
+        let bundle = library.bundleURL(for: id)
+        try FileManager.default.createDirectory(at: bundle.appendingPathComponent("video"), withIntermediateDirectories: true)
+        try Data(count: bytes).write(to: bundle.appendingPathComponent("video/00001.ts"))
+    }
+
+    func manager(_ library: OfflineLibrary, free: Int = 1 << 40) -> StorageManager {
+        StorageManager(library: library, now: { Self.now }, freeBytes: { free })
+    }
+
+    @Test("an asset's policy is kept and changed; an unknown asset is refused")
+    func policies() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "a", bytes: 10)
+            let storage = manager(library)
+            #expect(try await storage.policy(for: "a") == StoragePolicy())
+            let policy = StoragePolicy(expiresAt: Self.now.addingTimeInterval(3600), priority: .important)
+            try await storage.setPolicy(policy, for: "a")
+            #expect(try await storage.policy(for: "a") == policy)
+            await #expect(throws: CarryonError.self) { try await storage.setPolicy(policy, for: "nope") }
+            await #expect(throws: CarryonError.self) { try await storage.policy(for: "nope") }
+        }
+    }
+
+    @Test("library settings are kept, and a setting set to nil is removed")
+    func settings() async throws {
+        try await withTemporaryDirectory { folder in
+            let storage = manager(try OfflineLibrary(root: folder))
+            #expect(try await storage.settings() == LibraryStorageSettings())
+            let settings = LibraryStorageSettings(quotaBytes: 1_000, minimumFreeBytes: 500, purgeOnDownload: true)
+            try await storage.setSettings(settings)
+            #expect(try await storage.settings() == settings)
+            try await storage.setSettings(LibraryStorageSettings(quotaBytes: nil, minimumFreeBytes: 500))
+            #expect(try await storage.settings() == LibraryStorageSettings(minimumFreeBytes: 500))
+        }
+    }
+
+    @Test("a purge removes expired assets, then default before important, least recently played first, until the quota holds")
+    func purgeOrder() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "expired", bytes: 100, expires: -1)
+            try await Self.addAsset(library, "important-old", bytes: 300, priority: .important, played: -90_000)
+            try await Self.addAsset(library, "default-recent", bytes: 300, played: -600)
+            try await Self.addAsset(library, "default-old", bytes: 300, played: -7_200)
+            try await Self.addAsset(library, "default-new", bytes: 300, created: -60)
+            let storage = manager(library)
+            try await storage.setSettings(LibraryStorageSettings(quotaBytes: 700))
+            let plan = try await storage.plan()
+            // 1,300 bytes: the expired asset goes, then two defaults, least recently played first
+            // (never played counts from its creation, a minute ago: most recent).
+            #expect(plan.removals.map(\.id) == ["expired", "default-old", "default-recent"])
+            #expect(plan.removals.map(\.reason) == [.expired, .quota, .quota])
+            #expect(plan.satisfied && plan.libraryBytesAfter == 600)
+            // Carried out: bundles and rows go; the important asset stays.
+            let session = try await DownloadSession(library: library)
+            try await storage.purge(with: session)
+            let left = try await session.tasks().map(\.id)
+            await session.shutdown()
+            #expect(left == ["important-old", "default-new"])
+            #expect(!FileManager.default.fileExists(atPath: library.bundleURL(for: "default-old").path))
+        }
+    }
+
+    @Test("an asset being played (a request within the window) or downloaded (its lock held) is never removed")
+    func busyAssetsStay() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "playing", bytes: 500, expires: -10, played: -5)
+            try await Self.addAsset(library, "downloading", bytes: 500, expires: -10)
+            try await Self.addAsset(library, "idle", bytes: 500, played: -3_600)
+            let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
+            let storage = manager(library)
+            try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
+            let plan = try await storage.plan()
+            withExtendedLifetime(lock) {}
+            #expect(plan.removals.map(\.id) == ["idle"])
+            #expect(!plan.satisfied && plan.shortfall == 900)
+        }
+    }
+
+    @Test("the free-space rule and a download's bytes to come make room too")
+    func freeSpaceAndIncoming() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "a", bytes: 400, played: -100)
+            try await Self.addAsset(library, "b", bytes: 400, played: -200)
+            let storage = manager(library, free: 1_000)
+            try await storage.setSettings(LibraryStorageSettings(minimumFreeBytes: 800))
+            #expect(try await storage.plan().removals.isEmpty)
+            let plan = try await storage.plan(incomingBytes: 500)
+            #expect(plan.removals.map(\.id) == ["b"])
+            #expect(plan.removals.map(\.reason) == [.freeSpace] && plan.satisfied)
+        }
+    }
+
+    @Test("marking an asset played records the injected time")
+    func markPlayed() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "a", bytes: 1)
+            try await manager(library).markPlayed("a")
+            let played = try await library.read { db in try AssetRecord.fetchOne(db, key: "a")?.lastPlayedAt }
+            #expect(played == Self.now)
+        }
+    }
+}
