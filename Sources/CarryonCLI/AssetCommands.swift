@@ -84,6 +84,15 @@ struct Show: AsyncParsableCommand {
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
             print("On disk     \(formatBytes(asset.bytesOnDisk))")
+            for (key, bytes) in asset.bytesByRendition.sorted(by: { $0.key < $1.key }) where !key.contains(".") && key != "origin" {
+                print("            \(key)  \(formatBytes(bytes))")
+            }
+            print("Policy      expires \(asset.policy.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"), priority \(asset.policy.priority.rawValue)")
+            if let playback = asset.playback {
+                let startup = playback.startupSeconds.map { String(format: "%.3f s", $0) } ?? "-"
+                let bitrate = playback.timeWeightedIndicatedBitrate.map { formatBitrate(Int($0)) } ?? "-"
+                print("Playback    \(playback.sessions) sessions, startup \(startup), \(formatBytes(playback.bytesServed)) in \(playback.segmentsServed) segments, indicated \(bitrate)")
+            }
             if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
             if let selection = asset.selection {
                 let variant = selection.variant

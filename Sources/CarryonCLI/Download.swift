@@ -57,6 +57,8 @@ struct Download: AsyncParsableCommand {
     @Option(help: "Requests in flight at once.")
     var concurrency: Int?
 
+    @OptionGroup var policy: PolicyOptions
+
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
 
@@ -96,6 +98,9 @@ struct Download: AsyncParsableCommand {
         let task: DownloadTask
         do {
             task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
+            if !policy.isEmpty {
+                try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
+            }
         } catch {
             await session.shutdown()
             throw fail(error.description)

@@ -50,6 +50,16 @@ struct PlaybackTests {
             let session = try #require(requests.first { $0.path == "main.m3u8" }?.sessionID)
             #expect(requests.allSatisfy { $0.sessionID == session })
             #expect(requests.contains { $0.path.hasPrefix("audio-de/") } && requests.contains { $0.path.hasPrefix("video/") })
+            // The access log has a line a request, in W3C extended format, and show's figures come from it.
+            let text = try String(contentsOf: AssetLogs(library: library).accessLogURL(for: id), encoding: .utf8)
+            let log = try W3CLog(parsing: text)
+            let played = log.entries.filter { $0["x-event"] == "playback" }
+            #expect(played.count == requests.count)
+            #expect(played.allSatisfy { $0["x-playback-session-id"] == session && $0["sc-indicated-bitrate"] != "-" })
+            let summary = try #require(AssetLogs(library: library).playbackSummary(for: id))
+            #expect(summary.sessions == 1 && summary.segmentsServed == requests.filter { !$0.path.hasSuffix(".m3u8") }.count)
+            #expect(summary.bytesServed == requests.reduce(0) { $0 + $1.bytes } && summary.startupSeconds != nil)
+            #expect(summary.timeWeightedIndicatedBitrate != nil)
         }
     }
 

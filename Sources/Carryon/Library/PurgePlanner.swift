@@ -78,9 +78,9 @@ public struct StorageRules: Sendable, Hashable {
 }
 
 /// What a purge would remove, and the storage situation afterwards.
-public struct PurgePlan: Sendable, Hashable {
+public struct PurgePlan: Sendable, Hashable, Codable {
     /// One asset the purge removes.
-    public struct Removal: Sendable, Hashable {
+    public struct Removal: Sendable, Hashable, Codable {
         /// Why an asset is removed.
         public enum Reason: String, Sendable, Hashable, Codable, CaseIterable {
             /// Its content had expired.

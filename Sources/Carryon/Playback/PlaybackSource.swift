@@ -91,6 +91,21 @@ public struct PlaybackSource: Sendable {
         return nil
     }
 
+    /// Records a request a player made: a line in the asset's access log (or error log, for
+    /// a failure), with the variant's bandwidth as the indicated bitrate, and the time it was
+    /// played, which keeps a purge away from it.
+    public func record(_ entry: AssetLogs.Entry, for assetID: String, failed: Bool) async {
+        var entry = entry
+        let asset = try? await library.read { db in try AssetRecord.fetchOne(db, key: assetID) }
+        guard let asset else { return }
+        entry.indicatedBitrate = entry.indicatedBitrate ?? asset.selection?.variant.bandwidth
+        let logs = AssetLogs(library: library)
+        if failed { logs.error(entry, for: assetID) } else {
+            logs.access(entry, for: assetID)
+            try? await StorageManager(library: library).markPlayed(assetID)
+        }
+    }
+
     // MARK: Files
 
     private func file(_ path: String, of assetID: String, range: ClosedRange<Int>?) async throws(CarryonError) -> PlaybackContent {

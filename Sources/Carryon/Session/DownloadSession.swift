@@ -235,6 +235,7 @@ public actor DownloadSession {
         }
         try await removeData(id)
         try await write { db in _ = try AssetRecord.deleteOne(db, key: id) }
+        AssetLogs(library: library).remove(id)
         machines[id] = nil
         trackers[id] = nil
         notifyFinished(id, .cancelled)
@@ -324,6 +325,9 @@ public actor DownloadSession {
                 _ = machine.fail()
                 lastErrors[id] = error.message
                 machines[id] = machine
+                AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: (try? await read { db in
+                    try String.fetchOne(db, sql: "SELECT url FROM asset WHERE id = ?", arguments: [id])
+                }) ?? id, errorDomain: "carryon", errorCode: error.code.rawValue, comment: error.message), for: id)
                 try? await setState(id, machine, error: error.message)
                 emit(.failed(taskID: id, error: error))
             }
@@ -524,6 +528,8 @@ public actor DownloadSession {
         let id = resource.id!
         let assetId = resource.assetId
         let counter = ByteBatcher()
+        let clock = ContinuousClock()
+        let started = clock.now
         let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
                                              validators: .init(etag: resource.etag, lastModified: resource.lastModified)) { delta in
             // Bytes are reported in batches: a task per body chunk would queue faster than the
@@ -531,6 +537,13 @@ public actor DownloadSession {
             if let batch = counter.add(delta) { Task { await self.recordBytes(batch, resource: id, asset: assetId) } }
         }
         if let rest = counter.drain() { await recordBytes(rest, resource: id, asset: assetId) }
+        let elapsed = clock.now - started
+        let url = URL(string: resource.uri)
+        AssetLogs(library: library).access(
+            .init(date: Date(), event: "download", uri: resource.uri,
+                  server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
+                  bytes: result.transferred,
+                  duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetId)
         if let offset = resource.rangeOffset {
             // Copy the range into the shared file at its offset; the shared file keeps its
             // temporary name until every range of it is in.
@@ -635,11 +648,14 @@ public actor DownloadSession {
         let progress = trackers[id]?.snapshot(at: Self.now()) ?? ProgressTracker(resources: resources).snapshot(at: 0)
         let state = machines[id]?.state ?? asset.state
         let error = state == .failed ? (lastErrors[id] ?? asset.errorMessage) : asset.errorMessage
+        let usage = BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") }
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
             playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
-            bytesOnDisk: BundleFiles.totalUsage(of: bundle), createdAt: asset.createdAt, completedAt: asset.completedAt)
+            bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
+            completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
+            lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: library).playbackSummary(for: id))
     }
 
     private func writeManifest(_ id: String) async throws(CarryonError) {

@@ -55,6 +55,15 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     public var playlist: String?
     /// Bytes of the bundle on disk, partial files included.
     public var bytesOnDisk: Int
+    /// Bytes on disk by rendition folder (`video`, `audio-en`, …); the bundle's own files
+    /// (playlists, manifest) under their names.
+    public var bytesByRendition: [String: Int]
     public var createdAt: Date
     public var completedAt: Date?
+    /// When it expires, and its priority in a purge.
+    public var policy: StoragePolicy
+    /// When a player last asked for it.
+    public var lastPlayedAt: Date?
+    /// Figures from the playback access log, once it was played.
+    public var playback: PlaybackSummary?
 }

@@ -34,6 +34,10 @@ struct ResourceFetcher: Sendable {
         var validators: Validators
         /// How many requests it took.
         var attempts: Int
+        /// The last response's status (nil when no request was needed, or for a local file).
+        var status: Int? = nil
+        /// Body bytes the last response carried.
+        var transferred: Int = 0
     }
 
     /// A reason to try again, or to give up.
@@ -52,8 +56,9 @@ struct ResourceFetcher: Sendable {
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
                progress: @Sendable (Int) -> Void) async throws -> Result {
         if URIReference.scheme(of: uri) == "file" {
-            return Result(bytes: try await copyLocal(uri, range: range, into: partPath, progress: progress),
-                          validators: validators, attempts: 1)
+            let copied = try await copyLocal(uri, range: range, into: partPath, progress: progress)
+            return Result(bytes: copied,
+                          validators: validators, attempts: 1, transferred: copied)
         }
         var validators = validators
         var attempt = 0
@@ -62,8 +67,9 @@ struct ResourceFetcher: Sendable {
             attempt += 1
             try Task.checkCancellation()
             do {
-                let bytes = try await attemptFetch(uri, range: range, into: partPath, validators: &validators, progress: progress)
-                return Result(bytes: bytes, validators: validators, attempts: attempt)
+                let outcome = try await attemptFetch(uri, range: range, into: partPath, validators: &validators, progress: progress)
+                return Result(bytes: outcome.total, validators: validators, attempts: attempt, status: outcome.status,
+                              transferred: outcome.received)
             } catch let error as AttemptError {
                 switch error {
                 case .fatal(let error):
@@ -99,9 +105,10 @@ struct ResourceFetcher: Sendable {
         }
     }
 
-    /// One request. Returns the complete length on success.
+    /// One request. Returns the complete length on success, the response's status and the body
+    /// bytes it carried.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: inout Validators,
-                              progress: @Sendable (Int) -> Void) async throws -> Int {
+                              progress: @Sendable (Int) -> Void) async throws -> (total: Int, status: Int?, received: Int) {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -111,7 +118,7 @@ struct ResourceFetcher: Sendable {
             progress(-existing)
             existing = 0
         }
-        if let expectedTotal, existing == expectedTotal { return existing }
+        if let expectedTotal, existing == expectedTotal { return (existing, nil, 0) }
 
         var request = HTTPClientRequest(url: uri)
         for header in headers { request.headers.add(name: header.name, value: header.value) }
@@ -167,7 +174,7 @@ struct ResourceFetcher: Sendable {
             // Perhaps everything was already written.
             if let contentRange = response.headers.first(name: "content-range"),
                let total = contentRange.split(separator: "/").last.flatMap({ Int($0) }), total == existing {
-                return existing
+                return (existing, Int(status), 0)
             }
             try await truncate(path)
             progress(-existing)
@@ -202,7 +209,7 @@ struct ResourceFetcher: Sendable {
         if let expectedTotal, total != expectedTotal {
             throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
         }
-        return total
+        return (total, Int(status), received)
     }
 
     /// Copies a local file (or a range of it) into the partial file: for streams read from disk.

@@ -49,6 +49,14 @@ struct PlaybackResponder: HTTPResponder {
         record.bytes = request.method == .head ? 0 : (response.headers[.contentLength].flatMap { Int($0) } ?? 0)
         let elapsed = clock.now - arrival
         record.duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if let assetID = record.assetID, record.status != 404 || record.errorCode != CarryonError.Code.unknownAsset.rawValue {
+            await server.source.record(
+                AssetLogs.Entry(date: record.date, event: "playback", uri: record.path, server: request.head.authority,
+                                status: record.status, bytes: record.bytes, duration: record.duration, sessionID: record.sessionID,
+                                errorDomain: record.errorCode.map { $0 == "http" ? "http" : "carryon" }, errorCode: record.errorCode,
+                                comment: record.error),
+                for: assetID, failed: record.status >= 400)
+        }
         await server.onRequest(record)
         return response
     }

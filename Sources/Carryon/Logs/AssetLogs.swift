@@ -1,0 +1,183 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An asset's access and error logs, for its downloads and its playback sessions, in the W3C
+/// Extended Log File Format with the fields AVPlayerItemAccessLog and AVPlayerItemErrorLog
+/// offer where they apply. They live in `logs/<id>/access.log` and `logs/<id>/error.log` under
+/// the library, and go with the asset.
+///
+/// `x-event` says whose line it is: `download` or `playback`.
+public struct AssetLogs: Sendable {
+    public let library: OfflineLibrary
+
+    public init(library: OfflineLibrary) {
+        self.library = library
+    }
+
+    /// The access log's fields.
+    public static let accessFields = ["date", "time", "x-event", "cs-uri", "s-ip", "sc-status", "sc-bytes", "c-transfer-duration",
+                                      "c-observed-bitrate", "sc-indicated-bitrate", "x-playback-session-id"]
+    /// The error log's fields.
+    public static let errorFields = ["date", "time", "x-event", "cs-uri", "s-ip", "sc-status", "x-error-domain", "x-error-code",
+                                     "x-comment", "x-playback-session-id"]
+
+    /// What a log line says of one request.
+    public struct Entry: Sendable {
+        public var date: Date
+        /// `download` or `playback`.
+        public var event: String
+        public var uri: String
+        /// The server's address (host, or host and port).
+        public var server: String?
+        public var status: Int?
+        public var bytes: Int?
+        /// Seconds the transfer took.
+        public var duration: Double?
+        /// Bits per second the variant declares.
+        public var indicatedBitrate: Int?
+        public var sessionID: String?
+        /// For the error log: the error's domain (`carryon`, `http`) and code, and what happened.
+        public var errorDomain: String?
+        public var errorCode: String?
+        public var comment: String?
+
+        public init(date: Date, event: String, uri: String, server: String? = nil, status: Int? = nil, bytes: Int? = nil,
+                    duration: Double? = nil, indicatedBitrate: Int? = nil, sessionID: String? = nil, errorDomain: String? = nil,
+                    errorCode: String? = nil, comment: String? = nil) {
+            self.date = date
+            self.event = event
+            self.uri = uri
+            self.server = server
+            self.status = status
+            self.bytes = bytes
+            self.duration = duration
+            self.indicatedBitrate = indicatedBitrate
+            self.sessionID = sessionID
+            self.errorDomain = errorDomain
+            self.errorCode = errorCode
+            self.comment = comment
+        }
+
+        var values: [String: W3CLogValue] {
+            var values = W3CLogValue.timestamp(date)
+            values["x-event"] = .string(event)
+            values["cs-uri"] = .string(uri)
+            values["s-ip"] = server.map { .string($0) } ?? .missing
+            values["sc-status"] = status.map { .integer($0) } ?? .missing
+            values["sc-bytes"] = bytes.map { .integer($0) } ?? .missing
+            values["c-transfer-duration"] = duration.map { .decimal($0, digits: 3) } ?? .missing
+            if let bytes, let duration, duration > 0 {
+                values["c-observed-bitrate"] = .integer(Int(Double(bytes) * 8 / duration))
+            }
+            values["sc-indicated-bitrate"] = indicatedBitrate.map { .integer($0) } ?? .missing
+            values["x-playback-session-id"] = sessionID.map { .string($0) } ?? .missing
+            values["x-error-domain"] = errorDomain.map { .string($0) } ?? .missing
+            values["x-error-code"] = errorCode.map { .string($0) } ?? .missing
+            values["x-comment"] = comment.map { .string($0) } ?? .missing
+            return values
+        }
+    }
+
+    /// The folder of an asset's logs.
+    public func folder(for id: String) -> URL {
+        library.root.appendingPathComponent("logs").appendingPathComponent(id)
+    }
+
+    public func accessLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("access.log") }
+    public func errorLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("error.log") }
+
+    /// Appends a line to the access log of asset `id`.
+    public func access(_ entry: Entry, for id: String) {
+        append(entry, to: accessLogURL(for: id), fields: Self.accessFields)
+    }
+
+    /// Appends a line to the error log of asset `id`.
+    public func error(_ entry: Entry, for id: String) {
+        append(entry, to: errorLogURL(for: id), fields: Self.errorFields)
+    }
+
+    /// Removes an asset's logs.
+    public func remove(_ id: String) {
+        try? FileManager.default.removeItem(at: folder(for: id))
+    }
+
+    /// Logging never fails the work it records: a line that cannot be written is dropped.
+    /// Lines are appended with O_APPEND, one write each, so processes writing the same log do
+    /// not interleave within a line.
+    private func append(_ entry: Entry, to url: URL, fields: [String]) {
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let writer = W3CLogWriter(fields: fields, startDate: entry.date)
+        var text = ""
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_size == 0 { text = writer.header() }
+        text += writer.line(entry.values)
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    }
+
+    // MARK: Playback figures
+
+    /// What the playback access log tells of an asset's playback, as a server can know it.
+    public func playbackSummary(for id: String) -> PlaybackSummary? {
+        guard let data = FileManager.default.contents(atPath: accessLogURL(for: id).path),
+              let log = try? W3CLog(parsing: String(decoding: data, as: UTF8.self)) else { return nil }
+        return PlaybackSummary(entries: log.entries.filter { $0["x-event"] == "playback" })
+    }
+}
+
+/// Playback figures from an access log: the sample app's KPIs a server can know.
+public struct PlaybackSummary: Sendable, Hashable, Codable {
+    /// Playback sessions seen.
+    public var sessions: Int
+    /// Seconds from the latest session's first playlist request to its first media request.
+    public var startupSeconds: Double?
+    /// Body bytes served, in all sessions.
+    public var bytesServed: Int
+    /// Media segments served (requests for files that are not playlists), in all sessions.
+    public var segmentsServed: Int
+    /// The indicated bitrate averaged over the time between media requests, in bits per second.
+    public var timeWeightedIndicatedBitrate: Double?
+
+    init?(entries: [[String: String]]) {
+        guard !entries.isEmpty else { return nil }
+        func time(_ entry: [String: String]) -> Date? {
+            guard let date = entry["date"], let time = entry["time"] else { return nil }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
+            return formatter.date(from: "\(date) \(time)")
+        }
+        let isMedia: ([String: String]) -> Bool = { !($0["cs-uri"] ?? "").hasSuffix(".m3u8") }
+        sessions = Set(entries.compactMap { $0["x-playback-session-id"] }.filter { $0 != "-" }).count
+        bytesServed = entries.reduce(0) { $0 + (Int($1["sc-bytes"] ?? "") ?? 0) }
+        let media = entries.filter(isMedia)
+        segmentsServed = media.count
+        let latest = entries.last?["x-playback-session-id"]
+        let session = entries.filter { $0["x-playback-session-id"] == latest }
+        if let first = session.first.flatMap(time), let firstMedia = session.first(where: isMedia).flatMap(time) {
+            startupSeconds = max(0, firstMedia.timeIntervalSince(first))
+        }
+        // Each media request's indicated bitrate holds until the next one.
+        var weighted = 0.0
+        var total = 0.0
+        let timed = media.compactMap { entry in time(entry).map { ($0, Double(entry["sc-indicated-bitrate"] ?? "")) } }
+        for (index, (start, bitrate)) in timed.enumerated() where index + 1 < timed.count {
+            guard let bitrate else { continue }
+            let span = timed[index + 1].0.timeIntervalSince(start)
+            weighted += bitrate * span
+            total += span
+        }
+        if total > 0 {
+            timeWeightedIndicatedBitrate = weighted / total
+        } else {
+            let bitrates = timed.compactMap(\.1)
+            timeWeightedIndicatedBitrate = bitrates.isEmpty ? nil : bitrates.reduce(0, +) / Double(bitrates.count)
+        }
+    }
+}
