@@ -87,6 +87,12 @@ struct Show: AsyncParsableCommand {
             for (key, bytes) in asset.bytesByRendition.sorted(by: { $0.key < $1.key }) where !key.contains(".") && key != "origin" {
                 print("            \(key)  \(formatBytes(bytes))")
             }
+            let cache = asset.cache
+            print("Offline     \(cache.isPlayableOffline ? "playable" : "not playable yet")")
+            for (group, options) in [("audible", cache.audible), ("legible", cache.legible)] where !options.isEmpty {
+                let text = options.map { "\($0.language ?? $0.name) \($0.isComplete ? "complete" : "\($0.resourcesDone)/\($0.resourcesTotal)")" }
+                print("            \(group): \(text.joined(separator: ", "))")
+            }
             print("Policy      expires \(asset.policy.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"), priority \(asset.policy.priority.rawValue)")
             if let playback = asset.playback {
                 let startup = playback.startupSeconds.map { String(format: "%.3f s", $0) } ?? "-"
@@ -108,6 +114,59 @@ struct Show: AsyncParsableCommand {
             print("Bundle      \(asset.bundlePath)")
             if let playlist = asset.playlist { print("Playlist    \(playlist)") }
         }
+    }
+}
+
+/// `carryon add`: download more media selections into an existing bundle.
+struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download more audio languages or subtitles into an asset's bundle, fetching only what is missing.",
+        discussion: """
+            The stream's playlists are read again and the renditions asked for are added to the             bundle; what is already there is kept, only the new renditions' segments are             fetched, and the local playlists offer them from then on. Output as for `download`.
+
+            Examples:
+              carryon add 7k2m9x4q1b --audio de
+              carryon add 7k2m9x4q1b --subtitles all
+            """
+    )
+
+    @Argument(help: "The asset's id (a unique prefix is enough).")
+    var id: String
+
+    @Option(help: ArgumentHelp("Audio renditions to add: languages or names (de,fr), or all.", valueName: "langs|all"))
+    var audio: String?
+
+    @Option(help: ArgumentHelp("Subtitle renditions to add: languages or names, or all.", valueName: "langs|all"))
+    var subtitles: String?
+
+    @Flag(help: "Print one JSON event per line instead of a progress bar.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func validate() throws {
+        guard audio != nil || subtitles != nil else { throw ValidationError("say what to add: --audio, --subtitles, or both") }
+        for (flag, value) in [("--audio", audio), ("--subtitles", subtitles)] {
+            if let value, ["none", "auto", "automatic", "default"].contains(value.lowercased()) {
+                throw ValidationError("\(flag) takes languages, names or all here (got \(value))")
+            }
+        }
+    }
+
+    func run() async throws {
+        let session = try await openSession(try library.open())
+        let task: DownloadTask
+        do {
+            task = try await session.task(id: id)
+            let added = try await session.addMediaSelections(
+                task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
+                subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none)
+            if !json { printError("adding \(added.joined(separator: ", ")) to \(task.id)") }
+        } catch {
+            await session.shutdown()
+            throw fail(error.description)
+        }
+        try await TaskRunner(session: session, json: json).run([task])
     }
 }
 

@@ -124,4 +124,26 @@ struct StorageManagerTests {
             #expect(played == Self.now)
         }
     }
+
+    @Test("deleting an asset another process is downloading is refused; once it stops, the delete goes through")
+    func deleteWhileDownloadingElsewhere() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "busy", bytes: 10)
+            let session = try await DownloadSession(library: library)
+            var lock = FileLock(path: library.bundleURL(for: "busy").appendingPathComponent(".lock").path)
+            #expect(lock != nil)
+            do {
+                try await session.delete("busy")
+                Issue.record("the delete was accepted")
+            } catch let error as CarryonError {
+                #expect(error.code == .invalidState && error.message.contains("another carryon process"))
+            }
+            #expect(FileManager.default.fileExists(atPath: library.bundleURL(for: "busy").path))
+            lock = nil
+            try await session.delete("busy")
+            #expect(!FileManager.default.fileExists(atPath: library.bundleURL(for: "busy").path))
+            await session.shutdown()
+        }
+    }
 }

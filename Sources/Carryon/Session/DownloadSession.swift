@@ -225,8 +225,15 @@ public actor DownloadSession {
     }
 
     /// Removes an asset: its bundle and its rows. A running task is stopped first.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` when another process is downloading the
+    ///   asset (its files are in use there: stop it first). A player reading it through a
+    ///   playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
+        if running[id] == nil, FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; stop it there (Ctrl-C) before deleting")
+        }
         queue.removeAll { $0 == id }
         if let task = running[id] {
             machines[id] = DownloadTaskStateMachine(state: .cancelled)
@@ -410,7 +417,67 @@ public actor DownloadSession {
         }
     }
 
-    private func persist(_ plan: DownloadPlan, selection: MediaSelection?, for asset: AssetRecord) async throws(CarryonError) {
+    /// Plans more media selections into an existing bundle — more audio languages, more
+    /// subtitles — keeping everything already downloaded: the counterpart of downloading
+    /// additional media selections with AVAggregateAssetDownloadTask. Returns the keys of the
+    /// renditions added; the task is then suspended, and ``DownloadTask/resume()`` fetches only
+    /// what they need. The local playlists offer them from then on.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` when the task is downloading (suspend it
+    ///   first) or was cancelled, or has not read its playlists yet;
+    ///   ``CarryonError/Code/selection`` when the choice adds nothing the stream offers.
+    public func addMediaSelections(_ id: String, audio: DownloadOptions.RenditionChoice = .none,
+                                   subtitles: DownloadOptions.RenditionChoice = .none) async throws(CarryonError) -> [String] {
+        let id = try await resolveID(id)
+        var machine = try await machine(id)
+        do { _ = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        let bundle = library.bundleURL(for: id)
+        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; suspend it there first")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned,
+              let current = asset.selection else {
+            throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
+        }
+        func merged(_ choice: DownloadOptions.RenditionChoice, type: String) -> DownloadOptions.RenditionChoice {
+            let have = current.renditions.filter { $0.type == type }.map(\.name)
+            switch choice {
+            case .all: return .all
+            case .none, .automatic: return have.isEmpty ? .none : .languages(have)
+            case .languages(let wanted): return .languages(have + wanted)
+            }
+        }
+        var options = asset.options
+        options.audio = merged(audio, type: "AUDIO")
+        options.subtitles = merged(subtitles, type: "SUBTITLES")
+        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                                      retry: configuration.retry)
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: options).plan(assetId: id, url: asset.url)
+        guard let selection, selection.variant.uri == current.variant.uri else {
+            throw CarryonError(.selection, "\(id): the stream's variant changed since it was downloaded; adding selections needs the same variant")
+        }
+        let added = selection.renditions.filter { new in !current.renditions.contains { $0.uri == new.uri } }
+        guard !added.isEmpty else {
+            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map(\.name).joined(separator: ", ")))")
+        }
+        var saved = asset
+        saved.options = options
+        try await persist(plan, selection: selection, for: saved, keeping: true)
+        let encoded = String(decoding: (try? JSONEncoder().encode(options)) ?? Data(), as: UTF8.self)
+        try await write { db in
+            try db.execute(sql: "UPDATE asset SET options = ? WHERE id = ?", arguments: [encoded, id])
+        }
+        try await setState(id, machine)
+        emit(.mediaSelectionResolved(taskID: id, selection: selection))
+        return plan.renditions.filter { planned in added.contains { $0.uri == planned.record.uri } }.map(\.record.key)
+    }
+
+    /// Writes a plan's playlists and rows. With `keeping`, resources the bundle already has
+    /// (the same URI and byte range, at the same file) keep their state, size and validators.
+    private func persist(_ plan: DownloadPlan, selection: MediaSelection?, for asset: AssetRecord,
+                         keeping: Bool = false) async throws(CarryonError) {
         let bundle = library.bundleURL(for: asset.id)
         if let origin = plan.originMain {
             try BundleFiles.write(Data(origin), to: bundle.appendingPathComponent("origin/main.m3u8"))
@@ -422,10 +489,26 @@ public actor DownloadSession {
         try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
         let now = Date()
         try await write { db in
+            var kept: [String: ResourceRecord] = [:]
+            if keeping {
+                for resource in try ResourceRecord.filter(Column("assetId") == asset.id).fetchAll(db) {
+                    kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] = resource
+                }
+            }
             try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [asset.id])
             try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [asset.id])
             for rendition in plan.renditions { try rendition.record.insert(db) }
-            for var resource in plan.resources { try resource.insert(db) }
+            for var resource in plan.resources {
+                if let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
+                    resource.state = old.state
+                    resource.bytes = old.bytes
+                    resource.expectedBytes = old.expectedBytes
+                    resource.exactSize = old.exactSize
+                    resource.etag = old.etag
+                    resource.lastModified = old.lastModified
+                }
+                try resource.insert(db)
+            }
             try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, updatedAt = ? WHERE id = ?",
                            arguments: [selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                                        plan.duration, now, asset.id])
@@ -638,9 +721,10 @@ public actor DownloadSession {
 
     func snapshot(_ id: String) async throws(CarryonError) -> AssetSnapshot {
         let id = try await resolveID(id)
-        guard let (asset, resources) = try await read({ db -> (AssetRecord, [ResourceRecord])? in
+        guard let (asset, renditions, resources) = try await read({ db -> (AssetRecord, [RenditionRecord], [ResourceRecord])? in
             guard let asset = try AssetRecord.fetchOne(db, key: id) else { return nil }
-            return (asset, try ResourceRecord.filter(Column("assetId") == id).fetchAll(db))
+            return (asset, try RenditionRecord.filter(Column("assetId") == id).fetchAll(db),
+                    try ResourceRecord.filter(Column("assetId") == id).fetchAll(db))
         }) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
         }
@@ -655,7 +739,8 @@ public actor DownloadSession {
             playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
             bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
-            lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: library).playbackSummary(for: id))
+            lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: library).playbackSummary(for: id),
+            cache: AssetCache(renditions: renditions, resources: resources, planned: asset.planned))
     }
 
     private func writeManifest(_ id: String) async throws(CarryonError) {

@@ -88,6 +88,19 @@ struct DownloadTaskStateMachine: Sendable, Hashable {
     }
 
     /// Every resource is on disk and checked.
+    /// More media selections were planned into the bundle: a task that had stopped (complete,
+    /// suspended or failed) is suspended, ready to fetch them. A task downloading now must be
+    /// suspended first; a cancelled one has no bundle.
+    mutating func addMedia() throws(InvalidTransition) -> Action {
+        switch state {
+        case .completed, .suspended, .failed:
+            state = .suspended
+            return .none
+        case .waiting, .running, .cancelled:
+            throw InvalidTransition(state: state, event: "add media selections to")
+        }
+    }
+
     mutating func complete() throws(InvalidTransition) -> Action {
         guard state == .running else { throw InvalidTransition(state: state, event: "complete") }
         state = .completed

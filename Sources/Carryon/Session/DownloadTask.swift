@@ -66,4 +66,6 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     public var lastPlayedAt: Date?
     /// Figures from the playback access log, once it was played.
     public var playback: PlaybackSummary?
+    /// Whether it plays offline, and which renditions are complete.
+    public var cache: AssetCache
 }

@@ -1,0 +1,51 @@
+/// What of an asset is on disk, as AVAssetCache tells it: whether it plays offline, and which
+/// media selection options of each group are complete. Answered from the library's index.
+public struct AssetCache: Sendable, Hashable, Codable {
+    /// A rendition of the bundle and how much of it is there.
+    public struct Option: Sendable, Hashable, Codable {
+        /// The rendition's folder in the bundle (`video`, `audio-en`, …).
+        public var key: String
+        public var name: String
+        public var language: String?
+        /// Every resource it needs is on disk.
+        public var isComplete: Bool
+        public var resourcesDone: Int
+        public var resourcesTotal: Int
+        /// Part of the main selection (the variant and its first audio).
+        public var isMain: Bool
+    }
+
+    /// The asset plays offline: its variant and every rendition of the main selection are
+    /// complete.
+    public var isPlayableOffline: Bool
+    /// The variant's own media (or a single media playlist's).
+    public var video: Option?
+    /// Audio renditions (the audible group).
+    public var audible: [Option]
+    /// Subtitle renditions (the legible group).
+    public var legible: [Option]
+
+    /// The complete options of the audible (`AUDIO`) or legible (`SUBTITLES`) group, as
+    /// `mediaSelectionOptions(in:)` gives them.
+    public func completeOptions(type: String) -> [Option] {
+        (type == "AUDIO" ? audible : type == "SUBTITLES" ? legible : video.map { [$0] } ?? []).filter(\.isComplete)
+    }
+
+    init(renditions: [RenditionRecord], resources: [ResourceRecord], planned: Bool) {
+        var counts: [String: (done: Int, total: Int)] = [:]
+        for resource in resources {
+            counts[resource.renditionKey, default: (0, 0)].total += 1
+            if resource.state == .done { counts[resource.renditionKey, default: (0, 0)].done += 1 }
+        }
+        func option(_ rendition: RenditionRecord) -> Option {
+            let count = counts[rendition.key] ?? (0, 0)
+            return Option(key: rendition.key, name: rendition.name, language: rendition.language, isComplete: count.done == count.total,
+                          resourcesDone: count.done, resourcesTotal: count.total, isMain: rendition.isMain)
+        }
+        let ordered = renditions.sorted { $0.position < $1.position }
+        video = ordered.first { $0.type == "VIDEO" || $0.type == "MEDIA" }.map(option)
+        audible = ordered.filter { $0.type == "AUDIO" }.map(option)
+        legible = ordered.filter { $0.type == "SUBTITLES" }.map(option)
+        isPlayableOffline = planned && !ordered.isEmpty && ordered.filter(\.isMain).map(option).allSatisfy(\.isComplete)
+    }
+}
