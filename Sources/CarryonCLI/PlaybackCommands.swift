@@ -169,9 +169,12 @@ struct Play: AsyncParsableCommand {
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL, playlist: url)) } else { print(url) }
                     fflush(nil)
                     if let player {
-                        await Self.launch(player, url: url)
-                        // The player is done: stop serving, as Ctrl-C would.
-                        kill(getpid(), SIGTERM)
+                        // Not awaited here: the server answers requests only once this returns.
+                        Task {
+                            await Self.launch(player, url: url)
+                            // The player is done: stop serving, as Ctrl-C would.
+                            kill(getpid(), SIGTERM)
+                        }
                     }
                 }
             } catch {

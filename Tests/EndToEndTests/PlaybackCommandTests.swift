@@ -1,0 +1,74 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// `carryon serve` and `carryon play` as users run them.
+@Suite("carryon serve and play")
+struct PlaybackCommandTests {
+    /// Downloads the small TS variant into `library` with the CLI and returns the asset id.
+    func download(into library: String) async throws -> String {
+        try await Origin(root: sampleMedia.path).withRunning { origin in
+            let result = try await runCarryon(["download", origin.baseURL + "/ts/main.m3u8", "--library", library,
+                                               "--max-bitrate", "200000", "--subtitles", "none"])
+            #expect(result.status == 0, "\(result.standardError)")
+            return try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        }
+    }
+
+    @Test("serve prints its base URL first, players decode every asset under it, and Ctrl-C stops it", .timeLimit(.minutes(1)))
+    func serve() async throws {
+        try await withTemporaryDirectory { folder in
+            let id = try await download(into: folder.path)
+            let server = try RunningProcess(carryon: ["serve", "--library", folder.path])
+            var lines = server.lines.makeAsyncIterator()
+            let base = try #require(await lines.next())
+            #expect(base.hasPrefix("http://127.0.0.1:") && base.split(separator: "/").last?.count == 32, "\(base)")
+            let decoded = try await ffmpegDecode("\(base)/\(id)/main.m3u8")
+            #expect(decoded.status == 0, "ffmpeg: \(decoded.standardError)")
+            server.kill(SIGINT)
+            #expect(await server.wait() == 0)
+        }
+    }
+
+    @Test("play starts the player named on the asset's URL and stops serving when it exits", .timeLimit(.minutes(1)))
+    func playWithPlayer() async throws {
+        let ffmpeg = try requireFFmpeg()
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            let id = try await download(into: library)
+            // A stand-in for mpv: decodes what it is given with ffmpeg and notes how that went.
+            let bin = folder.appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+            let player = bin.appendingPathComponent("mpv")
+            let report = folder.appendingPathComponent("player.txt").path
+            try """
+                #!/bin/sh
+                "\(ffmpeg.path)" -nostdin -v error -i "$1" -map 0 -f null - 2>"\(report).err"
+                echo "$? $1" > "\(report)"
+                """.write(to: player, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: player.path)
+            let path = bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            let result = try await runCarryon(["play", String(id.prefix(5)), "--player", "mpv", "--library", library],
+                                              environment: ["PATH": path])
+            #expect(result.status == 0, "\(result.standardError)")
+            let url = try #require(result.standardOutput.split(separator: "\n").first.map(String.init))
+            #expect(url.hasSuffix("/\(id)/main.m3u8"))
+            let played = try String(contentsOfFile: report, encoding: .utf8)
+            #expect(played == "0 \(url)\n", "player: \(played) \((try? String(contentsOfFile: report + ".err", encoding: .utf8)) ?? "")")
+        }
+    }
+
+    @Test("play refuses an unknown id and a player it does not know", .timeLimit(.minutes(1)))
+    func playRefusals() async throws {
+        try await withTemporaryDirectory { folder in
+            let unknown = try await runCarryon(["play", "nosuchid", "--library", folder.path])
+            #expect(unknown.status == 1 && unknown.standardError.contains("no asset"))
+            let player = try await runCarryon(["play", "x", "--player", "quicktime", "--library", folder.path])
+            #expect(player.status == 64 && player.standardError.contains("ffplay, mpv or vlc"))
+            let host = try await runCarryon(["serve", "--host", "0.0.0.0", "--library", folder.path])
+            #expect(host.status == 64 && host.standardError.contains("loopback"))
+        }
+    }
+}
