@@ -59,6 +59,9 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let notFound = Code(rawValue: "not-found")
         /// The library's storage rules (quota, free space to keep) leave no room for a download.
         public static let storage = Code(rawValue: "storage")
+        /// A content key cannot be obtained, kept or given out (no provider for its scheme, expired,
+        /// invalidated, or the master key is wrong).
+        public static let keys = Code(rawValue: "keys")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
         /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.

@@ -268,7 +268,7 @@ struct DownloadSessionTests {
         }
     }
 
-    @Test("an encrypted playlist (EXT-X-KEY AES-128) fails as unsupported before its key or media is fetched")
+    @Test("an encrypted playlist (EXT-X-KEY AES-128) downloads with its key sealed in the key store, not in the bundle")
     func encryptedPlaylist() async throws {
         try await withSession { session, folder in
             let playlist = try folder.write("""
@@ -281,21 +281,22 @@ struct DownloadSessionTests {
                 #EXT-X-ENDLIST
 
                 """, to: "vod/index.m3u8")
-            try folder.write(bytes: Self.bytes(16), to: "vod/key.bin")
+            let key = Self.bytes(16, seed: 9)
+            try folder.write(bytes: key, to: "vod/key.bin")
             try folder.write(bytes: Self.bytes(1_000), to: "vod/s1.ts")
             let task = try await session.makeTask(url: playlist.path)
-            let (state, errors, planned) = try await run(task, in: session)
-            #expect(state == .failed)
-            #expect(errors.map(\.code) == [.unsupported])
-            #expect(errors.first?.message.contains("METHOD=AES-128") == true)
-            #expect(!planned)
+            let (state, errors, _) = try await run(task, in: session)
+            #expect(state == .completed, "\(errors)")
             let snapshot = try await task.snapshot()
-            #expect(snapshot.playlist == nil && snapshot.progress.resourcesTotal == 0)
-            #expect(try Self.mediaFiles(in: snapshot.bundlePath) == [])
+            let local = try String(contentsOfFile: snapshot.bundlePath + "/media/index.m3u8", encoding: .utf8)
+            #expect(local.contains("#EXT-X-KEY:METHOD=AES-128,URI=\"../keys/k1\""), "\(local)")
+            let keys = try await KeyStore(library: session.library).keys(of: task.id)
+            #expect(keys.map(\.id) == ["k1"] && keys.first?.method == "AES-128" && keys.first?.uri.hasSuffix("vod/key.bin") == true)
+            #expect(try await KeyStore(library: session.library).key("k1", of: task.id) == key)
         }
     }
 
-    @Test("an encrypted rendition of a multivariant stream fails the task as unsupported before any media is fetched")
+    @Test("a rendition whose key needs a provider no one registered (skd:, FairPlay's KEYFORMAT) fails the task before any media is fetched")
     func encryptedRendition() async throws {
         try await withSession { session, folder in
             try folder.write(Self.vod, to: "stream/v/index.m3u8")
@@ -322,8 +323,9 @@ struct DownloadSessionTests {
             let task = try await session.makeTask(url: main.path, options: DownloadOptions(preferredLanguages: ["en"]))
             let (state, errors, planned) = try await run(task, in: session)
             #expect(state == .failed)
-            #expect(errors.map(\.code) == [.unsupported])
-            #expect(errors.first?.message.contains("a/en.m3u8") == true)
+            #expect(errors.map(\.code) == [.keys])
+            #expect(errors.first?.message.contains("com.apple.streamingkeydelivery") == true, "\(errors)")
+            #expect(errors.first?.message.contains("skd:") == true)
             #expect(!planned)
             #expect(try Self.mediaFiles(in: session.library.bundleURL(for: task.id).path) == [])
         }

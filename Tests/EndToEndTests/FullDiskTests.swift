@@ -25,7 +25,7 @@ struct FullDiskTests {
         try await withTemporaryDirectory { folder in
             let disk = folder.appendingPathComponent("disk")
             try FileManager.default.createDirectory(at: disk, withIntermediateDirectories: true)
-            try await mountTmpfs(at: disk.path, size: "420k")
+            try await mountTmpfs(at: disk.path, size: "640k")
             defer { _ = Glibc.umount2(disk.path, Int32(MNT_DETACH)) }
             let library = try OfflineLibrary(root: disk.appendingPathComponent("library"))
             try await Origin(root: sampleMedia.path).withRunning { origin in

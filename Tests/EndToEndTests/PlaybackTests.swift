@@ -160,9 +160,9 @@ struct PlaybackTests {
     func playWhileDownloading(flavour: String) async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-            // About 80 kB/s in all: the download takes ten seconds and more.
+            // Two connections of 20 kB/s: the download of about 0.8 MB takes some twenty seconds.
             var profile = LinkProfile.perfect
-            profile.bandwidth = 40_000
+            profile.bandwidth = 20_000
             profile.latency = .milliseconds(20)
             try await Origin(root: sampleMedia.path, profile: profile).withRunning { origin in
                 let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 2))

@@ -29,7 +29,8 @@ public final class OfflineLibrary: Sendable {
             // Few readers with small page caches: the index is small and read little, and each
             // connection's cache would otherwise take its default 2 MB of a long download's memory.
             configuration.maximumReaderCount = 2
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512") }
+            // secure_delete: a deleted (invalidated) sealed key is overwritten, not left in a free page.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA secure_delete = ON") }
             database = try DatabasePool(path: self.root.appendingPathComponent("index.sqlite").path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
@@ -128,6 +129,21 @@ public final class OfflineLibrary: Sendable {
             try db.create(table: "setting") { t in
                 t.primaryKey("key", .text)
                 t.column("value", .text).notNull()
+            }
+        }
+        migrator.registerMigration("v3: content keys") { db in
+            try db.create(table: "contentKey") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("id", .text).notNull()
+                t.column("uri", .text).notNull()
+                t.column("method", .text).notNull()
+                t.column("keyFormat", .text).notNull()
+                // AES-GCM under the master key; NULL once invalidated.
+                t.column("sealed", .blob)
+                t.column("storedAt", .datetime).notNull()
+                t.column("lifetime", .jsonText).notNull()
+                t.column("firstPlayedAt", .datetime)
+                t.primaryKey(["assetId", "id"])
             }
         }
         return migrator

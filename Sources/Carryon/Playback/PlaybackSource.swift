@@ -7,6 +7,8 @@ import HLS
 public enum PlaybackContent: Sendable, Equatable {
     /// A playlist, as the player should see it.
     case playlist(String)
+    /// A content key (`keys/<id>`), from the key store.
+    case key([UInt8])
     /// Bytes of a file: `path` holds at least the requested bytes of a resource `size` bytes
     /// long (a file of byte ranges still being assembled keeps its temporary name until whole).
     case file(path: String, size: Int)
@@ -31,13 +33,19 @@ public struct PlaybackSource: Sendable {
     public var waitLimit: Duration
     /// How often the index is read while waiting for another process.
     public var pollInterval: Duration
+    /// The current time, for key lifetimes.
+    public var now: @Sendable () -> Date
+    /// The app's own master key for the key store; by default the library's.
+    public var masterKey: MasterKey?
 
     public init(library: OfflineLibrary, session: DownloadSession? = nil, waitLimit: Duration = .seconds(120),
-                pollInterval: Duration = .milliseconds(200)) {
+                pollInterval: Duration = .milliseconds(200), masterKey: MasterKey? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.library = library
         self.session = session
         self.waitLimit = waitLimit
         self.pollInterval = pollInterval
+        self.masterKey = masterKey
+        self.now = now
     }
 
     /// The content for `path` of asset `assetID`, for a request of `range` (nil for the whole).
@@ -45,9 +53,20 @@ public struct PlaybackSource: Sendable {
     /// - Throws: ``CarryonError/Code/unknownAsset`` for an asset the library does not have,
     ///   ``CarryonError/Code/notFound`` for a path that is not part of the asset or not
     ///   downloaded, or the error of a fetch made for it.
-    public func content(assetID: String, path: String, range: ClosedRange<Int>? = nil) async throws(CarryonError) -> PlaybackContent {
+    ///
+    /// A key (`keys/<id>`) is given only while it is available for a playback session that
+    /// began at `sessionStartedAt` (see ``ContentKeyInfo/isAvailable(at:sessionStartedAt:)``);
+    /// otherwise ``CarryonError/Code/keys`` says why.
+    public func content(assetID: String, path: String, range: ClosedRange<Int>? = nil,
+                        sessionStartedAt: Date? = nil) async throws(CarryonError) -> PlaybackContent {
         guard let path = Self.bundlePath(path) else {
             throw CarryonError(.notFound, "\(path) is not a path inside a bundle")
+        }
+        if path.hasPrefix("keys/") {
+            let keyID = String(path.dropFirst(5))
+            guard !keyID.isEmpty, !keyID.contains("/") else { throw CarryonError(.notFound, "\(path) is not a key") }
+            return .key(try await KeyStore(library: library, masterKey: masterKey)
+                .key(keyID, of: assetID, now: now(), sessionStartedAt: sessionStartedAt))
         }
         guard var asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")

@@ -24,6 +24,19 @@ struct DownloadPlan: Sendable {
     var originMain: [UInt8]?
     /// The presentation's duration: the longest rendition's.
     var duration: Double
+    /// The content keys the renditions use, each once, named `k1`, `k2`… in order of use.
+    var keys: [PlannedKey] = []
+
+    /// A content key to obtain before any media: the local playlists name it `keys/<id>`,
+    /// which the playback server answers from the key store.
+    struct PlannedKey: Sendable, Hashable {
+        var id: String
+        /// The absolute key URI (http(s), `data:`, or an app's scheme such as `skd:`).
+        var uri: String
+        var method: String
+        var keyFormat: String
+        var keyFormatVersions: String?
+    }
 
     /// One rendition's input to the plan.
     struct Input: Sendable {
@@ -61,6 +74,7 @@ struct DownloadPlan: Sendable {
     static func make(assetId: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
                      selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
         var keys: [String] = []
+        var contentKeys: [PlannedKey] = []
         var planned: [PlannedRendition] = []
         var resources: [ResourceRecord] = []
         // (uri, offset, length) → index in `resources`
@@ -116,8 +130,28 @@ struct DownloadPlan: Sendable {
                 return fileName
             }
 
+            // EXT-X-KEY lines: the key each one names, for the key used (identity first), or
+            // nil for the other key formats of the same segments, whose tags are left out.
+            var keyLines: [Int: String?] = [:]
+            func useKey(_ keys: [SegmentKey], chosen: SegmentKey?) {
+                for key in keys where keyLines[key.line] == nil { keyLines[key.line] = .some(nil) }
+                guard let chosen else { return }
+                let id: String
+                if let existing = contentKeys.first(where: { $0.uri == chosen.uri && $0.keyFormat == chosen.keyFormat }) {
+                    id = existing.id
+                } else {
+                    id = "k\(contentKeys.count + 1)"
+                    contentKeys.append(PlannedKey(id: id, uri: chosen.uri, method: chosen.method.rawValue, keyFormat: chosen.keyFormat,
+                                                  keyFormatVersions: chosen.keyFormatVersions))
+                }
+                keyLines[chosen.line] = .some("../keys/\(id)")
+            }
             for (index, segment) in input.media.segments.enumerated() {
                 if segment.isGap { continue }
+                useKey(segment.keys, chosen: segment.key)
+                if let map = segment.initSection {
+                    useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first)
+                }
                 if let map = segment.initSection, mapNames[map.line] == nil {
                     mapNames[map.line] = add(uri: map.uri, range: map.byteRange, kind: .initSection,
                                              start: segment.startTime, duration: 0)
@@ -128,7 +162,7 @@ struct DownloadPlan: Sendable {
             let record = RenditionRecord(
                 assetId: assetId, key: key, type: input.type, name: input.name, language: input.language,
                 uri: input.uri, isMain: input.isMain, duration: input.media.duration, position: position)
-            let local = try localMediaPlaylist(input: input, key: key, segmentFiles: localNames, mapFiles: mapNames)
+            let local = try localMediaPlaylist(input: input, key: key, segmentFiles: localNames, mapFiles: mapNames, keyLines: keyLines)
             planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))
         }
 
@@ -158,7 +192,7 @@ struct DownloadPlan: Sendable {
             localMain = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=\(max(1, bandwidth))\n\(rendition.record.key)/index.m3u8\n"
         }
         return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
-                            duration: planned.map(\.record.duration).max() ?? 0)
+                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys)
     }
 
     /// A group of renditions: a `GROUP-ID` within a `TYPE`.
@@ -234,7 +268,7 @@ struct DownloadPlan: Sendable {
     /// The rendition's playlist with every URI pointing at the bundle's files, variables made
     /// explicit, and the low-latency tags (whose parts are not downloaded) left out.
     static func localMediaPlaylist(input: Input, key: String, segmentFiles: [Int: String],
-                                   mapFiles: [Int: String]) throws(CarryonError) -> String {
+                                   mapFiles: [Int: String], keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
         var playlist = input.playlist
         var segmentIndex = 0
         var lines: [Line] = []
@@ -254,6 +288,14 @@ struct DownloadPlan: Sendable {
                 if let file = mapFiles[index + 1] {
                     map.uri = relativePath(file, fromFolder: key)
                     line.content = .tag(.map(map))
+                }
+            case .tag(.key(var tag)):
+                if let local = keyLines[index + 1] {
+                    // A key the bundle keeps goes through the playback server; another key
+                    // format of the same segments, which Carryon did not obtain, goes.
+                    guard let local else { continue }
+                    tag.uri = local
+                    line.content = .tag(.key(tag))
                 }
             case .tag(.define(let define)):
                 if let value = input.media.variables[define.name] {

@@ -4,7 +4,8 @@ import HLS
 /// ``DownloadPlan``.
 ///
 /// Refuses, before any media is fetched, what Carryon does not download yet: live playlists
-/// (no `EXT-X-ENDLIST`, as AVFoundation refuses them) and encrypted streams.
+/// (no `EXT-X-ENDLIST`, as AVFoundation refuses them). Encrypted streams are planned with their
+/// keys (``DownloadPlan/keys``), which the session obtains before any media.
 struct DownloadPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
@@ -76,7 +77,9 @@ struct DownloadPlanner: Sendable {
     private func check(_ media: MediaPlaylist) throws(CarryonError) {
         let local = URIReference.scheme(of: media.url) == "file"
         for segment in media.segments where !segment.isGap {
-            for (uri, line) in [(segment.uri, segment.line)] + (segment.initSection.map { [($0.uri, $0.line)] } ?? []) {
+            let keys = (segment.keys + (segment.initSection?.keys ?? [])).map { ($0.uri, $0.line) }
+                .filter { URIReference.scheme(of: $0.0) == "file" }
+            for (uri, line) in [(segment.uri, segment.line)] + (segment.initSection.map { [($0.uri, $0.line)] } ?? []) + keys {
                 let scheme = URIReference.scheme(of: uri) ?? ""
                 let allowed = scheme == "http" || scheme == "https" || (scheme == "file" && local)
                 if !allowed {
@@ -86,10 +89,6 @@ struct DownloadPlanner: Sendable {
         }
         if !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
-        }
-        if let segment = media.segments.first(where: { !$0.keys.isEmpty || !($0.initSection?.keys.isEmpty ?? true) }) {
-            let key = segment.key ?? segment.initSection!.keys[0]
-            throw CarryonError(.unsupported, "\(media.url) is encrypted (METHOD=\(key.method), EXT-X-KEY on line \(key.line)); encrypted streams are not downloaded yet, and nothing was fetched")
         }
     }
 }

@@ -44,6 +44,13 @@ public actor DownloadSession {
         public var requestTimeout: Duration
         /// The largest playlist accepted.
         public var maximumPlaylistBytes: Int
+        /// App code that supplies keys Carryon cannot fetch itself, by URI scheme (`skd`) or
+        /// by `KEYFORMAT`.
+        public var keyProviders: [String: any ContentKeyProvider] = [:]
+        /// The lifetime given to keys whose provider does not say.
+        public var keyLifetime = KeyLifetime()
+        /// The app's own master key for the key store; by default the library's.
+        public var masterKey: MasterKey?
 
         public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 8,
                     maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
@@ -365,12 +372,26 @@ public actor DownloadSession {
         if !asset.planned {
             let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
             let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
+            // Keys before any media: a key Carryon cannot obtain fails the task here.
+            try await obtainKeys(plan.keys, for: id, fetcher: fetcher)
             try await persist(plan, selection: selection, for: asset)
             if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
         }
         try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
         try await transfer(id, asset: asset)
+    }
+
+    /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``).
+    private func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher) async throws(CarryonError) {
+        guard !keys.isEmpty else { return }
+        let store = try KeyStore(library: library, masterKey: configuration.masterKey)
+        let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
+        for key in keys {
+            let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
+            try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
+                                  lifetime: response.lifetime ?? configuration.keyLifetime)
+        }
     }
 
     /// Checks the library's storage rules before a transfer: when the bytes still to come
@@ -480,10 +501,11 @@ public actor DownloadSession {
                          keeping: Bool = false) async throws(CarryonError) {
         let bundle = library.bundleURL(for: asset.id)
         if let origin = plan.originMain {
-            try BundleFiles.write(Data(origin), to: bundle.appendingPathComponent("origin/main.m3u8"))
+            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: origin)), to: bundle.appendingPathComponent("origin/main.m3u8"))
         }
         for rendition in plan.renditions {
-            try BundleFiles.write(Data(rendition.originText), to: bundle.appendingPathComponent("origin/\(rendition.record.key).m3u8"))
+            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: rendition.originText)),
+                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).m3u8"))
             try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
         }
         try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))

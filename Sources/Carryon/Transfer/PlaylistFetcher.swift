@@ -85,7 +85,9 @@ public struct PlaylistFetcher: Sendable {
         }
     }
 
-    private func fetchBytes(_ url: String) async throws(CarryonError) -> (String, [UInt8]) {
+    /// The bytes at `url` (http, https or file), with the same headers, retries and size limit as
+    /// playlists; returns the URL read after redirects.
+    func fetchBytes(_ url: String) async throws(CarryonError) -> (String, [UInt8]) {
         if URIReference.scheme(of: url) == "file" {
             return (url, try readFile(url))
         }

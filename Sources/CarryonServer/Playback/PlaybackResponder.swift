@@ -19,12 +19,28 @@ final class AllowedHosts: Sendable {
     }
 }
 
+/// When each playback session began: a key that expires while a session plays keeps playing
+/// for that session.
+final class SessionStarts: Sendable {
+    private let starts = Mutex<[String: Date]>([:])
+
+    /// The session's start, recording `now` for a session not seen before.
+    func start(of session: String, now: Date) -> Date {
+        starts.withLock { starts in
+            if let start = starts[session] { return start }
+            starts[session] = now
+            return now
+        }
+    }
+}
+
 /// Answers the playback server's requests: checks the host and the token, finds the content
 /// through the ``PlaybackSource``, and reports each request.
 struct PlaybackResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let server: PlaybackServer
     let hosts: AllowedHosts
+    let sessions = SessionStarts()
     let fileIO = FileIO()
     private let clock = ContinuousClock()
 
@@ -89,9 +105,16 @@ struct PlaybackResponder: HTTPResponder {
         record.path = path
         if path == "main.m3u8", session == nil { session = Self.makeSessionID() }
         record.sessionID = session
+        let started = session.map { sessions.start(of: $0, now: server.source.now()) }
         let content = try await server.source.content(assetID: assetID, path: path,
-                                                      range: HTTPRange.bounds(header: request.headers[.range]))
+                                                      range: HTTPRange.bounds(header: request.headers[.range]), sessionStartedAt: started)
         switch content {
+        case .key(let key):
+            var body = ByteBuffer()
+            body.writeBytes(key)
+            let headers: HTTPFields = [.contentType: "application/octet-stream", .contentLength: String(key.count),
+                                       .cacheControl: "no-store"]
+            return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .playlist(var text):
             if path == "main.m3u8", let session { text = Self.prefix(text, with: "s-\(session)/") }
             let body = ByteBuffer(string: text)
@@ -135,6 +158,7 @@ struct PlaybackResponder: HTTPResponder {
     static func status(for code: CarryonError.Code) -> HTTPResponse.Status {
         switch code {
         case .unknownAsset, .notFound: .notFound
+        case .keys: .forbidden
         case .cancelled, .invalidState: .serviceUnavailable
         case .http, .transfer: .badGateway
         default: .internalServerError

@@ -1,0 +1,100 @@
+import Foundation
+import HLS
+
+/// A content key Carryon cannot fetch by itself, asked of app code.
+public struct ContentKeyRequest: Sendable, Hashable {
+    public var assetID: String
+    /// The key URI as the playlist gives it, made absolute (`skd://…`, `myscheme://…`).
+    public var uri: String
+    /// `AES-128`, `SAMPLE-AES` or `SAMPLE-AES-CTR`.
+    public var method: String
+    public var keyFormat: String
+    public var keyFormatVersions: String?
+}
+
+/// A key app code supplies: its 16 bytes, and a lifetime when the key server says how long it
+/// may be used (else the download's own lifetime applies).
+public struct ContentKeyResponse: Sendable {
+    public var key: [UInt8]
+    public var lifetime: KeyLifetime?
+
+    public init(key: [UInt8], lifetime: KeyLifetime? = nil) {
+        self.key = key
+        self.lifetime = lifetime
+    }
+}
+
+/// Supplies content keys for a URI scheme or a `KEYFORMAT` that Carryon does not fetch itself:
+/// the counterpart of AVAssetResourceLoaderDelegate and AVContentKeySessionDelegate. Register
+/// one with ``DownloadSession/Configuration/keyProviders``, by scheme (`skd`) or by key format
+/// (`com.example.drm`).
+///
+/// ```swift
+/// struct LicenseServer: ContentKeyProvider {
+///     func key(for request: ContentKeyRequest) async throws -> ContentKeyResponse {
+///         let key = try await myLicenseClient.fetchKey(request.uri)
+///         return ContentKeyResponse(key: key, lifetime: KeyLifetime(rentalWindow: 30 * 86_400, playbackWindow: 48 * 3_600))
+///     }
+/// }
+/// var configuration = DownloadSession.Configuration()
+/// configuration.keyProviders = ["skd": LicenseServer()]
+/// ```
+public protocol ContentKeyProvider: Sendable {
+    func key(for request: ContentKeyRequest) async throws -> ContentKeyResponse
+}
+
+/// Obtains the content keys a plan names: http(s) keys with the task's headers and retries,
+/// `data:` keys from the URI itself, any other scheme from a ``ContentKeyProvider``.
+struct ContentKeyFetcher: Sendable {
+    let fetcher: PlaylistFetcher
+    let providers: [String: any ContentKeyProvider]
+
+    func key(_ key: DownloadPlan.PlannedKey, assetID: String) async throws(CarryonError) -> ContentKeyResponse {
+        let scheme = (URIReference.scheme(of: key.uri) ?? "").lowercased()
+        let response: ContentKeyResponse
+        if let provider = providers[scheme] ?? providers[key.keyFormat] {
+            let request = ContentKeyRequest(assetID: assetID, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
+                                            keyFormatVersions: key.keyFormatVersions)
+            do {
+                response = try await provider.key(for: request)
+            } catch let error as CarryonError {
+                throw error
+            } catch {
+                throw CarryonError(.keys, "the key provider for \(scheme): failed for key \(key.id) (KEYFORMAT \(key.keyFormat)): \(error)")
+            }
+        } else if key.keyFormat != "identity" {
+            throw CarryonError(.keys, "no ContentKeyProvider for KEYFORMAT \"\(key.keyFormat)\" (scheme \(scheme):), which key \(key.id) needs; nothing was downloaded")
+        } else if scheme == "http" || scheme == "https" || scheme == "file" {
+            // A file: key comes only from a playlist read from disk (DownloadPlanner checks).
+            do {
+                response = ContentKeyResponse(key: try await fetcher.fetchBytes(key.uri).1)
+            } catch {
+                if error.code == .cancelled { throw error }
+                throw CarryonError(.keys, "key \(key.id) (METHOD=\(key.method)) cannot be fetched, so nothing was downloaded: \(error.message)",
+                                   cause: error)
+            }
+        } else if scheme == "data" {
+            guard let bytes = Self.decodeDataURI(key.uri) else {
+                throw CarryonError(.keys, "key \(key.id) is a data: URI that cannot be decoded")
+            }
+            response = ContentKeyResponse(key: bytes)
+        } else {
+            throw CarryonError(.keys, "no ContentKeyProvider for the scheme \(scheme): (KEYFORMAT \"\(key.keyFormat)\"), which key \(key.id) needs; nothing was downloaded")
+        }
+        guard response.key.count == 16 else {
+            throw CarryonError(.keys, "key \(key.id) (\(key.method)) is \(response.key.count) bytes, not 16")
+        }
+        return response
+    }
+
+    /// The bytes of a `data:` URI (RFC 2397): base64 with `;base64`, else percent-encoded.
+    static func decodeDataURI(_ uri: String) -> [UInt8]? {
+        guard let comma = uri.firstIndex(of: ",") else { return nil }
+        let header = uri[uri.index(uri.startIndex, offsetBy: 5)..<comma].lowercased()
+        let payload = String(uri[uri.index(after: comma)...])
+        if header.hasSuffix(";base64") {
+            return Data(base64Encoded: payload.removingPercentEncoding ?? payload).map { [UInt8]($0) }
+        }
+        return payload.removingPercentEncoding.map { Array($0.utf8) }
+    }
+}

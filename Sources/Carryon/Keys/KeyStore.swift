@@ -1,0 +1,203 @@
+import Crypto
+import Foundation
+import GRDB
+
+/// How long a content key may be used: an expiration date, and for rentals two windows — how
+/// long it may wait for its first playback after it was stored, and how long it plays from
+/// then on (FairPlay's dual-expiry rental, e.g. 30 days / 48 hours).
+public struct KeyLifetime: Sendable, Hashable, Codable {
+    /// The key expires at this date whatever happens.
+    public var expiresAt: Date?
+    /// Seconds after the key is stored until which playback may begin.
+    public var rentalWindow: TimeInterval?
+    /// Seconds the key plays for from its first playback.
+    public var playbackWindow: TimeInterval?
+
+    public init(expiresAt: Date? = nil, rentalWindow: TimeInterval? = nil, playbackWindow: TimeInterval? = nil) {
+        self.expiresAt = expiresAt
+        self.rentalWindow = rentalWindow
+        self.playbackWindow = playbackWindow
+    }
+}
+
+/// A content key as the library keeps it — everything but the key itself.
+public struct ContentKeyInfo: Sendable, Hashable, Codable {
+    /// The key's name in the bundle's playlists (`keys/k1`).
+    public var id: String
+    public var assetID: String
+    /// `AES-128`, `SAMPLE-AES`, `SAMPLE-AES-CTR`.
+    public var method: String
+    public var keyFormat: String
+    /// Where it came from; a `data:` URI is shown as `data:` only, as it holds the key.
+    public var uri: String
+    public var storedAt: Date
+    public var lifetime: KeyLifetime
+    /// When a player first asked for it.
+    public var firstPlayedAt: Date?
+    /// The key was deleted: the asset does not play until the keys are renewed.
+    public var isInvalidated: Bool
+
+    /// When the key stops playing new sessions, given its first playback (nil: never).
+    public var effectiveExpiry: Date? {
+        var limits: [Date] = []
+        if let expiresAt = lifetime.expiresAt { limits.append(expiresAt) }
+        if let firstPlayedAt {
+            if let window = lifetime.playbackWindow { limits.append(firstPlayedAt.addingTimeInterval(window)) }
+        } else if let window = lifetime.rentalWindow {
+            limits.append(storedAt.addingTimeInterval(window))
+        }
+        return limits.min()
+    }
+
+    /// Whether a playback session that began at `sessionStart` may have the key now. A
+    /// session that began before the key expired plays to its end, as with FairPlay.
+    public func isAvailable(at now: Date, sessionStartedAt sessionStart: Date? = nil) -> Bool {
+        guard !isInvalidated else { return false }
+        guard let expiry = effectiveExpiry else { return true }
+        return min(now, sessionStart ?? now) < expiry
+    }
+}
+
+/// The library's content keys, each sealed with AES-GCM under the library's ``MasterKey``
+/// (with the asset and key ids as authenticated data, so a sealed key cannot be moved to
+/// another asset). No key byte is written anywhere in clear: not in the index, a bundle, a log
+/// or JSON output. Invalidating a key deletes it (SQLite's `secure_delete` overwrites it).
+public struct KeyStore: Sendable {
+    public let library: OfflineLibrary
+    private let master: MasterKey
+
+    /// - Parameter masterKey: the app's own master key; by default the library's (see
+    ///   ``MasterKey/forLibrary(at:environment:)``).
+    public init(library: OfflineLibrary, masterKey: MasterKey? = nil) throws(CarryonError) {
+        self.library = library
+        if let masterKey {
+            self.master = masterKey
+        } else {
+            self.master = try MasterKey.forLibrary(at: library.root)
+        }
+    }
+
+    /// Keeps `key` as `keyID` of asset `assetID`, replacing a key of that id.
+    public func store(_ key: [UInt8], id keyID: String, assetID: String, uri: String, method: String, keyFormat: String,
+                      lifetime: KeyLifetime, now: Date = Date()) async throws(CarryonError) {
+        let sealed: Data
+        do {
+            sealed = try AES.GCM.seal(key, using: master.key, authenticating: Self.context(assetID, keyID)).combined ?? Data()
+        } catch {
+            throw CarryonError(.keys, "cannot seal key \(keyID) of \(assetID): \(error)")
+        }
+        let shownURI = Self.shown(uri)
+        let lifetimeText = String(decoding: (try? JSONEncoder().encode(lifetime)) ?? Data("{}".utf8), as: UTF8.self)
+        try await library.write { db in
+            try db.execute(sql: """
+                INSERT INTO contentKey (assetId, id, uri, method, keyFormat, sealed, storedAt, lifetime, firstPlayedAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
+                ON CONFLICT(assetId, id) DO UPDATE SET uri = excluded.uri, method = excluded.method, keyFormat = excluded.keyFormat,
+                    sealed = excluded.sealed, storedAt = excluded.storedAt, lifetime = excluded.lifetime, firstPlayedAt = NULL
+                """, arguments: [assetID, keyID, shownURI, method, keyFormat, sealed, now, lifetimeText])
+        }
+    }
+
+    /// The keys of an asset (of every asset when nil), without the keys themselves.
+    public func keys(of assetID: String? = nil) async throws(CarryonError) -> [ContentKeyInfo] {
+        try await library.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt
+                FROM contentKey \(assetID == nil ? "" : "WHERE assetId = ?") ORDER BY assetId, rowid
+                """, arguments: StatementArguments(assetID.map { [$0] } ?? []))
+            return rows.map(Self.info)
+        }
+    }
+
+    /// The key `keyID` of asset `assetID` for a playback session that began at
+    /// `sessionStartedAt`; its first playback is recorded.
+    ///
+    /// - Throws: ``CarryonError/Code/keys`` naming the key and why: unknown, invalidated, or
+    ///   expired (with the date).
+    public func key(_ keyID: String, of assetID: String, now: Date = Date(), sessionStartedAt: Date? = nil) async throws(CarryonError) -> [UInt8] {
+        let found = try await library.read { db -> (ContentKeyInfo, Data?)? in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt, sealed
+                FROM contentKey WHERE assetId = ? AND id = ?
+                """, arguments: [assetID, keyID]) else { return nil }
+            return (Self.info(row), row["sealed"] as Data?)
+        }
+        guard let (info, sealedData) = found else { throw CarryonError(.keys, "\(assetID) has no key \(keyID)") }
+        if info.isInvalidated {
+            throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated; `carryon keys renew \(assetID)` fetches it again")
+        }
+        guard info.isAvailable(at: now, sessionStartedAt: sessionStartedAt) else {
+            let expiry = info.effectiveExpiry.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
+            throw CarryonError(.keys, "key \(keyID) of \(assetID) expired at \(expiry)")
+        }
+        guard let sealed = sealedData else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
+        let key: [UInt8]
+        do {
+            key = [UInt8](try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: master.key,
+                                           authenticating: Self.context(assetID, keyID)))
+        } catch {
+            throw CarryonError(.keys, "key \(keyID) of \(assetID) cannot be opened with this library's master key")
+        }
+        if info.firstPlayedAt == nil {
+            try await library.write { db in
+                try db.execute(sql: "UPDATE contentKey SET firstPlayedAt = ? WHERE assetId = ? AND id = ? AND firstPlayedAt IS NULL",
+                               arguments: [now, assetID, keyID])
+            }
+        }
+        return key
+    }
+
+    /// Changes the lifetime of every key of an asset.
+    public func setLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError) {
+        let text = String(decoding: (try? JSONEncoder().encode(lifetime)) ?? Data("{}".utf8), as: UTF8.self)
+        try await library.write { db in
+            try db.execute(sql: "UPDATE contentKey SET lifetime = ? WHERE assetId = ?", arguments: [text, assetID])
+        }
+    }
+
+    /// Deletes the keys of an asset (they stay listed, invalidated): it no longer plays until
+    /// they are renewed.
+    public func invalidate(_ assetID: String) async throws(CarryonError) {
+        try await library.write { db in
+            try db.execute(sql: "UPDATE contentKey SET sealed = NULL WHERE assetId = ?", arguments: [assetID])
+        }
+    }
+
+    /// Forgets the keys of an asset entirely (its delete).
+    public func remove(_ assetID: String) async throws(CarryonError) {
+        try await library.write { db in
+            try db.execute(sql: "DELETE FROM contentKey WHERE assetId = ?", arguments: [assetID])
+        }
+    }
+
+    /// A playlist as fetched, with every `data:` key URI (which holds the key itself) replaced,
+    /// for the copy kept in the bundle.
+    static func redactingDataKeys(in text: [UInt8]) -> [UInt8] {
+        let string = String(decoding: text, as: UTF8.self)
+        guard string.range(of: "data:", options: .caseInsensitive) != nil else { return text }
+        let lines = string.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard line.hasPrefix("#EXT-X-KEY") || line.hasPrefix("#EXT-X-SESSION-KEY"),
+                  let start = line.range(of: "URI=\"data:", options: .caseInsensitive),
+                  let end = line[start.upperBound...].firstIndex(of: "\"") else { return String(line) }
+            return line[..<start.lowerBound] + "URI=\"data:,removed-by-carryon-the-key-is-in-the-key-store" + line[end...]
+        }
+        return Array(lines.joined(separator: "\n").utf8)
+    }
+
+    static func context(_ assetID: String, _ keyID: String) -> Data {
+        Data("carryon-content-key:\(assetID):\(keyID)".utf8)
+    }
+
+    /// A key URI as it may be written down: a `data:` URI carries the key itself.
+    static func shown(_ uri: String) -> String {
+        uri.lowercased().hasPrefix("data:") ? "data:" : uri
+    }
+
+    private static func info(_ row: Row) -> ContentKeyInfo {
+        let lifetimeText: String = row["lifetime"]
+        let lifetime = (try? JSONDecoder().decode(KeyLifetime.self, from: Data(lifetimeText.utf8))) ?? KeyLifetime()
+        return ContentKeyInfo(id: row["id"], assetID: row["assetId"], method: row["method"], keyFormat: row["keyFormat"],
+                              uri: row["uri"], storedAt: row["storedAt"], lifetime: lifetime, firstPlayedAt: row["firstPlayedAt"],
+                              isInvalidated: row["invalidated"])
+    }
+}

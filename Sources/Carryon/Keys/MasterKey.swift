@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The key that seals every content key a library keeps: 256 bits for AES-GCM.
+///
+/// It never lives in a bundle. It comes, in this order, from the embedding app, from
+/// `CARRYON_MASTER_KEY` (64 hexadecimal digits), or from `master.key` in the library folder —
+/// a file readable by its owner only (0600), created with 32 random bytes on first use. A
+/// `master.key` another user could read is refused.
+public struct MasterKey: Sendable {
+    let key: SymmetricKey
+
+    /// A master key the app keeps itself (in a platform keystore, say): 32 bytes.
+    public init(bytes: [UInt8]) throws(CarryonError) {
+        guard bytes.count == 32 else { throw CarryonError(.keys, "a master key is 32 bytes, not \(bytes.count)") }
+        key = SymmetricKey(data: bytes)
+    }
+
+    /// The master key of the library at `root`: from `CARRYON_MASTER_KEY` when set, else its
+    /// `master.key` file, created when missing.
+    public static func forLibrary(at root: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CarryonError) -> MasterKey {
+        if let text = environment["CARRYON_MASTER_KEY"], !text.isEmpty {
+            guard let bytes = hexBytes(text), bytes.count == 32 else {
+                throw CarryonError(.keys, "CARRYON_MASTER_KEY must be 64 hexadecimal digits (32 bytes)")
+            }
+            return try MasterKey(bytes: bytes)
+        }
+        let path = root.appendingPathComponent("master.key").path
+        // Created exclusively with mode 0600, so no other process ever sees it half written
+        // or readable by others; a second process losing the race reads the winner's.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            var generator = SystemRandomNumberGenerator()
+            let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            fsync(descriptor)
+            close(descriptor)
+            guard written == 32 else {
+                unlink(path)
+                throw CarryonError(.keys, "cannot write the master key to \(path)")
+            }
+            return try MasterKey(bytes: bytes)
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CarryonError(.keys, "cannot create or read the master key \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw CarryonError(.keys, "\(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+        }
+        guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
+            throw CarryonError(.keys, "\(path) is not a 32-byte master key")
+        }
+        return try MasterKey(bytes: [UInt8](data))
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        var text = Substring(text)
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
+        guard text.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
