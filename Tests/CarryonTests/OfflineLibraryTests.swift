@@ -47,3 +47,23 @@ struct OfflineLibraryTests {
         }
     }
 }
+
+/// The manifest's JSON, written a file at a time, reads back as what was written.
+@Suite("The bundle manifest")
+struct BundleManifestTests {
+    @Test("a manifest with files encodes to JSON that decodes to the same manifest, a file a line", arguments: [0, 1, 3, 500])
+    func roundTrip(count: Int) throws {
+        let manifest = BundleManifest(
+            id: "abc", name: "A \"quoted\" name / with slash", url: "https://cdn.example/x.m3u8", state: .completed,
+            playlist: "main.m3u8", duration: 12.5, createdAt: Date(timeIntervalSince1970: 1_800_000_000), completedAt: nil,
+            variant: nil, renditions: [.init(key: "video", type: "VIDEO", name: "v", language: nil, playlist: "video/index.m3u8",
+                                             uri: "https://cdn.example/v.m3u8", duration: 12.5)],
+            files: (0..<count).map { .init(path: "video/\($0).ts", bytes: $0 * 1_000, uri: "https://cdn.example/\($0).ts?a=\"b\"") })
+        let data = try manifest.encoded()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(BundleManifest.self, from: data) == manifest)
+        let text = String(decoding: data, as: UTF8.self)
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("    {\"bytes\"") }.count == count)
+    }
+}

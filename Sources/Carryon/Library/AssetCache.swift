@@ -31,12 +31,8 @@ public struct AssetCache: Sendable, Hashable, Codable {
         (type == "AUDIO" ? audible : type == "SUBTITLES" ? legible : video.map { [$0] } ?? []).filter(\.isComplete)
     }
 
-    init(renditions: [RenditionRecord], resources: [ResourceRecord], planned: Bool) {
-        var counts: [String: (done: Int, total: Int)] = [:]
-        for resource in resources {
-            counts[resource.renditionKey, default: (0, 0)].total += 1
-            if resource.state == .done { counts[resource.renditionKey, default: (0, 0)].done += 1 }
-        }
+    /// - Parameter counts: each rendition's resources done and in all.
+    init(renditions: [RenditionRecord], counts: [String: (done: Int, total: Int)], planned: Bool) {
         func option(_ rendition: RenditionRecord) -> Option {
             let count = counts[rendition.key] ?? (0, 0)
             return Option(key: rendition.key, name: rendition.name, language: rendition.language, isComplete: count.done == count.total,

@@ -49,3 +49,32 @@ public struct BundleManifest: Sendable, Codable, Hashable {
         public var uri: String
     }
 }
+
+extension BundleManifest {
+    /// The manifest as pretty-printed JSON with sorted keys, each file on a line of its own.
+    ///
+    /// The files are encoded one at a time: JSONEncoder builds a tree of the whole value first,
+    /// which for the thousands of files of a long asset took more memory than the download.
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var head = self
+        head.files = []
+        let text = String(decoding: try encoder.encode(head), as: UTF8.self)
+        let empty = "\n  \"files\" : [\n\n  ]"
+        guard !files.isEmpty, let range = text.range(of: empty) else { return try encoder.encode(self) }
+        let line = JSONEncoder()
+        line.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var output = Data(text[..<range.lowerBound].utf8)
+        output.append(contentsOf: Array("\n  \"files\" : [\n".utf8))
+        for (index, file) in files.enumerated() {
+            output.append(contentsOf: Array("    ".utf8))
+            output.append(try line.encode(file))
+            output.append(contentsOf: Array((index + 1 < files.count ? ",\n" : "\n").utf8))
+        }
+        output.append(contentsOf: Array("  ]".utf8))
+        output.append(contentsOf: Array(text[range.upperBound...].utf8))
+        return output
+    }
+}

@@ -124,8 +124,13 @@ public struct AssetLogs: Sendable {
 
     /// What the playback access log tells of an asset's playback, as a server can know it.
     public func playbackSummary(for id: String) -> PlaybackSummary? {
-        guard let data = FileManager.default.contents(atPath: accessLogURL(for: id).path),
-              let log = try? W3CLog(parsing: String(decoding: data, as: UTF8.self)) else { return nil }
+        guard let data = FileManager.default.contents(atPath: accessLogURL(for: id).path) else { return nil }
+        // Only the directives and the playback lines are read: a long download logs thousands
+        // of lines, which a summary of playback does not need.
+        let text = String(decoding: data, as: UTF8.self)
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("#") || $0.contains(" playback ") }
+        guard lines.contains(where: { !$0.hasPrefix("#") }),
+              let log = try? W3CLog(parsing: lines.joined(separator: "\n") + "\n") else { return nil }
         return PlaybackSummary(entries: log.entries.filter { $0["x-event"] == "playback" })
     }
 }
