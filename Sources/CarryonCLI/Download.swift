@@ -59,6 +59,8 @@ struct Download: AsyncParsableCommand {
 
     @OptionGroup var policy: PolicyOptions
 
+    @OptionGroup var keyLifetime: KeyLifetimeOptions
+
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
 
@@ -93,6 +95,7 @@ struct Download: AsyncParsableCommand {
             configuration.maximumRequestsPerTask = concurrency
             configuration.maximumConcurrentRequests = concurrency
         }
+        configuration.keyLifetime = keyLifetime.lifetime
         let session = try await openSession(library, configuration)
         let headers = self.headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
         let task: DownloadTask

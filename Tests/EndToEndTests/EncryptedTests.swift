@@ -20,7 +20,7 @@ struct EncryptedTests {
 
     /// Fails the test for any file under `root` holding one of `keys` in clear: raw bytes, hex
     /// (either case) or base64.
-    static func expectNoKeyInClear(under root: URL, keys: [[UInt8]]) throws {
+    static func expectNoKeyInClear(under root: URL, keys: [[UInt8]], minimumFiles: Int = 6) throws {
         var needles: [(String, [UInt8])] = []
         for key in keys {
             let hex = key.map { String(format: "%02x", $0) }.joined()
@@ -37,7 +37,7 @@ struct EncryptedTests {
                 #expect(!found, "a content key in clear (\(form)) in \(file.path)")
             }
         }
-        #expect(scanned > 5, "scanned \(scanned) files only")
+        #expect(scanned >= minimumFiles, "scanned \(scanned) files only")
     }
 
     @Test("an AES-128 stream downloads encrypted, its keys sealed, and ffmpeg decodes it through the server",
@@ -199,6 +199,62 @@ struct EncryptedTests {
             let errors = try W3CLog(parsing: String(contentsOf: AssetLogs(library: library).errorLogURL(for: id), encoding: .utf8))
             #expect(errors.entries.contains { $0["cs-uri"] == "keys/k1" && $0["sc-status"] == "403" && $0["x-error-code"] == "keys"
                 && ($0["x-comment"] ?? "").contains("k1") && ($0["x-comment"] ?? "").contains("expired at") })
+        }
+    }
+}
+
+/// `carryon keys` and the key options of `download`, as users run them.
+@Suite("carryon keys")
+struct KeysCommandTests {
+    @Test("download --key-expires, keys list (never the key), invalidate (the server refuses it), renew (it plays again), delete",
+          .timeLimit(.minutes(2)))
+    func keysLifecycle() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library")
+            try await Origin(root: encryptedMedia.path).withRunning { origin in
+                let download = try await runCarryon(["download", origin.baseURL + "/aes-rotation/main.m3u8", "--library", library.path,
+                                                     "--key-expires", "2099-01-01", "--rental-window", "30d", "--playback-window", "48h"])
+                #expect(download.status == 0, "\(download.standardError)")
+                let id = try #require(download.standardOutput.split(separator: "\n").last.map(String.init))
+
+                let list = try await runCarryon(["keys", "list", id, "--library", library.path, "--json"])
+                #expect(list.status == 0, "\(list.standardError)")
+                let keys = try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [[String: Any]]
+                #expect(keys?.compactMap { $0["id"] as? String } == ["k1", "k2"])
+                let keyBytes = try EncryptedTests.keys()
+                let hex = keyBytes.map { $0.map { String(format: "%02x", $0) }.joined() }
+                let base64 = keyBytes.map { Data($0).base64EncodedString() }
+                for text in [list.standardOutput, download.standardOutput, download.standardError] {
+                    #expect(!(hex + base64).contains { text.contains($0) || text.contains($0.uppercased()) })
+                }
+                let table = try await runCarryon(["keys", "list", "--library", library.path])
+                #expect(table.standardOutput.contains("k2") && table.standardOutput.contains("valid") && table.standardOutput.contains("data:"))
+
+                let invalidate = try await runCarryon(["keys", "invalidate", id, "--library", library.path])
+                #expect(invalidate.status == 0)
+                let source = PlaybackSource(library: try OfflineLibrary(root: library))
+                await #expect(throws: CarryonError.self) { _ = try await source.content(assetID: id, path: "keys/k1") }
+                let invalidated = try await runCarryon(["keys", "list", id, "--library", library.path])
+                #expect(invalidated.standardOutput.contains("invalidated"))
+                try EncryptedTests.expectNoKeyInClear(under: library, keys: keyBytes)
+
+                let renew = try await runCarryon(["keys", "renew", id, "--library", library.path, "--playback-window", "24h"])
+                #expect(renew.status == 0 && renew.standardOutput.contains("k1, k2"), "\(renew.standardError)")
+                let mediaRequests = await origin.requests().filter { $0.path.hasSuffix(".ts") }.count
+                #expect(mediaRequests == 6, "renewing fetched media again")
+                #expect(try await source.content(assetID: id, path: "keys/k1") == .key(keyBytes[0]))
+                try await PlaybackServer(source: source).withRunning { handle in
+                    let decoded = try await ffmpegDecode(handle.playlistURL(for: id))
+                    #expect(decoded.status == 0, "ffmpeg: \(decoded.standardError)")
+                }
+
+                let delete = try await runCarryon(["delete", id, "--library", library.path])
+                #expect(delete.status == 0)
+                let after = try await runCarryon(["keys", "list", "--library", library.path, "--json"])
+                #expect(after.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]"
+                        || after.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "[]", "\(after.standardOutput)")
+                try EncryptedTests.expectNoKeyInClear(under: library, keys: keyBytes, minimumFiles: 2)
+            }
         }
     }
 }

@@ -382,15 +382,42 @@ public actor DownloadSession {
         try await transfer(id, asset: asset)
     }
 
-    /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``).
-    private func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher) async throws(CarryonError) {
+    /// Obtains an asset's content keys again — from the origin, a `data:` URI or the app's
+    /// provider, as at download time — without fetching any media: after they were
+    /// invalidated, or to give them a new lifetime (`lifetime`, else the session's
+    /// ``Configuration/keyLifetime``; a provider's own answer wins). Returns the keys' ids.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` while the asset is downloading elsewhere or
+    ///   has not read its playlists; ``CarryonError/Code/keys`` when a key cannot be obtained
+    ///   (the keys kept so far stay as they were).
+    public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil) async throws(CarryonError) -> [String] {
+        let id = try await resolveID(id)
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned else {
+            throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
+        }
+        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                                      retry: configuration.retry)
+        // The playlists are read again for the keys they name; nothing is written but the keys.
+        let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
+        try await obtainKeys(plan.keys, for: id, fetcher: fetcher, lifetime: lifetime)
+        return plan.keys.map(\.id)
+    }
+
+    /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
+    /// obtained before any is stored, so a failure leaves the key store as it was.
+    private func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
+                            lifetime: KeyLifetime? = nil) async throws(CarryonError) {
         guard !keys.isEmpty else { return }
         let store = try KeyStore(library: library, masterKey: configuration.masterKey)
         let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
+        var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
         for key in keys {
-            let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
+            obtained.append((key, try await cancellable { try await keyFetcher.key(key, assetID: id) }))
+        }
+        for (key, response) in obtained {
             try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
-                                  lifetime: response.lifetime ?? configuration.keyLifetime)
+                                  lifetime: response.lifetime ?? lifetime ?? configuration.keyLifetime)
         }
     }
 

@@ -1,0 +1,163 @@
+import ArgumentParser
+import Carryon
+import Foundation
+
+/// `--key-expires`, `--rental-window`, `--playback-window`: a content key's lifetime, shared by
+/// `download` and `keys renew`.
+struct KeyLifetimeOptions: ParsableArguments {
+    @Option(name: .customLong("key-expires"), help: ArgumentHelp(
+        "When the content keys expire: a date (2026-12-31, 2026-12-31T18:00:00Z) or a time from now (30d).", valueName: "date"))
+    var keyExpires: String?
+
+    @Option(name: .customLong("rental-window"), help: ArgumentHelp(
+        "How long after the download playback may begin (30d, 72h).", valueName: "duration"))
+    var rentalWindow: String?
+
+    @Option(name: .customLong("playback-window"), help: ArgumentHelp(
+        "How long the keys play from the first playback (48h).", valueName: "duration"))
+    var playbackWindow: String?
+
+    var isEmpty: Bool { keyExpires == nil && rentalWindow == nil && playbackWindow == nil }
+
+    func validate() throws {
+        if let keyExpires, parseExpiry(keyExpires) == nil {
+            throw ValidationError("--key-expires must be a date like 2026-12-31 or a time from now like 30d (got \(keyExpires))")
+        }
+        for (flag, value) in [("--rental-window", rentalWindow), ("--playback-window", playbackWindow)] {
+            if let value, parseDuration(value) == nil {
+                throw ValidationError("\(flag) must be a duration like 30d, 48h or 90m (got \(value))")
+            }
+        }
+    }
+
+    var lifetime: KeyLifetime {
+        KeyLifetime(expiresAt: keyExpires.flatMap { parseExpiry($0) } ?? nil,
+                    rentalWindow: rentalWindow.flatMap(parseDuration), playbackWindow: playbackWindow.flatMap(parseDuration))
+    }
+}
+
+/// Reads `30d`, `48h`, `90m` or `45s` as seconds.
+func parseDuration(_ text: String) -> TimeInterval? {
+    guard let last = text.last, let amount = Double(text.dropLast()), amount > 0 else { return nil }
+    switch last {
+    case "d": return amount * 86_400
+    case "h": return amount * 3_600
+    case "m": return amount * 60
+    case "s": return amount
+    default: return nil
+    }
+}
+
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, renew or invalidate the content keys of encrypted assets.",
+        discussion: """
+            Keys are fetched before any media and kept sealed (AES-GCM) under the library's \
+            master key (master.key, mode 0600, or CARRYON_MASTER_KEY); no key is ever printed.
+            """,
+        subcommands: [KeysList.self, KeysRenew.self, KeysInvalidate.self]
+    )
+}
+
+struct KeysList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List content keys: ids, methods, key formats, lifetimes and state — never the keys.",
+        discussion: """
+            Examples:
+              carryon keys list
+              carryon keys list 7k2m9x4q1b --json
+            """
+    )
+
+    @Argument(help: "An asset's id (a unique prefix is enough); every asset's keys when omitted.")
+    var id: String?
+
+    @Flag(help: "Print one JSON array.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            let keys: [ContentKeyInfo]
+            do {
+                var assetID: String?
+                if let id { assetID = try await session.task(id: id).id }
+                keys = try await KeyStore(library: session.library).keys(of: assetID)
+            } catch {
+                throw fail("\(error)")
+            }
+            if json { try printJSON(keys); return }
+            let now = Date()
+            let formatter = ISO8601DateFormatter()
+            var table = TextTable(["ASSET", "KEY", "METHOD", "KEYFORMAT", "EXPIRES", "STATE", "URI"])
+            for key in keys {
+                let state = key.isInvalidated ? "invalidated" : key.isAvailable(at: now) ? "valid" : "expired"
+                table.add([key.assetID, key.id, key.method, key.keyFormat, key.effectiveExpiry.map(formatter.string) ?? "never", state, key.uri])
+            }
+            print(keys.isEmpty ? "No content keys." : table.render(indent: 0))
+        }
+    }
+}
+
+struct KeysRenew: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "renew",
+        abstract: "Obtain an asset's keys again, with a new lifetime, without downloading media again.",
+        discussion: """
+            The stream's playlists are read again for the keys they name, which are fetched (or \
+            asked of the app's provider) and sealed anew. Keys that were invalidated play again.
+
+            Examples:
+              carryon keys renew 7k2m9x4q1b
+              carryon keys renew 7k2m9x4q1b --rental-window 30d --playback-window 48h
+            """
+    )
+
+    @Argument(help: "The asset's id (a unique prefix is enough).")
+    var id: String
+
+    @OptionGroup var lifetime: KeyLifetimeOptions
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            do {
+                let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime)
+                print(ids.isEmpty ? "The asset is not encrypted: no keys." : "renewed \(ids.joined(separator: ", "))")
+            } catch {
+                throw fail("\(error)")
+            }
+        }
+    }
+}
+
+struct KeysInvalidate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "invalidate",
+        abstract: "Delete an asset's keys: it stays on disk but no longer plays until they are renewed.",
+        discussion: """
+            Example:
+              carryon keys invalidate 7k2m9x4q1b
+            """
+    )
+
+    @Argument(help: "The asset's id (a unique prefix is enough).")
+    var id: String
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            do {
+                let assetID = try await session.task(id: id).id
+                try await KeyStore(library: session.library).invalidate(assetID)
+                print("invalidated the keys of \(assetID)")
+            } catch {
+                throw fail("\(error)")
+            }
+        }
+    }
+}
