@@ -1,5 +1,6 @@
 import ArgumentParser
 import Carryon
+import HLS
 import Foundation
 
 /// `carryon list`: every asset in the library.
@@ -89,6 +90,10 @@ struct Show: AsyncParsableCommand {
             }
             let cache = asset.cache
             print("Offline     \(cache.isPlayableOffline ? "playable" : "not playable yet")")
+            if cache.variants.count > 1 {
+                let text = cache.variants.map { "\($0.name) \($0.isComplete ? "complete" : "\($0.resourcesDone)/\($0.resourcesTotal)")" }
+                print("            variants: \(text.joined(separator: ", "))")
+            }
             for (group, options) in [("audible", cache.audible), ("legible", cache.legible)] where !options.isEmpty {
                 let text = options.map { "\($0.language ?? $0.name) \($0.isComplete ? "complete" : "\($0.resourcesDone)/\($0.resourcesTotal)")" }
                 print("            \(group): \(text.joined(separator: ", "))")
@@ -120,13 +125,20 @@ struct Show: AsyncParsableCommand {
 /// `carryon add`: download more media selections into an existing bundle.
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Download more audio languages or subtitles into an asset's bundle, fetching only what is missing.",
+        abstract: "Download more audio languages, subtitles or a better variant into an asset's bundle, fetching only what is missing.",
         discussion: """
-            The stream's playlists are read again and the renditions asked for are added to the             bundle; what is already there is kept, only the new renditions' segments are             fetched, and the local playlists offer them from then on. Output as for `download`.
+            The stream's playlists are read again and what is asked for is added to the \
+            bundle; what is already there is kept, only the new renditions' segments are \
+            fetched, and the local playlists offer them from then on. Output as for `download`.
+
+            With --min-bitrate, --max-bitrate, --min-resolution or --max-resolution, the variant \
+            those bounds choose (as for `download`) is added as well: a better variant for a \
+            bundle first downloaded small. The local multivariant playlist then offers both.
 
             Examples:
               carryon add 7k2m9x4q1b --audio de
               carryon add 7k2m9x4q1b --subtitles all
+              carryon add 7k2m9x4q1b --min-resolution 1280x720
             """
     )
 
@@ -139,13 +151,39 @@ struct Add: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Subtitle renditions to add: languages or names, or all.", valueName: "langs|all"))
     var subtitles: String?
 
+    @Option(name: .customLong("min-bitrate"), help: ArgumentHelp("Add the lowest variant of at least this many bits per second.", valueName: "bps"))
+    var minimumBitrate: Int?
+
+    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Add the highest variant of at most this many bits per second.", valueName: "bps"))
+    var maximumBitrate: Int?
+
+    @Option(name: .customLong("min-resolution"), help: ArgumentHelp("Add the lowest variant at least this large.", valueName: "WxH"))
+    var minimumResolution: String?
+
+    @Option(name: .customLong("max-resolution"), help: ArgumentHelp("Add the highest variant no larger than this.", valueName: "WxH"))
+    var maximumResolution: String?
+
+    var variantOptions: DownloadOptions? {
+        guard minimumBitrate != nil || maximumBitrate != nil || minimumResolution != nil || maximumResolution != nil else { return nil }
+        return DownloadOptions(minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
+                               maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init))
+    }
+
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
 
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
-        guard audio != nil || subtitles != nil else { throw ValidationError("say what to add: --audio, --subtitles, or both") }
+        guard audio != nil || subtitles != nil || variantOptions != nil else {
+            throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
+        }
+        for (flag, value) in [("--min-resolution", minimumResolution), ("--max-resolution", maximumResolution)] {
+            if let value, Resolution(value) == nil { throw ValidationError("\(flag) must look like 1280x720, not '\(value)'") }
+        }
+        for (flag, value) in [("--min-bitrate", minimumBitrate), ("--max-bitrate", maximumBitrate)] {
+            if let value, value <= 0 { throw ValidationError("\(flag) must be a positive number of bits per second") }
+        }
         for (flag, value) in [("--audio", audio), ("--subtitles", subtitles)] {
             if let value, ["none", "auto", "automatic", "default"].contains(value.lowercased()) {
                 throw ValidationError("\(flag) takes languages, names or all here (got \(value))")
@@ -160,7 +198,7 @@ struct Add: AsyncParsableCommand {
             task = try await session.task(id: id)
             let added = try await session.addMediaSelections(
                 task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
-                subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none)
+                subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none, variant: variantOptions)
             if !json { printError("adding \(added.joined(separator: ", ")) to \(task.id)") }
         } catch {
             await session.shutdown()

@@ -59,6 +59,50 @@ struct AddSelectionTests {
         }
     }
 
+    @Test("adding a better variant fetches only its media; the local playlist offers both variants, and both play",
+          .timeLimit(.minutes(2)))
+    func addVariant() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/fmp4/main.m3u8",
+                                                      options: DownloadOptions(maximumBitrate: 200_000, audio: .languages(["en"]), subtitles: .none))
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .completed)
+                let requestsBefore = await origin.requests().count
+
+                let added = try await session.addMediaSelections(task.id, variant: DownloadOptions(minimumBitrate: 400_000))
+                #expect(added == ["video-2"])
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .completed)
+                let after = try await task.snapshot()
+                await session.shutdown()
+
+                let media = await origin.requests().dropFirst(requestsBefore).filter { !$0.path.hasSuffix(".m3u8") }
+                #expect(!media.isEmpty && media.allSatisfy { $0.path.hasPrefix("/fmp4/360p/") }, "\(media.map(\.path))")
+                #expect(after.selection?.variants.map(\.resolution) == ["320x180", "640x360"])
+                #expect(after.cache.variants.map(\.key) == ["video", "video-2"] && after.cache.variants.allSatisfy(\.isComplete))
+                let main = try String(contentsOfFile: try #require(after.playlist), encoding: .utf8)
+                #expect(main.components(separatedBy: "#EXT-X-STREAM-INF").count == 3, "\(main)")
+                #expect(main.contains("video/index.m3u8") && main.contains("video-2/index.m3u8"))
+                let manifest = try JSONDecoder.iso8601.decode(
+                    BundleManifest.self, from: Data(contentsOf: URL(fileURLWithPath: after.bundlePath).appendingPathComponent("manifest.json")))
+                try await DownloadTests().checkBundle(after, manifest, base: origin.baseURL)
+
+                // Adding it again is refused.
+                let again = try await DownloadSession(library: library)
+                do {
+                    _ = try await again.addMediaSelections(task.id, variant: DownloadOptions(minimumBitrate: 400_000))
+                    Issue.record("the same variant was added twice")
+                } catch let error as CarryonError {
+                    #expect(error.code == .selection && error.message.contains("already has the variant"))
+                }
+                await again.shutdown()
+            }
+        }
+    }
+
     @Test("adding what the asset already has, or to an asset still downloading, is refused clearly", .timeLimit(.minutes(1)))
     func refusals() async throws {
         try await withTemporaryDirectory { folder in

@@ -72,3 +72,46 @@ struct PlaybackCommandTests {
         }
     }
 }
+
+/// Playing an asset that another process is downloading: the server waits for each file.
+@Suite("Playing what another process downloads")
+struct CrossProcessPlaybackTests {
+    @Test("ffmpeg plays through the server while a `carryon download` process fetches the asset over a slow link",
+          .timeLimit(.minutes(2)))
+    func playsWhileAnotherProcessDownloads() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library")
+            var profile = LinkProfile.perfect
+            profile.bandwidth = 40_000
+            profile.latency = .milliseconds(20)
+            try await Origin(root: sampleMedia.path, profile: profile).withRunning { origin in
+                let download = try RunningProcess(carryon: ["download", origin.baseURL + "/ts/main.m3u8", "--library", library.path,
+                                                            "--json", "--concurrency", "2", "--subtitles", "none"])
+                // The id comes with the first event.
+                var lines = download.lines.makeAsyncIterator()
+                var id: String?
+                while id == nil, let line = await lines.next() {
+                    if let data = line.data(using: .utf8),
+                       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let value = object["id"] as? String {
+                        id = value
+                    }
+                }
+                let assetID = try #require(id)
+                let collector = RequestCollector()
+                let source = PlaybackSource(library: try OfflineLibrary(root: library), pollInterval: .milliseconds(50))
+                try await PlaybackServer(source: source) { await collector.add($0) }.withRunning { handle in
+                    let decoded = try await ffmpegDecode(handle.playlistURL(for: assetID))
+                    #expect(decoded.status == 0 && decoded.standardError.isEmpty, "ffmpeg: \(decoded.standardError)")
+                }
+                while await lines.next() != nil {}
+                #expect(await download.wait() == 0)
+                let served = await collector.requests
+                #expect(served.allSatisfy { $0.status == 200 || $0.status == 206 }, "\(served.filter { $0.status >= 300 }.map(\.path))")
+                #expect(served.filter { $0.path.hasPrefix("video/") && $0.path.hasSuffix(".ts") }.count == 3)
+                // Each media file was fetched from the origin once: by the download.
+                let media = await origin.requests().filter { $0.path.hasSuffix(".ts") }.map(\.path)
+                #expect(Set(media).count == media.count)
+            }
+        }
+    }
+}

@@ -20,6 +20,8 @@ public struct AssetCache: Sendable, Hashable, Codable {
     public var isPlayableOffline: Bool
     /// The variant's own media (or a single media playlist's).
     public var video: Option?
+    /// Every variant of the bundle: ``video`` first, then variants added later.
+    public var variants: [Option]
     /// Audio renditions (the audible group).
     public var audible: [Option]
     /// Subtitle renditions (the legible group).
@@ -39,7 +41,8 @@ public struct AssetCache: Sendable, Hashable, Codable {
                           resourcesDone: count.done, resourcesTotal: count.total, isMain: rendition.isMain)
         }
         let ordered = renditions.sorted { $0.position < $1.position }
-        video = ordered.first { $0.type == "VIDEO" || $0.type == "MEDIA" }.map(option)
+        variants = ordered.filter { $0.type == "VIDEO" || $0.type == "MEDIA" }.map(option)
+        video = variants.first
         audible = ordered.filter { $0.type == "AUDIO" }.map(option)
         legible = ordered.filter { $0.type == "SUBTITLES" }.map(option)
         isPlayableOffline = planned && !ordered.isEmpty && ordered.filter(\.isMain).map(option).allSatisfy(\.isComplete)

@@ -326,13 +326,21 @@ struct DownloadPlan: Sendable {
         var renditionIndex = 0
         var variantIndex = 0
         var keepNextURI = false
-        let chosenVariant = resolved.variants.first { $0.uri == selection.variant.uri }
+        // The first STREAM-INF of each chosen variant's URI (a URI may be listed twice).
+        var chosenVariants: [MultivariantPlaylist.Variant] = []
+        for uri in selection.variants.map(\.uri) {
+            if let variant = resolved.variants.first(where: { $0.uri == uri }) { chosenVariants.append(variant) }
+        }
+        let chosenLines = Set(chosenVariants.map(\.line))
         // A GROUP-ID names a group of renditions of one TYPE; groups of two types may share it.
         var groups: Set<RenditionGroup> = []
-        if let group = chosenVariant?.audio { groups.insert(.init(type: .audio, id: group)) }
-        if let group = chosenVariant?.video { groups.insert(.init(type: .video, id: group)) }
-        if let group = chosenVariant?.subtitles { groups.insert(.init(type: .subtitles, id: group)) }
-        if case .group(let group)? = chosenVariant?.closedCaptions { groups.insert(.init(type: .closedCaptions, id: group)) }
+        for chosenVariant in chosenVariants {
+            if let group = chosenVariant.audio { groups.insert(.init(type: .audio, id: group)) }
+            if let group = chosenVariant.video { groups.insert(.init(type: .video, id: group)) }
+            if let group = chosenVariant.subtitles { groups.insert(.init(type: .subtitles, id: group)) }
+            if case .group(let group)? = chosenVariant.closedCaptions { groups.insert(.init(type: .closedCaptions, id: group)) }
+        }
+        var nextURI: String?
         // Groups that keep at least one rendition in the local playlist.
         var keptGroups: Set<RenditionGroup> = []
         for rendition in resolved.renditions {
@@ -347,8 +355,8 @@ struct DownloadPlan: Sendable {
             var line = line
             switch line.content {
             case .uri:
-                if keepNextURI {
-                    line.content = .uri("\(keys[selection.variant.uri] ?? "video")/index.m3u8")
+                if keepNextURI, let uri = nextURI {
+                    line.content = .uri("\(keys[uri] ?? "video")/index.m3u8")
                     lines.append(line)
                     keepNextURI = false
                 }
@@ -356,8 +364,8 @@ struct DownloadPlan: Sendable {
             case .tag(.streamInf):
                 let variant = resolved.variants[variantIndex]
                 variantIndex += 1
-                if variant.uri == selection.variant.uri, variant.line == chosenVariant?.line,
-                   case .tag(.streamInf(var stream)) = line.content {
+                if chosenLines.contains(variant.line), case .tag(.streamInf(var stream)) = line.content {
+                    nextURI = variant.uri
                     // A group none of whose renditions was kept must not be referenced.
                     if let group = variant.audio, !keptGroups.contains(.init(type: .audio, id: group)) { stream.audio = nil }
                     if let group = variant.video, !keptGroups.contains(.init(type: .video, id: group)) { stream.video = nil }

@@ -10,7 +10,10 @@ struct DownloadPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
 
-    func plan(assetId: String, url: String) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
+    /// Plans the stream at `url`. With `pinnedVariant`, that variant is taken instead of
+    /// choosing one; `additionalVariants` are planned too, as extra selections.
+    func plan(assetId: String, url: String, pinnedVariant: String? = nil,
+              additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
         let fetched = try await fetcher.fetch(url)
         let playlist = fetched.parsed.playlist
         switch playlist.kind {
@@ -29,7 +32,8 @@ struct DownloadPlanner: Sendable {
             } catch {
                 throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
             }
-            let selection = try MediaSelector(options: options).select(from: main)
+            var selection = try MediaSelector(options: options).select(from: main, pinnedVariant: pinnedVariant)
+            selection.additionalVariants = additionalVariants
             let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
                 .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
             let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth
@@ -42,6 +46,17 @@ struct DownloadPlanner: Sendable {
                                 isMain: true, uri: selection.variant.uri, fetched: videoFetched.bytes,
                                 playlist: videoFetched.parsed.playlist, media: video,
                                 estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate)))
+            for variant in additionalVariants {
+                let fetchedVariant = try await fetcher.fetch(variant.uri)
+                let media = try resolveMedia(fetchedVariant.parsed.playlist, url: fetchedVariant.url, imports: main.variables,
+                                             warnings: fetchedVariant.parsed.warnings)
+                try check(media)
+                let bitrate = variant.averageBandwidth ?? variant.bandwidth
+                inputs.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
+                                    isMain: false, uri: variant.uri, fetched: fetchedVariant.bytes,
+                                    playlist: fetchedVariant.parsed.playlist, media: media,
+                                    estimatedBitrate: max(bitrate / 2, bitrate - audioEstimate)))
+            }
             for rendition in selection.renditions {
                 let fetchedRendition = try await fetcher.fetch(rendition.uri)
                 let media = try resolveMedia(fetchedRendition.parsed.playlist, url: fetchedRendition.url, imports: main.variables,

@@ -9,6 +9,26 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     public var variant: Variant
     /// The chosen renditions that have their own media playlist, main ones first.
     public var renditions: [Rendition]
+    /// Further variants added to the bundle later (`carryon add --min-bitrate …`), which the
+    /// local multivariant playlist offers beside ``variant``.
+    public var additionalVariants: [Variant] = []
+
+    /// ``variant`` and the ``additionalVariants``.
+    public var variants: [Variant] { [variant] + additionalVariants }
+
+    public init(variant: Variant, renditions: [Rendition], additionalVariants: [Variant] = []) {
+        self.variant = variant
+        self.renditions = renditions
+        self.additionalVariants = additionalVariants
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        variant = try container.decode(Variant.self, forKey: .variant)
+        renditions = try container.decode([Rendition].self, forKey: .renditions)
+        // Selections recorded before variants could be added have none.
+        additionalVariants = try container.decodeIfPresent([Variant].self, forKey: .additionalVariants) ?? []
+    }
 
     /// A chosen variant stream.
     public struct Variant: Sendable, Hashable, Codable {
@@ -73,8 +93,19 @@ public struct MediaSelector: Sendable {
     /// - Throws: ``CarryonError`` with code ``CarryonError/Code/selection`` when the playlist has
     ///   no variant, or when a language asked for by name exists in no rendition of the chosen
     ///   variant's groups (the message lists what there is).
-    public func select(from playlist: MultivariantPlaylist) throws(CarryonError) -> MediaSelection {
-        let variant = try chooseVariant(playlist.variants)
+    ///
+    /// - Parameter pinnedVariant: the URI of the variant to take instead of choosing one (a
+    ///   bundle adding renditions keeps its variant); the renditions are chosen for it.
+    public func select(from playlist: MultivariantPlaylist, pinnedVariant: String? = nil) throws(CarryonError) -> MediaSelection {
+        let variant: MultivariantPlaylist.Variant
+        if let pinnedVariant {
+            guard let pinned = playlist.variants.first(where: { $0.uri == pinnedVariant }) else {
+                throw CarryonError(.selection, "the stream no longer offers the variant \(pinnedVariant)")
+            }
+            variant = pinned
+        } else {
+            variant = try chooseVariant(playlist.variants)
+        }
         var renditions: [MediaSelection.Rendition] = []
         let audio = try chooseRenditions(playlist.renditions(ofType: .audio, inGroup: variant.audio), choice: options.audio,
                                          kind: "audio", fallbackToDefault: true)
@@ -91,11 +122,13 @@ public struct MediaSelector: Sendable {
         let subtitles = try chooseRenditions(playlist.renditions(ofType: .subtitles, inGroup: variant.subtitles),
                                              choice: options.subtitles, kind: "subtitles", fallbackToDefault: false)
         renditions += subtitles.map { selected($0, isMain: false) }
-        return MediaSelection(
-            variant: .init(uri: variant.uri, bandwidth: variant.bandwidth, averageBandwidth: variant.averageBandwidth,
-                           resolution: variant.resolution?.description, codecs: variant.codecs,
-                           videoRange: variant.videoRange?.rawValue, frameRate: variant.frameRate),
-            renditions: renditions.filter { !$0.uri.isEmpty })
+        return MediaSelection(variant: Self.selected(variant), renditions: renditions.filter { !$0.uri.isEmpty })
+    }
+
+    static func selected(_ variant: MultivariantPlaylist.Variant) -> MediaSelection.Variant {
+        .init(uri: variant.uri, bandwidth: variant.bandwidth, averageBandwidth: variant.averageBandwidth,
+              resolution: variant.resolution?.description, codecs: variant.codecs,
+              videoRange: variant.videoRange?.rawValue, frameRate: variant.frameRate)
     }
 
     private func selected(_ rendition: Rendition, isMain: Bool) -> MediaSelection.Rendition {

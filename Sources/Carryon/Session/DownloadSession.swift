@@ -474,8 +474,13 @@ public actor DownloadSession {
     /// - Throws: ``CarryonError/Code/invalidState`` when the task is downloading (suspend it
     ///   first) or was cancelled, or has not read its playlists yet;
     ///   ``CarryonError/Code/selection`` when the choice adds nothing the stream offers.
+    ///
+    /// With `variant`, the variant its bitrate and resolution bounds choose (by the rules of
+    /// ``MediaSelector``, e.g. `minimumBitrate` for a better one) is added too, and the local
+    /// multivariant playlist offers both.
     public func addMediaSelections(_ id: String, audio: DownloadOptions.RenditionChoice = .none,
-                                   subtitles: DownloadOptions.RenditionChoice = .none) async throws(CarryonError) -> [String] {
+                                   subtitles: DownloadOptions.RenditionChoice = .none,
+                                   variant: DownloadOptions? = nil) async throws(CarryonError) -> [String] {
         let id = try await resolveID(id)
         var machine = try await machine(id)
         do { _ = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
@@ -502,12 +507,29 @@ public actor DownloadSession {
         let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
                                       maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
                                       retry: configuration.retry)
-        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: options).plan(assetId: id, url: asset.url)
-        guard let selection, selection.variant.uri == current.variant.uri else {
-            throw CarryonError(.selection, "\(id): the stream's variant changed since it was downloaded; adding selections needs the same variant")
+        var additionalVariants = current.additionalVariants
+        if let variant {
+            let main = try await fetcher.fetch(asset.url)
+            let multivariant: MultivariantPlaylist
+            do {
+                multivariant = try MultivariantPlaylist(main.parsed.playlist, url: main.url, warnings: main.parsed.warnings)
+            } catch {
+                throw CarryonError(.playlist, "\(main.url): \(error)", cause: error)
+            }
+            let chosen = try MediaSelector(options: variant).chooseVariant(multivariant.variants)
+            if current.variants.contains(where: { $0.uri == chosen.uri }) {
+                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution?.description ?? chosen.uri), \(chosen.bandwidth) bit/s)")
+            }
+            additionalVariants.append(MediaSelector.selected(chosen))
         }
-        let added = selection.renditions.filter { new in !current.renditions.contains { $0.uri == new.uri } }
-        guard !added.isEmpty else {
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: options)
+            .plan(assetId: id, url: asset.url, pinnedVariant: current.variant.uri, additionalVariants: additionalVariants)
+        guard let selection else {
+            throw CarryonError(.selection, "\(id) is a single media playlist: it has no renditions or variants to add")
+        }
+        let addedURIs = selection.renditions.map(\.uri).filter { uri in !current.renditions.contains { $0.uri == uri } }
+            + additionalVariants.map(\.uri).filter { uri in !current.additionalVariants.contains { $0.uri == uri } }
+        guard !addedURIs.isEmpty else {
             throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map(\.name).joined(separator: ", ")))")
         }
         var saved = asset
@@ -519,7 +541,7 @@ public actor DownloadSession {
         }
         try await setState(id, machine)
         emit(.mediaSelectionResolved(taskID: id, selection: selection))
-        return plan.renditions.filter { planned in added.contains { $0.uri == planned.record.uri } }.map(\.record.key)
+        return plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.key)
     }
 
     /// Writes a plan's playlists and rows. With `keeping`, resources the bundle already has
