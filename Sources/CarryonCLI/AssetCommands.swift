@@ -102,7 +102,7 @@ struct Show: AsyncParsableCommand {
             if let playback = asset.playback {
                 let startup = playback.startupSeconds.map { String(format: "%.3f s", $0) } ?? "-"
                 let bitrate = playback.timeWeightedIndicatedBitrate.map { formatBitrate(Int($0)) } ?? "-"
-                print("Playback    \(playback.sessions) sessions, startup \(startup), \(formatBytes(playback.bytesServed)) in \(playback.segmentsServed) segments, indicated \(bitrate)")
+                print("Playback    \(playback.sessions) session\(playback.sessions == 1 ? "" : "s"), startup \(startup), \(formatBytes(playback.bytesServed)) in \(playback.segmentsServed) segments, indicated \(bitrate)")
             }
             if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
             if let selection = asset.selection {
