@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Makes the encrypted sample streams from the clear MPEG-TS sample (Samples/media/ts): the
-# 180p video and the English audio, each segment encrypted with AES-128-CBC by openssl, as an
+# Makes the encrypted sample streams from the clear samples (Samples/media): the 180p video
+# and the English audio, each segment encrypted with AES-128-CBC by openssl, as an
 # origin serving HLS AES-128 would have them:
 #
 #   aes-iv/         one key, an explicit IV on EXT-X-KEY
 #   aes-rotation/   IVs from the media sequence number (EXT-X-MEDIA-SEQUENCE:7), the key
 #                   rotated for the last segment; the second key is a data: URI
+#   fmp4-init/      fragmented MP4 (from Samples/media/fmp4) with the init section encrypted too
 #   keys/           the keys the playlists name (16 raw bytes each)
 #
 # The keys are fixed test values, so the output is the same byte for byte on every run.
@@ -72,4 +73,36 @@ for flavour in aes-iv aes-rotation; do
 180p/index.m3u8
 M3U8
 done
+# fMP4 with its init section encrypted too: the EXT-X-KEY stands before EXT-X-MAP, so the same
+# key and IV apply to the init section and to every segment.
+fmp4=Samples/media/fmp4
+mkdir -p "$out/fmp4-init"
+for rendition in 180p audio_en; do
+    mkdir -p "$out/fmp4-init/$rendition"
+    init=$(ls "$fmp4/$rendition" | grep '^init' | head -n 1)
+    encrypt "$fmp4/$rendition/$init" "$out/fmp4-init/$rendition/$init" "$key1" "$iv"
+    {
+        echo "#EXTM3U"
+        echo "#EXT-X-VERSION:7"
+        echo "#EXT-X-TARGETDURATION:4"
+        echo "#EXT-X-MEDIA-SEQUENCE:0"
+        echo "#EXT-X-PLAYLIST-TYPE:VOD"
+        echo "#EXT-X-KEY:METHOD=AES-128,URI=\"../../keys/key1.bin\",IV=0x$iv"
+        echo "#EXT-X-MAP:URI=\"$init\""
+        for n in 0 1 2; do
+            encrypt "$fmp4/$rendition/segment$n.m4s" "$out/fmp4-init/$rendition/segment$n.m4s" "$key1" "$iv"
+            echo "#EXTINF:4.000000,"
+            echo "segment$n.m4s"
+        done
+        echo "#EXT-X-ENDLIST"
+    } > "$out/fmp4-init/$rendition/index.m3u8"
+done
+cat > "$out/fmp4-init/main.m3u8" <<'M3U8'
+#EXTM3U
+#EXT-X-VERSION:7
+#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="audio_en/index.m3u8"
+#EXT-X-STREAM-INF:BANDWIDTH=180400,RESOLUTION=320x180,CODECS="avc1.4d400c,mp4a.40.2",AUDIO="aud"
+180p/index.m3u8
+M3U8
+
 echo "made $out"
