@@ -21,6 +21,62 @@ struct Download: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var stream: StreamOptions
+
+    @Option(help: "Requests in flight at once.")
+    var concurrency: Int?
+
+    @OptionGroup var policy: PolicyOptions
+
+    @OptionGroup var keyLifetime: KeyLifetimeOptions
+
+    @Flag(help: "Print one JSON event per line instead of a progress bar.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    @Flag(inversion: .prefixedNo, help: "Whether the content keys of an encrypted stream are obtained before any media (they are by default); without, `carryon keys fetch ID` gets them later.")
+    var prefetchKeys = true
+
+    func validate() throws {
+        if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 64") }
+    }
+
+    func run() async throws {
+        let library = try self.library.open()
+        var configuration = DownloadSession.Configuration()
+        if let concurrency {
+            configuration.maximumRequestsPerTask = concurrency
+            configuration.maximumConcurrentRequests = concurrency
+        }
+        configuration.keyLifetime = keyLifetime.lifetime
+        configuration.prefetchKeys = prefetchKeys
+        let session = try await openSession(library, configuration)
+        let task: DownloadTask
+        do {
+            task = try await session.makeTask(url: stream.url, name: stream.name, options: stream.options, headers: stream.requestHeaders)
+            if !policy.isEmpty {
+                try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
+            }
+        } catch {
+            await session.shutdown()
+            throw fail(error.description)
+        }
+        try await TaskRunner(session: session, json: json).run([task])
+    }
+}
+
+/// Opens a session, failing the command with the error's message.
+func openSession(_ library: OfflineLibrary, _ configuration: DownloadSession.Configuration = .init()) async throws -> DownloadSession {
+    do {
+        return try await DownloadSession(library: library, configuration: configuration)
+    } catch {
+        throw fail(error.description)
+    }
+}
+
+/// The stream and what to take of it, shared by `download` and `keys prefetch`.
+struct StreamOptions: ParsableArguments {
     @Argument(help: "The stream: a multivariant or media playlist (http, https, file URL or path).")
     var url: String
 
@@ -54,18 +110,6 @@ struct Download: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' for every request (repeatable).", valueName: "header"))
     var headers: [String] = []
 
-    @Option(help: "Requests in flight at once.")
-    var concurrency: Int?
-
-    @OptionGroup var policy: PolicyOptions
-
-    @OptionGroup var keyLifetime: KeyLifetimeOptions
-
-    @Flag(help: "Print one JSON event per line instead of a progress bar.")
-    var json = false
-
-    @OptionGroup var library: LibraryOptions
-
     func validate() throws {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("--header must look like 'Name: value', not '\(header)'")
@@ -73,7 +117,6 @@ struct Download: AsyncParsableCommand {
         for (flag, value) in [("--min-resolution", minimumResolution), ("--max-resolution", maximumResolution)] {
             if let value, Resolution(value) == nil { throw ValidationError("\(flag) must look like 1280x720, not '\(value)'") }
         }
-        if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 64") }
         for (flag, value) in [("--min-bitrate", minimumBitrate), ("--max-bitrate", maximumBitrate)] {
             if let value, value <= 0 { throw ValidationError("\(flag) must be a positive number of bits per second") }
         }
@@ -88,35 +131,7 @@ struct Download: AsyncParsableCommand {
             subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic)
     }
 
-    func run() async throws {
-        let library = try self.library.open()
-        var configuration = DownloadSession.Configuration()
-        if let concurrency {
-            configuration.maximumRequestsPerTask = concurrency
-            configuration.maximumConcurrentRequests = concurrency
-        }
-        configuration.keyLifetime = keyLifetime.lifetime
-        let session = try await openSession(library, configuration)
-        let headers = self.headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
-        let task: DownloadTask
-        do {
-            task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
-            if !policy.isEmpty {
-                try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
-            }
-        } catch {
-            await session.shutdown()
-            throw fail(error.description)
-        }
-        try await TaskRunner(session: session, json: json).run([task])
-    }
-}
-
-/// Opens a session, failing the command with the error's message.
-func openSession(_ library: OfflineLibrary, _ configuration: DownloadSession.Configuration = .init()) async throws -> DownloadSession {
-    do {
-        return try await DownloadSession(library: library, configuration: configuration)
-    } catch {
-        throw fail(error.description)
+    var requestHeaders: [HTTPHeader] {
+        headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
     }
 }

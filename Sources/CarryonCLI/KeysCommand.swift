@@ -55,7 +55,7 @@ struct Keys: AsyncParsableCommand {
             Keys are fetched before any media and kept sealed (AES-GCM) under the library's \
             master key (master.key, mode 0600, or CARRYON_MASTER_KEY); no key is ever printed.
             """,
-        subcommands: [KeysList.self, KeysRenew.self, KeysInvalidate.self]
+        subcommands: [KeysList.self, KeysPrefetch.self, KeysFetch.self, KeysRenew.self, KeysInvalidate.self]
     )
 }
 
@@ -155,6 +155,72 @@ struct KeysInvalidate: AsyncParsableCommand {
                 let assetID = try await session.task(id: id).id
                 try await KeyStore(library: session.library).invalidate(assetID)
                 print("invalidated the keys of \(assetID)")
+            } catch {
+                throw fail("\(error)")
+            }
+        }
+    }
+}
+
+struct KeysPrefetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch",
+        abstract: "Add a stream to the library and obtain its keys, without downloading media.",
+        discussion: """
+            The playlists are read, the variant and renditions chosen (the options are \
+            `download`'s), and the content keys obtained and sealed; no media is fetched. The \
+            asset waits, suspended: `carryon resume ID` downloads the media later. The last line \
+            of output is the asset's id.
+
+            Example:
+              carryon keys prefetch https://cdn.example/rental/main.m3u8 --rental-window 30d --playback-window 48h
+            """
+    )
+
+    @OptionGroup var stream: StreamOptions
+    @OptionGroup var lifetime: KeyLifetimeOptions
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let library = try self.library.open()
+        var configuration = DownloadSession.Configuration()
+        configuration.keyLifetime = lifetime.lifetime
+        let session = try await openSession(library, configuration)
+        do {
+            let task = try await session.makeTask(url: stream.url, name: stream.name, options: stream.options, headers: stream.requestHeaders)
+            try await session.prepare(task.id)
+            let keys = try await KeyStore(library: library).keys(of: task.id)
+            await session.shutdown()
+            printError(keys.isEmpty ? "the stream is not encrypted: no keys" : "obtained \(keys.map(\.id).joined(separator: ", "))")
+            print(task.id)
+        } catch {
+            await session.shutdown()
+            throw fail("\(error)")
+        }
+    }
+}
+
+struct KeysFetch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Obtain the keys an asset does not have (downloaded with --no-prefetch-keys, or invalidated).",
+        discussion: """
+            Example:
+              carryon download URL --no-prefetch-keys && carryon keys fetch 7k2m9x4q1b
+            """
+    )
+
+    @Argument(help: "The asset's id (a unique prefix is enough).")
+    var id: String
+
+    @OptionGroup var lifetime: KeyLifetimeOptions
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        try await library.withSession { session in
+            do {
+                let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime, onlyMissing: true)
+                print(ids.isEmpty ? "The asset has all its keys." : "fetched \(ids.joined(separator: ", "))")
             } catch {
                 throw fail("\(error)")
             }

@@ -259,3 +259,111 @@ struct KeysCommandTests {
         }
     }
 }
+
+/// When keys are obtained: before the media (the default, or alone with `keys prefetch`), after
+/// it (`--no-prefetch-keys`, then `keys fetch`), from session keys; and playing an encrypted
+/// stream while it downloads.
+@Suite("Obtaining keys early and late")
+struct KeyTimingTests {
+    @Test("keys prefetch obtains the keys and no media; resume downloads the media later", .timeLimit(.minutes(1)))
+    func prefetch() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: encryptedMedia.path).withRunning { origin in
+                let prefetch = try await runCarryon(["keys", "prefetch", origin.baseURL + "/aes-iv/main.m3u8", "--library", library])
+                #expect(prefetch.status == 0, "\(prefetch.standardError)")
+                let id = try #require(prefetch.standardOutput.split(separator: "\n").last.map(String.init))
+                #expect(prefetch.standardError.contains("obtained k1"))
+                #expect(await origin.requests().contains { $0.path == "/keys/key1.bin" })
+                #expect(!(await origin.requests()).contains { $0.path.hasSuffix(".ts") })
+                let resume = try await runCarryon(["resume", id, "--library", library])
+                #expect(resume.status == 0, "\(resume.standardError)")
+                #expect(await origin.requests().filter { $0.path.hasSuffix(".ts") }.count == 6)
+                #expect(await origin.requests().filter { $0.path == "/keys/key1.bin" }.count == 1)
+            }
+        }
+    }
+
+    @Test("download --no-prefetch-keys leaves the keys; the server says how to get them; keys fetch gets only those", .timeLimit(.minutes(1)))
+    func fetchAfter() async throws {
+        try await withTemporaryDirectory { folder in
+            let libraryURL = folder.appendingPathComponent("library")
+            try await Origin(root: encryptedMedia.path).withRunning { origin in
+                let download = try await runCarryon(["download", origin.baseURL + "/aes-rotation/main.m3u8", "--library", libraryURL.path,
+                                                     "--no-prefetch-keys"])
+                #expect(download.status == 0, "\(download.standardError)")
+                let id = try #require(download.standardOutput.split(separator: "\n").last.map(String.init))
+                #expect(!(await origin.requests()).contains { $0.path.hasPrefix("/keys/") })
+                let source = PlaybackSource(library: try OfflineLibrary(root: libraryURL))
+                do {
+                    _ = try await source.content(assetID: id, path: "keys/k1")
+                    Issue.record("a key that was never fetched was served")
+                } catch let error as CarryonError {
+                    #expect(error.code == .keys && error.message.contains("keys fetch"), "\(error)")
+                }
+                let fetch = try await runCarryon(["keys", "fetch", id, "--library", libraryURL.path])
+                #expect(fetch.status == 0 && fetch.standardOutput.contains("fetched k1, k2"), "\(fetch.standardOutput) \(fetch.standardError)")
+                let again = try await runCarryon(["keys", "fetch", id, "--library", libraryURL.path])
+                #expect(again.standardOutput.contains("has all its keys"))
+                #expect(await origin.requests().filter { $0.path == "/keys/key1.bin" }.count == 1)
+                #expect(try await source.content(assetID: id, path: "keys/k2") == .key(try EncryptedTests.keys()[1]))
+            }
+        }
+    }
+
+    @Test("an identity EXT-X-SESSION-KEY is obtained before the media, once with the media playlists' same key", .timeLimit(.minutes(1)))
+    func sessionKeys() async throws {
+        try await withTemporaryDirectory { folder in
+            let media = folder.appendingPathComponent("media")
+            try FileManager.default.copyItem(at: encryptedMedia, to: media)
+            let main = media.appendingPathComponent("aes-iv/main.m3u8")
+            let text = try String(contentsOf: main, encoding: .utf8).replacingOccurrences(of: "#EXT-X-VERSION:3\n", with: """
+                #EXT-X-VERSION:3
+                #EXT-X-SESSION-KEY:METHOD=AES-128,URI="../keys/key1.bin"
+                #EXT-X-SESSION-KEY:METHOD=AES-128,URI="../keys/key2.bin"
+                #EXT-X-SESSION-KEY:METHOD=SAMPLE-AES,URI="skd://fairplay/1",KEYFORMAT="com.apple.streamingkeydelivery",KEYFORMATVERSIONS="1"
+
+                """)
+            try text.write(to: main, atomically: true, encoding: .utf8)
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            try await Origin(root: media.path).withRunning { origin in
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/aes-iv/main.m3u8")
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let error = try await task.snapshot().error
+                #expect(state == .completed, "\(error ?? "")")
+                await session.shutdown()
+                let keys = try await KeyStore(library: library).keys(of: task.id)
+                #expect(keys.map(\.id) == ["k1", "k2"] && keys.map { $0.uri.hasSuffix("key1.bin") } == [true, false])
+                let requests = await origin.requests()
+                let firstMedia = try #require(requests.firstIndex { $0.path.hasSuffix(".ts") })
+                #expect(requests[..<firstMedia].filter { $0.path.hasPrefix("/keys/") }.map(\.path).sorted() == ["/keys/key1.bin", "/keys/key2.bin"])
+                let local = try String(contentsOf: library.bundleURL(for: task.id).appendingPathComponent("main.m3u8"), encoding: .utf8)
+                #expect(!local.contains("SESSION-KEY"))
+            }
+        }
+    }
+
+    @Test("an encrypted stream plays while it downloads", .timeLimit(.minutes(1)))
+    func playWhileDownloading() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            var profile = LinkProfile.perfect
+            profile.bandwidth = 40_000
+            try await Origin(root: encryptedMedia.path, profile: profile).withRunning { origin in
+                let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 2))
+                let task = try await session.makeTask(url: origin.baseURL + "/aes-rotation/main.m3u8")
+                try await task.resume()
+                try await PlaybackServer(source: PlaybackSource(library: library, session: session)).withRunning { handle in
+                    let decoded = try await ffmpegDecode(handle.playlistURL(for: task.id))
+                    #expect(decoded.status == 0 && decoded.standardError.isEmpty, "ffmpeg: \(decoded.standardError)")
+                }
+                #expect(await task.waitUntilFinished() == .completed)
+                await session.shutdown()
+                let media = await origin.requests().filter { $0.path.hasSuffix(".ts") }.map(\.path)
+                #expect(media.count == 6 && Set(media).count == 6)
+            }
+        }
+    }
+}

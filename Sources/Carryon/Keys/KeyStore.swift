@@ -122,7 +122,9 @@ public struct KeyStore: Sendable {
                 """, arguments: [assetID, keyID]) else { return nil }
             return (Self.info(row), row["sealed"] as Data?)
         }
-        guard let (info, sealedData) = found else { throw CarryonError(.keys, "\(assetID) has no key \(keyID)") }
+        guard let (info, sealedData) = found else {
+            throw CarryonError(.keys, "\(assetID) has no key \(keyID) (`carryon keys fetch \(assetID)` obtains missing keys)")
+        }
         if info.isInvalidated {
             throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated; `carryon keys renew \(assetID)` fetches it again")
         }

@@ -166,6 +166,16 @@ struct DownloadPlan: Sendable {
             planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))
         }
 
+        // EXT-X-SESSION-KEY: keys the multivariant playlist announces before any media playlist
+        // is read. Those of the identity format are obtained with the others (the same URI and
+        // format as a media playlist's key is one key); other formats only when a rendition uses them.
+        for key in main?.resolved.sessionKeys ?? [] {
+            guard key.method != .none, let uri = key.uri, (key.keyFormat ?? "identity") == "identity",
+                  !contentKeys.contains(where: { $0.uri == uri && $0.keyFormat == "identity" }) else { continue }
+            contentKeys.append(PlannedKey(id: "k\(contentKeys.count + 1)", uri: uri, method: key.method.rawValue, keyFormat: "identity",
+                                          keyFormatVersions: key.keyFormatVersions))
+        }
+
         // Playback order: the main selection first (init sections before the segments they
         // start), interleaved by time across renditions; then the extra selections likewise.
         let mainKeys = Set(planned.filter { $0.record.isMain }.map(\.record.key))

@@ -51,6 +51,11 @@ public actor DownloadSession {
         public var keyLifetime = KeyLifetime()
         /// The app's own master key for the key store; by default the library's.
         public var masterKey: MasterKey?
+        /// Whether a new task obtains its content keys before any media (the default: a key
+        /// that cannot be had fails the task at once), or leaves them for
+        /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as
+        /// PRESTOplay offers both.
+        public var prefetchKeys = true
 
         public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 8,
                     maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
@@ -373,7 +378,7 @@ public actor DownloadSession {
             let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
             let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
             // Keys before any media: a key Carryon cannot obtain fails the task here.
-            try await obtainKeys(plan.keys, for: id, fetcher: fetcher)
+            if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
             try await persist(plan, selection: selection, for: asset)
             if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
         }
@@ -390,7 +395,10 @@ public actor DownloadSession {
     /// - Throws: ``CarryonError/Code/invalidState`` while the asset is downloading elsewhere or
     ///   has not read its playlists; ``CarryonError/Code/keys`` when a key cannot be obtained
     ///   (the keys kept so far stay as they were).
-    public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil) async throws(CarryonError) -> [String] {
+    ///
+    /// With `onlyMissing`, only keys the store does not have or that were invalidated are
+    /// obtained (keys left for after the download, with ``Configuration/prefetchKeys`` off).
+    public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil, onlyMissing: Bool = false) async throws(CarryonError) -> [String] {
         let id = try await resolveID(id)
         guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
@@ -399,9 +407,49 @@ public actor DownloadSession {
                                       maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
                                       retry: configuration.retry)
         // The playlists are read again for the keys they name; nothing is written but the keys.
-        let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
-        try await obtainKeys(plan.keys, for: id, fetcher: fetcher, lifetime: lifetime)
-        return plan.keys.map(\.id)
+        let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options)
+            .plan(assetId: id, url: asset.url, pinnedVariant: asset.selection?.variant.uri,
+                  additionalVariants: asset.selection?.additionalVariants ?? [])
+        var keys = plan.keys
+        if onlyMissing {
+            let valid = Set(try await KeyStore(library: library, masterKey: configuration.masterKey).keys(of: id)
+                .filter { !$0.isInvalidated }.map(\.id))
+            keys.removeAll { valid.contains($0.id) }
+        }
+        try await obtainKeys(keys, for: id, fetcher: fetcher, lifetime: lifetime)
+        return keys.map(\.id)
+    }
+
+    /// Reads a task's playlists, chooses what it will download and obtains its keys (unless
+    /// ``Configuration/prefetchKeys`` is off) — everything but the media, which a later
+    /// ``DownloadTask/resume()`` fetches. For `carryon keys prefetch URL`: keys in hand before
+    /// anything is downloaded.
+    public func prepare(_ id: String) async throws(CarryonError) {
+        let id = try await resolveID(id)
+        guard running[id] == nil, !queue.contains(id) else {
+            throw CarryonError(.invalidState, "\(id) is downloading")
+        }
+        let bundle = library.bundleURL(for: id)
+        do {
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        } catch {
+            throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
+        }
+        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        guard !asset.planned else { return }
+        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                                      retry: configuration.retry)
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
+        if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
+        try await persist(plan, selection: selection, for: asset)
+        if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
     }
 
     /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
