@@ -359,21 +359,12 @@ public actor DownloadSession {
 
     private func perform(_ id: String) async throws(CarryonError) {
         let bundle = library.bundleURL(for: id)
-        do {
-            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
-        } catch {
-            throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
-        }
-        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
-            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
-        }
+        let lock = try lockBundle(id)
         locks[id] = lock
         guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
-        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
-                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                                      retry: configuration.retry)
+        let fetcher = playlistFetcher(for: asset)
         if !asset.planned {
             let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
             let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
@@ -403,9 +394,7 @@ public actor DownloadSession {
         guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
         }
-        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
-                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                                      retry: configuration.retry)
+        let fetcher = playlistFetcher(for: asset)
         // The playlists are read again for the keys they name; nothing is written but the keys.
         let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options)
             .plan(assetId: id, url: asset.url, pinnedVariant: asset.selection?.variant.uri,
@@ -429,6 +418,28 @@ public actor DownloadSession {
         guard running[id] == nil, !queue.contains(id) else {
             throw CarryonError(.invalidState, "\(id) is downloading")
         }
+        let lock = try lockBundle(id)
+        defer { withExtendedLifetime(lock) {} }
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        guard !asset.planned else { return }
+        let fetcher = playlistFetcher(for: asset)
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
+        if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
+        try await persist(plan, selection: selection, for: asset)
+        if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+    }
+
+    /// The fetcher for an asset's playlists (and keys): its headers, the session's limits.
+    private func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
+        PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                        maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                        retry: configuration.retry)
+    }
+
+    /// Creates an asset's bundle folder and takes its lock: this process works on it now.
+    private func lockBundle(_ id: String) throws(CarryonError) -> FileLock {
         let bundle = library.bundleURL(for: id)
         do {
             try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
@@ -438,18 +449,7 @@ public actor DownloadSession {
         guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
             throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
         }
-        defer { withExtendedLifetime(lock) {} }
-        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
-        }
-        guard !asset.planned else { return }
-        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
-                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                                      retry: configuration.retry)
-        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
-        if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
-        try await persist(plan, selection: selection, for: asset)
-        if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+        return lock
     }
 
     /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
@@ -552,9 +552,7 @@ public actor DownloadSession {
         var options = asset.options
         options.audio = merged(audio, type: "AUDIO")
         options.subtitles = merged(subtitles, type: "SUBTITLES")
-        let fetcher = PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
-                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                                      retry: configuration.retry)
+        let fetcher = playlistFetcher(for: asset)
         var additionalVariants = current.additionalVariants
         if let variant {
             let main = try await fetcher.fetch(asset.url)
