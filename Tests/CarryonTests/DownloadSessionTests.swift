@@ -296,6 +296,57 @@ struct DownloadSessionTests {
         }
     }
 
+    @Test("SAMPLE-AES and SAMPLE-AES-CTR with the identity key format download with their key sealed, the method kept",
+          arguments: ["SAMPLE-AES", "SAMPLE-AES-CTR"])
+    func sampleAES(method: String) async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("""
+                #EXTM3U
+                #EXT-X-VERSION:5
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXT-X-KEY:METHOD=\(method),URI="key.bin",KEYFORMAT="identity",IV=0x0102030405060708090a0b0c0d0e0f10
+                #EXTINF:4,
+                s1.ts
+                #EXT-X-ENDLIST
+
+                """, to: "vod/index.m3u8")
+            let key = Self.bytes(16, seed: 3)
+            try folder.write(bytes: key, to: "vod/key.bin")
+            try folder.write(bytes: Self.bytes(1_000), to: "vod/s1.ts")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, _) = try await run(task, in: session)
+            #expect(state == .completed, "\(errors)")
+            let local = try String(contentsOfFile: try await task.snapshot().bundlePath + "/media/index.m3u8", encoding: .utf8)
+            // The edited tag is written canonically: attributes in the writer's order, hex in capitals.
+            #expect(local.contains("#EXT-X-KEY:METHOD=\(method),URI=\"../keys/k1\",IV=0x0102030405060708090A0B0C0D0E0F10,KEYFORMAT=\"identity\""), "\(local)")
+            let keys = try await KeyStore(library: session.library).keys(of: task.id)
+            #expect(keys.map(\.method) == [method])
+            #expect(try await KeyStore(library: session.library).key("k1", of: task.id) == key)
+        }
+    }
+
+    @Test("a key that is not 16 bytes fails the task before any media, saying so")
+    func wrongKeyLength() async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("""
+                #EXTM3U
+                #EXT-X-TARGETDURATION:4
+                #EXT-X-KEY:METHOD=AES-128,URI="key.bin"
+                #EXTINF:4,
+                s1.ts
+                #EXT-X-ENDLIST
+
+                """, to: "vod/index.m3u8")
+            try folder.write(bytes: Self.bytes(20), to: "vod/key.bin")
+            try folder.write(bytes: Self.bytes(1_000), to: "vod/s1.ts")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, planned) = try await run(task, in: session)
+            #expect(state == .failed && errors.map(\.code) == [.keys] && !planned)
+            #expect(errors.first?.message.contains("20 bytes, not 16") == true, "\(errors)")
+        }
+    }
+
     @Test("a rendition whose key needs a provider no one registered (skd:, FairPlay's KEYFORMAT) fails the task before any media is fetched")
     func encryptedRendition() async throws {
         try await withSession { session, folder in
