@@ -11,6 +11,8 @@ import Glibc
 struct TaskRunner {
     let session: DownloadSession
     let json: Bool
+    /// Whether each task's id ends the output (without `--json`), for scripts.
+    var printID = true
 
     /// One line of `--json` output.
     struct EventLine: Encodable {
@@ -63,7 +65,7 @@ struct TaskRunner {
                                             error: snapshot?.error))
             } else {
                 if state == .failed { printError("\(task.id): \(snapshot?.error ?? "failed")") }
-                print(task.id)
+                if printID { print(task.id) }
             }
             if state == .failed || state == .cancelled { failed = true }
         }
