@@ -151,23 +151,7 @@ struct Add: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Subtitle renditions to add: languages or names, or all.", valueName: "langs|all"))
     var subtitles: String?
 
-    @Option(name: .customLong("min-bitrate"), help: ArgumentHelp("Add the lowest variant of at least this many bits per second.", valueName: "bps"))
-    var minimumBitrate: Int?
-
-    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Add the highest variant of at most this many bits per second.", valueName: "bps"))
-    var maximumBitrate: Int?
-
-    @Option(name: .customLong("min-resolution"), help: ArgumentHelp("Add the lowest variant at least this large.", valueName: "WxH"))
-    var minimumResolution: String?
-
-    @Option(name: .customLong("max-resolution"), help: ArgumentHelp("Add the highest variant no larger than this.", valueName: "WxH"))
-    var maximumResolution: String?
-
-    var variantOptions: DownloadOptions? {
-        guard minimumBitrate != nil || maximumBitrate != nil || minimumResolution != nil || maximumResolution != nil else { return nil }
-        return DownloadOptions(minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
-                               maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init))
-    }
+    @OptionGroup var variant: VariantBounds
 
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
@@ -175,14 +159,8 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
-        guard audio != nil || subtitles != nil || variantOptions != nil else {
+        guard audio != nil || subtitles != nil || !variant.isEmpty else {
             throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
-        }
-        for (flag, value) in [("--min-resolution", minimumResolution), ("--max-resolution", maximumResolution)] {
-            if let value, Resolution(value) == nil { throw ValidationError("\(flag) must look like 1280x720, not '\(value)'") }
-        }
-        for (flag, value) in [("--min-bitrate", minimumBitrate), ("--max-bitrate", maximumBitrate)] {
-            if let value, value <= 0 { throw ValidationError("\(flag) must be a positive number of bits per second") }
         }
         for (flag, value) in [("--audio", audio), ("--subtitles", subtitles)] {
             if let value, ["none", "auto", "automatic", "default"].contains(value.lowercased()) {
@@ -198,7 +176,8 @@ struct Add: AsyncParsableCommand {
             task = try await session.task(id: id)
             let added = try await session.addMediaSelections(
                 task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
-                subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none, variant: variantOptions)
+                subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
+                variant: variant.isEmpty ? nil : variant.options)
             if !json { printError("adding \(added.joined(separator: ", ")) to \(task.id)") }
         } catch {
             await session.shutdown()

@@ -83,17 +83,7 @@ struct StreamOptions: ParsableArguments {
     @Option(help: "A name for the asset (default: from the URL).")
     var name: String?
 
-    @Option(name: .customLong("min-bitrate"), help: ArgumentHelp("Take the lowest variant of at least this many bits per second.", valueName: "bps"))
-    var minimumBitrate: Int?
-
-    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("Take no variant above this many bits per second.", valueName: "bps"))
-    var maximumBitrate: Int?
-
-    @Option(name: .customLong("min-resolution"), help: ArgumentHelp("Take the lowest variant at least this large.", valueName: "WxH"))
-    var minimumResolution: String?
-
-    @Option(name: .customLong("max-resolution"), help: ArgumentHelp("Take no variant larger than this.", valueName: "WxH"))
-    var maximumResolution: String?
+    @OptionGroup var variant: VariantBounds
 
     @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones.")
     var noHDR = false
@@ -114,6 +104,41 @@ struct StreamOptions: ParsableArguments {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("--header must look like 'Name: value', not '\(header)'")
         }
+    }
+
+    var options: DownloadOptions {
+        var options = variant.options
+        options.prefersHDR = !noHDR
+        options.prefersMultichannel = !noMultichannel
+        options.audio = audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic
+        options.subtitles = subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic
+        return options
+    }
+
+    var requestHeaders: [HTTPHeader] {
+        headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
+    }
+}
+
+/// `--min-bitrate`, `--max-bitrate`, `--min-resolution`, `--max-resolution`: the bounds that
+/// choose a variant, for `download` and `add`.
+struct VariantBounds: ParsableArguments {
+    @Option(name: .customLong("min-bitrate"), help: ArgumentHelp("The lowest variant of at least this many bits per second.", valueName: "bps"))
+    var minimumBitrate: Int?
+
+    @Option(name: .customLong("max-bitrate"), help: ArgumentHelp("No variant above this many bits per second.", valueName: "bps"))
+    var maximumBitrate: Int?
+
+    @Option(name: .customLong("min-resolution"), help: ArgumentHelp("The lowest variant at least this large.", valueName: "WxH"))
+    var minimumResolution: String?
+
+    @Option(name: .customLong("max-resolution"), help: ArgumentHelp("No variant larger than this.", valueName: "WxH"))
+    var maximumResolution: String?
+
+    /// Whether any bound was given.
+    var isEmpty: Bool { minimumBitrate == nil && maximumBitrate == nil && minimumResolution == nil && maximumResolution == nil }
+
+    func validate() throws {
         for (flag, value) in [("--min-resolution", minimumResolution), ("--max-resolution", maximumResolution)] {
             if let value, Resolution(value) == nil { throw ValidationError("\(flag) must look like 1280x720, not '\(value)'") }
         }
@@ -122,16 +147,9 @@ struct StreamOptions: ParsableArguments {
         }
     }
 
+    /// Options with these bounds and the defaults otherwise.
     var options: DownloadOptions {
-        DownloadOptions(
-            minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
-            maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init),
-            prefersHDR: !noHDR, prefersMultichannel: !noMultichannel,
-            audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic,
-            subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic)
-    }
-
-    var requestHeaders: [HTTPHeader] {
-        headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
+        DownloadOptions(minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
+                        maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init))
     }
 }
