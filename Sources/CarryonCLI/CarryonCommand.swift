@@ -36,7 +36,7 @@ struct CarryonCommand: AsyncParsableCommand {
             64 for a usage error, 130 when interrupted (a download is suspended, not lost).
             """,
         version: "0.1.0",
-        subcommands: [Demo.self, Inspect.self, Download.self, ListCommand.self, Show.self, Resume.self, Cancel.self, Delete.self, Add.self, Serve.self, Play.self, Policy.self, Storage.self, Purge.self, Logs.self, Keys.self, OriginCommand.self]
+        subcommands: [Demo.self, Catalog.self, Inspect.self, Download.self, ListCommand.self, Show.self, Resume.self, Cancel.self, Delete.self, Add.self, Serve.self, Play.self, Policy.self, Storage.self, Purge.self, Logs.self, Keys.self, OriginCommand.self]
     )
 }
 

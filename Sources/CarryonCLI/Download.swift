@@ -18,10 +18,14 @@ struct Download: AsyncParsableCommand {
               carryon download https://example.com/main.m3u8 --name "Big Buck Bunny"
               carryon download URL --max-resolution 1280x720 --audio en,de --subtitles none
               carryon download URL --min-bitrate 2000000 --no-hdr --header 'Cookie: session=abc'
+              carryon download --catalog Streams.plist "Advanced Stream"
             """
     )
 
     @OptionGroup var stream: StreamOptions
+
+    @Option(help: ArgumentHelp("A stream catalog (Streams.plist or JSON): URL is then a stream's name in it.", valueName: "file"))
+    var catalog: String?
 
     @Option(help: "Requests in flight at once.")
     var concurrency: Int?
@@ -54,13 +58,25 @@ struct Download: AsyncParsableCommand {
         let session = try await openSession(library, configuration)
         let task: DownloadTask
         do {
-            task = try await session.makeTask(url: stream.url, name: stream.name, options: stream.options, headers: stream.requestHeaders)
+            var url = stream.url
+            var name = stream.name
+            var headers = stream.requestHeaders
+            if let catalog {
+                let entries = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog))
+                guard let entry = entries.entry(named: stream.url) else {
+                    throw CarryonError(.invalidLocation, "\(catalog) has no stream called \"\(stream.url)\"; it has: \(entries.entries.map(\.name).joined(separator: ", "))")
+                }
+                url = entry.playlistURL
+                name = name ?? entry.name
+                headers = entry.headers + headers
+            }
+            task = try await session.makeTask(url: url, name: name, options: stream.options, headers: headers)
             if !policy.isEmpty {
                 try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
             }
         } catch {
             await session.shutdown()
-            throw fail(error.description)
+            throw fail("\(error)")
         }
         try await TaskRunner(session: session, json: json).run([task])
     }

@@ -1,3 +1,4 @@
+import CarryonServer
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -42,6 +43,56 @@ struct DemoCommandTests {
             #expect(decoded.status == 0, "ffmpeg: \(decoded.standardError)")
             demo.kill(SIGINT)
             #expect(await demo.wait() == 0)
+        }
+    }
+}
+
+/// `carryon catalog` and `download --catalog`, with a Streams.plist naming the sample origin.
+@Suite("carryon catalog")
+struct CatalogCommandTests {
+    @Test("a Streams.plist lists each stream's offline state; download --catalog takes one by name, with its headers",
+          .timeLimit(.minutes(1)))
+    func catalog() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let plist = folder.appendingPathComponent("Streams.plist")
+                try """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                    <plist version="1.0">
+                    <array>
+                        <dict>
+                            <key>name</key><string>Sample fMP4</string>
+                            <key>playlist_url</key><string>\(origin.baseURL)/fmp4/main.m3u8</string>
+                            <key>headers</key><dict><key>X-Client</key><string>carryon-test</string></dict>
+                        </dict>
+                        <dict>
+                            <key>name</key><string>Sample TS</string>
+                            <key>playlist_url</key><string>\(origin.baseURL)/ts/main.m3u8</string>
+                        </dict>
+                    </array>
+                    </plist>
+                    """.write(to: plist, atomically: true, encoding: .utf8)
+                let before = try await runCarryon(["catalog", plist.path, "--library", library, "--json"])
+                #expect(before.status == 0, "\(before.standardError)")
+                let rows = try JSONSerialization.jsonObject(with: Data(before.standardOutput.utf8)) as? [[String: Any]]
+                #expect(rows?.compactMap { $0["state"] as? String } == ["not downloaded", "not downloaded"])
+
+                let download = try await runCarryon(["download", "--catalog", plist.path, "sample fmp4", "--library", library,
+                                                     "--max-bitrate", "200000"])
+                #expect(download.status == 0, "\(download.standardError)")
+                let requests = await origin.requests()
+                #expect(!requests.isEmpty && requests.allSatisfy { $0.headers["x-client"] == "carryon-test" })
+
+                let after = try await runCarryon(["catalog", plist.path, "--library", library])
+                let fmp4 = try #require(after.standardOutput.split(separator: "\n").first { $0.hasPrefix("Sample fMP4") })
+                #expect(fmp4.contains("downloaded") && fmp4.contains("playable"), "\(after.standardOutput)")
+                #expect(after.standardOutput.split(separator: "\n").contains { $0.hasPrefix("Sample TS") && $0.contains("not downloaded") })
+
+                let unknown = try await runCarryon(["download", "--catalog", plist.path, "Nope", "--library", library])
+                #expect(unknown.status == 1 && unknown.standardError.contains("Sample fMP4, Sample TS"), "\(unknown.standardError)")
+            }
         }
     }
 }
