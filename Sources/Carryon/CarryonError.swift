@@ -18,6 +18,8 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
     /// The error that caused this one, if any.
     public var cause: (any Error & Sendable)?
 
+    /// An error of kind `code`, with a `message` that names the resource involved, and the
+    /// underlying error that caused it, if any.
     public init(_ code: Code, _ message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message

@@ -19,13 +19,17 @@ public struct Inspector: Sendable {
         self.fetcher = PlaylistFetcher(client: .shared, headers: headers)
     }
 
+    /// An inspector that reads playlists with `fetcher`: its client, headers, size limit and
+    /// retries.
     public init(fetcher: PlaylistFetcher) {
         self.fetcher = fetcher
     }
 
     /// A resolved playlist of either kind.
     public enum ResolvedPlaylist: Sendable {
+        /// A multivariant playlist: its variants, renditions and session data.
         case multivariant(MultivariantPlaylist)
+        /// A media playlist: its segments, keys and init sections.
         case media(MediaPlaylist)
 
         /// What the parser and resolver recovered from.

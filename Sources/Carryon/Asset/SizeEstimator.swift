@@ -16,10 +16,13 @@ public struct SizeEstimate: Sendable, Hashable, Codable {
 /// Estimates the size of every variant and rendition of a multivariant playlist, reading their
 /// media playlists (a few at a time) but no media. Used by `carryon inspect --sizes`.
 public struct SizeEstimator: Sendable {
+    /// How media playlists are fetched.
     public var fetcher: PlaylistFetcher
     /// Media playlists read at once.
     public var concurrency: Int
 
+    /// An estimator that reads media playlists with `fetcher`, `concurrency` at a time (6 by
+    /// default).
     public init(fetcher: PlaylistFetcher, concurrency: Int = 6) {
         self.fetcher = fetcher
         self.concurrency = concurrency

@@ -13,11 +13,18 @@ import Foundation
 /// </array>
 /// ```
 public struct StreamCatalog: Sendable, Hashable {
+    /// One stream of a catalog: a name, a playlist URL, and the request headers its download sends.
     public struct Entry: Sendable, Hashable, Codable {
+        /// The stream's name (`name`), as shown to people and looked up by
+        /// ``StreamCatalog/entry(named:)``.
         public var name: String
+        /// The stream's playlist (`playlist_url`), as the file gives it: a URL or a local path.
         public var playlistURL: String
+        /// Request headers sent with every request of the stream's download (`headers`), sorted by
+        /// name when read from a file; empty when the entry gives none.
         public var headers: [HTTPHeader]
 
+        /// An entry for the stream called `name` at `playlistURL`, downloaded with `headers`.
         public init(name: String, playlistURL: String, headers: [HTTPHeader] = []) {
             self.name = name
             self.playlistURL = playlistURL
@@ -25,6 +32,7 @@ public struct StreamCatalog: Sendable, Hashable {
         }
     }
 
+    /// The streams, in the order the catalog lists them.
     public var entries: [Entry]
 
     /// Reads a catalog: a property list (XML or binary) or JSON, an array of entries (or a
@@ -38,6 +46,11 @@ public struct StreamCatalog: Sendable, Hashable {
         try self.init(data: data, source: url.path)
     }
 
+    /// Reads a catalog from `data`: a property list (XML or binary) or JSON, an array of entries
+    /// (or a dictionary with a `streams` array). `source` names the catalog in error messages.
+    ///
+    /// - Throws: ``CarryonError/Code/file`` naming the entry that is wrong, or saying that `data`
+    ///   is neither a property list nor JSON.
     public init(data: Data, source: String = "the catalog") throws(CarryonError) {
         let object: Any
         if let json = try? JSONSerialization.jsonObject(with: data) {

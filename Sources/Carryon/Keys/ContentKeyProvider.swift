@@ -3,21 +3,31 @@ import HLS
 
 /// A content key Carryon cannot fetch by itself, asked of app code.
 public struct ContentKeyRequest: Sendable, Hashable {
+    /// The id of the asset the key is for.
     public var assetID: String
     /// The key URI as the playlist gives it, made absolute (`skd://…`, `myscheme://…`).
     public var uri: String
     /// `AES-128`, `SAMPLE-AES` or `SAMPLE-AES-CTR`.
     public var method: String
+    /// The key tag's `KEYFORMAT` attribute; `identity` when the tag has none.
     public var keyFormat: String
+    /// The key tag's `KEYFORMATVERSIONS` attribute (`1/2/5`), or nil when the tag has none.
     public var keyFormatVersions: String?
 }
 
 /// A key app code supplies: its 16 bytes, and a lifetime when the key server says how long it
 /// may be used (else the download's own lifetime applies).
 public struct ContentKeyResponse: Sendable {
+    /// The key's 16 bytes. A key of any other length fails the download with
+    /// ``CarryonError/Code/keys``.
     public var key: [UInt8]
+    /// How long the key may be used, as the key server says. Nil: the lifetime given to
+    /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)``, else the session's
+    /// ``DownloadSession/Configuration/keyLifetime``.
     public var lifetime: KeyLifetime?
 
+    /// Creates a response with the key's bytes and, optionally, the lifetime the key server
+    /// gives it.
     public init(key: [UInt8], lifetime: KeyLifetime? = nil) {
         self.key = key
         self.lifetime = lifetime
@@ -40,6 +50,17 @@ public struct ContentKeyResponse: Sendable {
 /// configuration.keyProviders = ["skd": LicenseServer()]
 /// ```
 public protocol ContentKeyProvider: Sendable {
+    /// Returns the key `request` names.
+    ///
+    /// Carryon calls it once for each key an asset needs, one key at a time, whenever a task reads
+    /// its playlists (unless ``DownloadSession/Configuration/prefetchKeys`` is off) and from
+    /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)``. Every key of the asset is obtained
+    /// before any is stored, and the returned key is sealed in the ``KeyStore``, never written in
+    /// clear.
+    ///
+    /// - Throws: Any error, which fails the task (or the renewal) before any media is fetched: a
+    ///   ``CarryonError`` as it is, any other error as a ``CarryonError/Code/keys`` error that names
+    ///   the scheme and the key.
     func key(for request: ContentKeyRequest) async throws -> ContentKeyResponse
 }
 

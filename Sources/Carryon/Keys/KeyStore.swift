@@ -13,6 +13,7 @@ public struct KeyLifetime: Sendable, Hashable, Codable {
     /// Seconds the key plays for from its first playback.
     public var playbackWindow: TimeInterval?
 
+    /// Creates a lifetime. A limit left nil does not apply, so `KeyLifetime()` never expires.
     public init(expiresAt: Date? = nil, rentalWindow: TimeInterval? = nil, playbackWindow: TimeInterval? = nil) {
         self.expiresAt = expiresAt
         self.rentalWindow = rentalWindow
@@ -24,13 +25,18 @@ public struct KeyLifetime: Sendable, Hashable, Codable {
 public struct ContentKeyInfo: Sendable, Hashable, Codable {
     /// The key's name in the bundle's playlists (`keys/k1`).
     public var id: String
+    /// The id of the asset the key belongs to.
     public var assetID: String
     /// `AES-128`, `SAMPLE-AES`, `SAMPLE-AES-CTR`.
     public var method: String
+    /// The key's `KEYFORMAT`: `identity` unless the playlist names another.
     public var keyFormat: String
     /// Where it came from; a `data:` URI is shown as `data:` only, as it holds the key.
     public var uri: String
+    /// When the key was stored, or last renewed; ``KeyLifetime/rentalWindow`` counts from this
+    /// date.
     public var storedAt: Date
+    /// How long the key may be used; ``effectiveExpiry`` applies it.
     public var lifetime: KeyLifetime
     /// When a player first asked for it.
     public var firstPlayedAt: Date?
@@ -63,6 +69,7 @@ public struct ContentKeyInfo: Sendable, Hashable, Codable {
 /// another asset). No key byte is written anywhere in clear: not in the index, a bundle, a log
 /// or JSON output. Invalidating a key deletes it (SQLite's `secure_delete` overwrites it).
 public struct KeyStore: Sendable {
+    /// The library whose index holds the sealed keys.
     public let library: OfflineLibrary
     private let master: MasterKey
 

@@ -5,11 +5,18 @@ public struct AssetCache: Sendable, Hashable, Codable {
     public struct Option: Sendable, Hashable, Codable {
         /// The rendition's folder in the bundle (`video`, `audio-en`, …).
         public var key: String
+        /// The rendition's name: the `NAME` attribute of an audio or subtitle rendition, the
+        /// resolution (`1280x720`) or `video` for a variant, `media` for a single media playlist.
         public var name: String
+        /// The rendition's `LANGUAGE` attribute (`en`), or nil when it has none (as variants do).
         public var language: String?
         /// Every resource it needs is on disk.
         public var isComplete: Bool
+        /// How many of its resources (segments and init sections, or byte ranges of them) are on
+        /// disk.
         public var resourcesDone: Int
+        /// How many resources it needs in all. A resource shared by renditions counts only under the
+        /// rendition it was planned for.
         public var resourcesTotal: Int
         /// Part of the main selection (the variant and its first audio).
         public var isMain: Bool

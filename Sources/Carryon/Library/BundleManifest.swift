@@ -11,9 +11,14 @@ import Foundation
 ///   "files": [ { "path": "video/00001.ts", "bytes": 187652, "uri": "https://…/seg1.ts" } ] }
 /// ```
 public struct BundleManifest: Sendable, Codable, Hashable {
+    /// Always `carryon-bundle`: it marks the folder as a Carryon bundle.
     public var format = "carryon-bundle"
+    /// The version of the manifest's format, `1`.
     public var version = 1
+    /// The asset's id in the library, which is also the name of the bundle's folder.
     public var id: String
+    /// The asset's name: the one given when the task was made, else one taken from the
+    /// URL's path (`main.m3u8` names the folder it is in).
     public var name: String
     /// The URL the asset was downloaded from.
     public var url: String
@@ -21,29 +26,48 @@ public struct BundleManifest: Sendable, Codable, Hashable {
     public var state: DownloadState
     /// The local multivariant playlist, relative to the bundle.
     public var playlist: String
+    /// The presentation's duration in seconds, that of its longest rendition.
     public var duration: Double
+    /// When the download task was made, in ISO 8601.
     public var createdAt: Date
+    /// When the download last completed, in ISO 8601; absent until it has.
     public var completedAt: Date?
+    /// The variant chosen from the multivariant playlist (`uri`, `bandwidth`,
+    /// `resolution`, `codecs`, …); absent when the URL was a single media playlist.
     public var variant: MediaSelection.Variant?
+    /// Every media playlist of the bundle, the main selection first.
     public var renditions: [Rendition]
     /// Every media file, once the download completed.
     public var files: [File]
 
+    /// An entry of ``BundleManifest/renditions``: one media playlist of the bundle, the folder
+    /// that holds its files, and where it came from.
     public struct Rendition: Sendable, Codable, Hashable {
+        /// The rendition's folder in the bundle, unique within it (`video`, `media`, `audio-en`,
+        /// `audio-en-2`, `subtitles-de`, …).
         public var key: String
+        /// The rendition's type: `VIDEO` (a variant's own media), `MEDIA` (a single media
+        /// playlist), `AUDIO` or `SUBTITLES`.
         public var type: String
+        /// The rendition's name: the `NAME` attribute of an audio or subtitle rendition; for a
+        /// variant its resolution (`1280x720`) or `video`; `media` for a single media playlist.
         public var name: String
+        /// The rendition's `LANGUAGE` attribute (`en`); absent when it has none.
         public var language: String?
         /// The local media playlist, relative to the bundle.
         public var playlist: String
         /// The media playlist at the origin.
         public var uri: String
+        /// The media playlist's duration in seconds (the sum of its segments').
         public var duration: Double
     }
 
+    /// An entry of ``BundleManifest/files``: one media file of the bundle (a segment, an init
+    /// section, or a file of byte ranges), to check the bundle file by file.
     public struct File: Sendable, Codable, Hashable {
         /// Relative to the bundle.
         public var path: String
+        /// The file's size in bytes when the manifest was written (0 when it was missing).
         public var bytes: Int
         /// Where it came from.
         public var uri: String

@@ -22,9 +22,12 @@ public enum DownloadState: String, Sendable, Codable, CaseIterable, DatabaseValu
 
 /// A request header sent with every request of a task.
 public struct HTTPHeader: Sendable, Hashable, Codable {
+    /// The header's name (`Authorization`, `Cookie`).
     public var name: String
+    /// The header's value, sent as it is.
     public var value: String
 
+    /// Creates a header with a name and a value.
     public init(name: String, value: String) {
         self.name = name
         self.value = value

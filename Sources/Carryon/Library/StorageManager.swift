@@ -12,6 +12,7 @@ public struct StoragePolicy: Sendable, Hashable, Codable {
     /// `important` assets are removed only after every `default` one.
     public var priority: AssetPriority
 
+    /// Creates a policy; by default the asset never expires and has `default` priority.
     public init(expiresAt: Date? = nil, priority: AssetPriority = .default) {
         self.expiresAt = expiresAt
         self.priority = priority
@@ -28,6 +29,8 @@ public struct LibraryStorageSettings: Sendable, Hashable, Codable {
     /// Whether a download that would break a rule purges by the rules first (else it fails).
     public var purgeOnDownload: Bool
 
+    /// Creates settings; by default there is no quota and no free-space minimum, and a download
+    /// that would break a rule fails rather than purging.
     public init(quotaBytes: Int? = nil, minimumFreeBytes: Int? = nil, purgeOnDownload: Bool = false) {
         self.quotaBytes = quotaBytes
         self.minimumFreeBytes = minimumFreeBytes
@@ -44,6 +47,7 @@ public struct LibraryStorageSettings: Sendable, Hashable, Codable {
 /// Times and free space come from closures, so purges are tested without waiting or filling a
 /// disk.
 public struct StorageManager: Sendable {
+    /// The library whose storage is managed.
     public let library: OfflineLibrary
     /// The current time.
     public var now: @Sendable () -> Date
@@ -52,6 +56,15 @@ public struct StorageManager: Sendable {
     /// An asset with a playback request this recent is being played.
     public var playingWindow: TimeInterval
 
+    /// Creates a storage manager for `library`.
+    ///
+    /// - Parameters:
+    ///   - library: The library to manage.
+    ///   - now: The current time; by default the system clock.
+    ///   - freeBytes: The free bytes of the library's file system; by default
+    ///     ``freeBytes(at:)`` of the library folder.
+    ///   - playingWindow: Seconds since its last playback request during which an asset counts
+    ///     as being played and is not purged; 60 by default.
     public init(library: OfflineLibrary, now: @escaping @Sendable () -> Date = { Date() },
                 freeBytes: (@Sendable () -> Int)? = nil, playingWindow: TimeInterval = 60) {
         self.library = library
@@ -74,7 +87,7 @@ public struct StorageManager: Sendable {
     /// The policy of asset `id`.
     public func policy(for id: String) async throws(CarryonError) -> StoragePolicy {
         guard let asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         return StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority)
     }
@@ -86,7 +99,7 @@ public struct StorageManager: Sendable {
                            arguments: [policy.expiresAt, policy.priority.rawValue, id])
             return db.changesCount
         }
-        if changed == 0 { throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids") }
+        if changed == 0 { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
     }
 
     /// The library's storage settings.

@@ -10,8 +10,11 @@ import Glibc
 ///
 /// `x-event` says whose line it is: `download` or `playback`.
 public struct AssetLogs: Sendable {
+    /// The library whose `logs` folder holds the logs.
     public let library: OfflineLibrary
 
+    /// Creates the logs of `library`'s assets. Nothing is read or written until a line is
+    /// appended or a log is read.
     public init(library: OfflineLibrary) {
         self.library = library
     }
@@ -25,24 +28,36 @@ public struct AssetLogs: Sendable {
 
     /// What a log line says of one request.
     public struct Entry: Sendable {
+        /// When the request was made: the `date` and `time` fields, in UTC to the millisecond.
         public var date: Date
         /// `download` or `playback`.
         public var event: String
+        /// `cs-uri`: the absolute URL fetched, for a download; the path in the bundle the player
+        /// asked for, for playback.
         public var uri: String
         /// The server's address (host, or host and port).
         public var server: String?
+        /// `sc-status`: the response's HTTP status code; nil is written as `-`.
         public var status: Int?
+        /// `sc-bytes`: the body bytes transferred; nil is written as `-`. With ``duration`` it gives
+        /// `c-observed-bitrate`, in bits per second.
         public var bytes: Int?
         /// Seconds the transfer took.
         public var duration: Double?
         /// Bits per second the variant declares.
         public var indicatedBitrate: Int?
+        /// `x-playback-session-id`: the player's playback session, for playback lines; nil for
+        /// downloads.
         public var sessionID: String?
         /// For the error log: the error's domain (`carryon`, `http`) and code, and what happened.
         public var errorDomain: String?
+        /// `x-error-code`: the raw value of a ``CarryonError/Code``, or `http` for an HTTP error
+        /// status.
         public var errorCode: String?
+        /// `x-comment`: what went wrong, in words (the error's message).
         public var comment: String?
 
+        /// Creates an entry; a field left nil is written as `-`.
         public init(date: Date, event: String, uri: String, server: String? = nil, status: Int? = nil, bytes: Int? = nil,
                     duration: Double? = nil, indicatedBitrate: Int? = nil, sessionID: String? = nil, errorDomain: String? = nil,
                     errorCode: String? = nil, comment: String? = nil) {
@@ -85,7 +100,11 @@ public struct AssetLogs: Sendable {
         library.root.appendingPathComponent("logs").appendingPathComponent(id)
     }
 
+    /// The access log of asset `id`: `logs/<id>/access.log` under the library. The file exists
+    /// only once a line was written.
     public func accessLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("access.log") }
+    /// The error log of asset `id`: `logs/<id>/error.log` under the library. The file exists
+    /// only once a line was written.
     public func errorLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("error.log") }
 
     /// Appends a line to the access log of asset `id`.

@@ -26,6 +26,7 @@ public enum PlaybackContent: Sendable, Equatable {
 /// An asset that is neither complete nor downloading plays what is on disk: each media playlist
 /// is cut before its first missing segment and ends there.
 public struct PlaybackSource: Sendable {
+    /// The library whose bundles are served.
     public let library: OfflineLibrary
     /// The session that downloads in this process, if any.
     public let session: DownloadSession?
@@ -38,6 +39,18 @@ public struct PlaybackSource: Sendable {
     /// The app's own master key for the key store; by default the library's.
     public var masterKey: MasterKey?
 
+    /// Creates a source that serves the bundles of `library`.
+    ///
+    /// - Parameters:
+    ///   - library: The library to serve.
+    ///   - session: The session that downloads in this process, if any: a missing resource of an
+    ///     asset it is transferring is fetched at once through it.
+    ///   - waitLimit: How long a request waits for a resource another process is downloading
+    ///     before it fails with ``CarryonError/Code/notFound``; 120 seconds by default.
+    ///   - pollInterval: How often the index is read while waiting; 200 milliseconds by default.
+    ///   - masterKey: The app's own master key for the key store; nil: the library's (see
+    ///     ``MasterKey/forLibrary(at:environment:)``).
+    ///   - now: The current time, for key lifetimes; by default the system clock.
     public init(library: OfflineLibrary, session: DownloadSession? = nil, waitLimit: Duration = .seconds(120),
                 pollInterval: Duration = .milliseconds(200), masterKey: MasterKey? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
         self.library = library

@@ -39,6 +39,9 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     /// Nil means the user's: `$LANGUAGE` / `$LC_ALL` / `$LC_MESSAGES` / `$LANG`.
     public var preferredLanguages: [String]?
 
+    /// Options with the given bounds and choices; each parameter sets the property of the same
+    /// name. The defaults take the highest variant, preferring HDR and multichannel audio, with
+    /// the audio and subtitles of the user's languages.
     public init(minimumBitrate: Int? = nil, minimumResolution: Resolution? = nil, maximumBitrate: Int? = nil,
                 maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
                 audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,

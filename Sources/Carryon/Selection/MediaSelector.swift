@@ -16,6 +16,7 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     /// ``variant`` and the ``additionalVariants``.
     public var variants: [Variant] { [variant] + additionalVariants }
 
+    /// A selection of `variant` with `renditions` (main ones first) and any further variants.
     public init(variant: Variant, renditions: [Rendition], additionalVariants: [Variant] = []) {
         self.variant = variant
         self.renditions = renditions
@@ -34,11 +35,21 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     public struct Variant: Sendable, Hashable, Codable {
         /// The variant's media playlist (absolute).
         public var uri: String
+        /// The variant's peak bitrate in bits per second (`BANDWIDTH`).
         public var bandwidth: Int
+        /// The variant's average bitrate in bits per second (`AVERAGE-BANDWIDTH`); nil when the
+        /// playlist does not give it.
         public var averageBandwidth: Int?
+        /// The video's size as `WIDTHxHEIGHT`, e.g. `1280x720` (`RESOLUTION`); nil when the playlist
+        /// does not give it, as for audio-only variants.
         public var resolution: String?
+        /// The variant's codec strings (RFC 6381), comma-separated (`CODECS`); nil when the playlist
+        /// does not give them.
         public var codecs: String?
+        /// `SDR`, `HLG` or `PQ` (`VIDEO-RANGE`); nil when the playlist does not say.
         public var videoRange: String?
+        /// The maximum frame rate in frames per second (`FRAME-RATE`); nil when the playlist does not
+        /// give it.
         public var frameRate: Double?
     }
 
@@ -46,11 +57,19 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     public struct Rendition: Sendable, Hashable, Codable {
         /// `AUDIO`, `VIDEO` or `SUBTITLES`.
         public var type: String
+        /// The `GROUP-ID` of the group the rendition belongs to.
         public var groupID: String
+        /// The rendition's `NAME`, unique within its group (e.g. `English`).
         public var name: String
+        /// The rendition's `LANGUAGE`, a BCP 47 tag (e.g. `en`, `pt-BR`); nil when the playlist does
+        /// not give it.
         public var language: String?
+        /// The audio's `CHANNELS` (e.g. `2`, `6/JOC`); nil when the playlist does not give it.
         public var channels: String?
+        /// Whether the rendition is its group's default (`DEFAULT=YES`).
         public var isDefault: Bool
+        /// Whether the subtitles are forced narrative (`FORCED=YES`), to be shown whatever the user's
+        /// preference.
         public var forced: Bool
         /// The rendition's media playlist (absolute).
         public var uri: String
@@ -74,10 +93,14 @@ public struct MediaSelection: Sendable, Hashable, Codable {
 ///    ``DownloadOptions/RenditionChoice``; renditions without a URI (carried in the variant)
 ///    need no download, and closed captions never do.
 public struct MediaSelector: Sendable {
+    /// The options the choice follows.
     public var options: DownloadOptions
     /// The environment read for the user's languages when the options give none.
     public var environment: [String: String]
 
+    /// A selector that chooses by `options`, reading the user's languages (`LANGUAGE`, `LC_ALL`,
+    /// `LC_MESSAGES`, `LANG`) from `environment` when the options give none; by default the
+    /// process's environment.
     public init(options: DownloadOptions, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.options = options
         self.environment = environment

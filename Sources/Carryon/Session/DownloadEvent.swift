@@ -44,8 +44,9 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
     public var bytesExpected: Int
     /// Whether ``bytesExpected`` is exact.
     public var isExact: Bool
-    /// Resources done and in all.
+    /// Resources (segments and init sections) done.
     public var resourcesDone: Int
+    /// Resources (segments and init sections) planned in all.
     public var resourcesTotal: Int
     /// Bytes per second over the last few seconds, when known.
     public var bytesPerSecond: Double?
@@ -61,8 +62,11 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
 
     /// A range of presentation time in seconds.
     public struct TimeRange: Sendable, Hashable, Codable {
+        /// Where the range starts, in seconds from the start of the presentation.
         public var start: Double
+        /// Where the range ends, in seconds from the start of the presentation.
         public var end: Double
+        /// The range's length in seconds: ``end`` minus ``start``.
         public var duration: Double { end - start }
     }
 }

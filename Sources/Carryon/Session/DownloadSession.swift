@@ -57,6 +57,11 @@ public actor DownloadSession {
         /// PRESTOplay offers both.
         public var prefetchKeys = true
 
+        /// A configuration with the given limits; each parameter sets the property of the same name.
+        /// The defaults run 2 tasks at once with up to 8 requests in flight (8 for one task, 8
+        /// connections to one host), follow 5 redirects, give a request 60 seconds, accept playlists
+        /// up to 64 MiB, and retry with ``RetryPolicy``'s defaults. The key settings keep their
+        /// defaults; set them on the value.
         public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 8,
                     maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
                     requestTimeout: Duration = .seconds(60), maximumPlaylistBytes: Int = 64 << 20) {
@@ -71,7 +76,9 @@ public actor DownloadSession {
         }
     }
 
+    /// The library the session downloads into; its index records every task.
     public nonisolated let library: OfflineLibrary
+    /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
     nonisolated let client: HTTPClient
     let logger: Logger
@@ -181,7 +188,7 @@ public actor DownloadSession {
         }
         if matches.contains(text) { return text }
         guard !matches.isEmpty, !text.isEmpty else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(text); `carryon list` shows the ids")
+            throw CarryonError(.unknownAsset, "no asset has the id \(text)")
         }
         guard matches.count == 1 else {
             throw CarryonError(.unknownAsset, "\(text) is the start of several ids (\(matches.joined(separator: ", "))); give more of it")
@@ -192,7 +199,7 @@ public actor DownloadSession {
     private func machine(_ id: String) async throws(CarryonError) -> DownloadTaskStateMachine {
         if let machine = machines[id] { return machine }
         guard let state = try await read({ db in try DownloadState.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) }) else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let machine = DownloadTaskStateMachine(state: state)
         machines[id] = machine
@@ -853,7 +860,7 @@ public actor DownloadSession {
             return (asset, try RenditionRecord.filter(Column("assetId") == id).fetchAll(db),
                     tracker == nil ? try ResourceRecord.filter(Column("assetId") == id).fetchAll(db) : [], counts)
         }) else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(id); `carryon list` shows the ids")
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let bundle = library.bundleURL(for: id)
         let progress = tracker?.snapshot(at: Self.now()) ?? ProgressTracker(resources: resources).snapshot(at: 0)

@@ -87,7 +87,6 @@ struct DownloadTaskStateMachine: Sendable, Hashable {
         }
     }
 
-    /// Every resource is on disk and checked.
     /// More media selections were planned into the bundle: a task that had stopped (complete,
     /// suspended or failed) is suspended, ready to fetch them. A task downloading now must be
     /// suspended first; a cancelled one has no bundle.
@@ -101,6 +100,7 @@ struct DownloadTaskStateMachine: Sendable, Hashable {
         }
     }
 
+    /// Every resource is on disk and checked.
     mutating func complete() throws(InvalidTransition) -> Action {
         guard state == .running else { throw InvalidTransition(state: state, event: "complete") }
         state = .completed

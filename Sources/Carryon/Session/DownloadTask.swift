@@ -38,12 +38,20 @@ public struct DownloadTask: Sendable, Hashable {
 
 /// An asset as the library knows it: for `list`, `show` and UIs restored after a restart.
 public struct AssetSnapshot: Sendable, Codable, Hashable {
+    /// The asset's (and its task's) id.
     public var id: String
+    /// The name given when the task was made, or one taken from its URL (`main.m3u8` in
+    /// `…/movie/main.m3u8` gives `movie`).
     public var name: String
+    /// The stream's playlist as an absolute URL, as given when the task was made (a local path
+    /// becomes a `file://` URL).
     public var url: String
+    /// The task's state; for a task this session knows, its state in this session.
     public var state: DownloadState
     /// Why the task failed, when it did.
     public var error: String?
+    /// How far the download has come: live for a task running now, otherwise as the index
+    /// records it.
     public var progress: DownloadProgress
     /// The chosen variant and renditions, once the playlists were read.
     public var selection: MediaSelection?
@@ -58,7 +66,10 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     /// Bytes on disk by rendition folder (`video`, `audio-en`, …); the bundle's own files
     /// (playlists, manifest) under their names.
     public var bytesByRendition: [String: Int]
+    /// When the task was made.
     public var createdAt: Date
+    /// When the task last completed (a task given more media selections completes again); nil
+    /// until it has.
     public var completedAt: Date?
     /// When it expires, and its priority in a purge.
     public var policy: StoragePolicy

@@ -28,6 +28,9 @@ public struct PlaylistFetcher: Sendable {
     /// How failed requests (5xx, 429, resets, short bodies, timeouts) are retried.
     public var retry: RetryPolicy
 
+    /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
+    /// accept playlists up to 64 MiB, give a request 30 seconds, and try a failed request up to 4
+    /// times in all.
     public init(client: HTTPClient, headers: [(String, String)] = [], maximumPlaylistBytes: Int = 64 << 20,
                 timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4)) {
         self.client = client
@@ -195,6 +198,11 @@ public struct PlaylistFetcher: Sendable {
             case .remoteConnectionClosed: return "the server closed the connection"
             default: return String(describing: error)
             }
+        }
+        if let error = error as? IOError {
+            // NIO's description repeats its own reason ("connection reset (error set)") around
+            // the system's; the system's says what happened.
+            return String(cString: strerror(error.errnoCode)).lowercased()
         }
         return String(describing: error)
     }

@@ -17,6 +17,10 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The longest `Retry-After` honoured; a server asking for more fails the request.
     public var maximumRetryAfter: Duration
 
+    /// A policy with the given bounds; each parameter sets the property of the same name. The
+    /// defaults try a request up to 8 times in all, waiting 200 ms after the first failure and
+    /// doubling up to 20 seconds, take up to half of each wait off at random, and honour a
+    /// `Retry-After` of up to 120 seconds.
     public init(maximumAttempts: Int = 8, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(20),
                 jitter: Double = 0.5, maximumRetryAfter: Duration = .seconds(120)) {
         self.maximumAttempts = maximumAttempts

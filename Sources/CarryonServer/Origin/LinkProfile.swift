@@ -59,6 +59,12 @@ public struct LinkProfile: Sendable, Hashable, Codable {
     /// downloader has to retry playlists as well; latency and bandwidth apply to them either way.
     public var faultsOnPlaylists: Bool
 
+    /// Creates a profile. The defaults make a perfect link: no delay, no cap, no faults. Injected
+    /// 503s carry `Retry-After: 1` unless told otherwise, and playlists get faults like other
+    /// resources.
+    ///
+    /// The values are not checked here: ``validate()`` checks them, and ``Origin`` calls it before
+    /// it listens.
     public init(
         latency: Duration = .zero,
         bandwidth: Int? = nil,
@@ -110,6 +116,7 @@ public struct LinkProfile: Sendable, Hashable, Codable {
 /// A ``LinkProfile`` value that cannot be used, and why.
 public struct LinkProfileError: Error, Hashable, CustomStringConvertible {
     public var description: String
+    /// Creates an error that says, in words, which value cannot be used.
     public init(_ description: String) { self.description = description }
 }
 

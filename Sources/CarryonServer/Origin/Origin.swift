@@ -35,6 +35,14 @@ public struct Origin: Sendable {
     /// Where the server logs (warnings and errors only by default).
     public var logger: Logger
 
+    /// Creates an origin that serves a folder; it listens only once run.
+    ///
+    /// - Parameters:
+    ///   - root: The folder to serve. It is made absolute, with symbolic links resolved.
+    ///   - host: The address to listen on.
+    ///   - port: The port; 0 lets the operating system pick a free one.
+    ///   - profile: How the link misbehaves; it is checked when the origin runs.
+    ///   - logger: Where the server logs; nil for a `carryon.origin` logger at the `warning` level.
     public init(
         root: String, host: String = "127.0.0.1", port: Int = 0, profile: LinkProfile = .perfect,
         logger: Logger? = nil

@@ -26,6 +26,7 @@ public struct OriginRequest: Sendable, Hashable {
     /// to check what a client sends, such as its authorization or cookies.
     public var headers: [String: String]
 
+    /// Creates the record of one request.
     public init(
         sequence: Int, method: String, path: String, range: String? = nil, status: Int,
         contentLength: Int? = nil, bytesSent: Int = 0, fault: LinkFault? = nil, headers: [String: String] = [:]

@@ -35,6 +35,7 @@ public struct PlaybackServer: Sendable {
     public var token: String
     /// Called after each request is answered.
     public var onRequest: @Sendable (PlaybackRequest) async -> Void
+    /// Where the server logs (warnings and errors only by default).
     public var logger: Logger
 
     /// - Throws: ``PlaybackServerError`` when `host` is not a loopback address or `token` is
@@ -103,6 +104,8 @@ public struct PlaybackServer: Sendable {
 public struct PlaybackServerHandle: Sendable {
     /// `http://127.0.0.1:<port>/<token>`: every URL of the server starts with it.
     public let baseURL: String
+    /// The port the server listens on: the one the operating system picked when
+    /// ``PlaybackServer/port`` was 0.
     public let port: Int
 
     /// The URL a player opens to play an asset.
@@ -113,14 +116,20 @@ public struct PlaybackServerHandle: Sendable {
 
 /// A request the playback server answered, for the access and error logs.
 public struct PlaybackRequest: Sendable {
+    /// When the request arrived.
     public var date: Date
+    /// The asset the path names; nil when the request named none, or was refused before its asset
+    /// was read (a wrong `Host` or token, a method other than `GET` or `HEAD`).
     public var assetID: String?
     /// The playback session the request belongs to, if it carried one.
     public var sessionID: String?
     /// The path inside the bundle.
     public var path: String
+    /// The HTTP method, e.g. `GET` or `HEAD`.
     public var method: String
+    /// The `Range` header as sent; nil when the request had none.
     public var range: String?
+    /// The HTTP status code answered.
     public var status: Int
     /// Body bytes sent.
     public var bytes: Int

@@ -9,6 +9,7 @@ public struct Attribute: Sendable, Hashable {
     /// The value as written.
     public var value: AttributeValue
 
+    /// Creates an attribute with the given name and value, as they are to be written.
     public init(name: String, value: AttributeValue) {
         self.name = name
         self.value = value
@@ -41,9 +42,12 @@ public enum AttributeValue: Sendable, Hashable, CustomStringConvertible {
 
 /// A `WIDTHxHEIGHT` resolution, e.g. `1920x1080`.
 public struct Resolution: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The width in pixels.
     public var width: Int
+    /// The height in pixels.
     public var height: Int
 
+    /// Creates a resolution of `width` by `height` pixels.
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
@@ -81,6 +85,8 @@ public struct ByteRange: Sendable, Hashable, CustomStringConvertible {
     /// right after the previous segment's (or part's) range of the same resource.
     public var offset: Int?
 
+    /// Creates a range of `length` bytes that starts at `offset`, or, when `offset` is nil, right
+    /// after the previous range of the same resource.
     public init(length: Int, offset: Int? = nil) {
         self.length = length
         self.offset = offset
@@ -108,6 +114,7 @@ public struct HexSequence: Sendable, Hashable, CustomStringConvertible {
     /// The bytes, most significant first.
     public var bytes: [UInt8]
 
+    /// Creates a sequence of the given bytes, most significant first.
     public init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// Parses `0x` or `0X` followed by hexadecimal digits; an odd number of digits is read as if

@@ -17,6 +17,13 @@ public struct PlaylistError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What is wrong, in words.
     public var message: String
 
+    /// Creates an error of the given kind.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of fault.
+    ///   - line: The 1-based line number; nil when the fault is not on one line.
+    ///   - lineText: The text of that line, shown under the message.
+    ///   - message: What is wrong, in words.
     public init(_ code: Code, line: Int? = nil, lineText: String? = nil, _ message: String) {
         self.code = code
         self.line = line
@@ -75,6 +82,7 @@ public struct PlaylistWarning: Sendable, Hashable, CustomStringConvertible {
     /// What was recovered from.
     public var message: String
 
+    /// Creates a warning about the given 1-based line.
     public init(line: Int, _ message: String) {
         self.line = line
         self.message = message

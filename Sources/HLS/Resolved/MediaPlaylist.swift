@@ -175,6 +175,8 @@ public struct ResolvedByteRange: Sendable, Hashable, CustomStringConvertible {
     /// The number of bytes.
     public var length: Int
 
+    /// Creates a range of `length` bytes that starts at byte `offset`. The end, `offset + length`,
+    /// must fit in `Int` for ``range`` to be formed.
     public init(offset: Int, length: Int) {
         self.offset = offset
         self.length = length
@@ -239,11 +241,17 @@ public struct InitSection: Sendable, Hashable {
 
 /// A partial segment (`EXT-X-PART`) with its URI absolute and byte range resolved.
 public struct PartialSegment: Sendable, Hashable {
+    /// The absolute URI of the partial segment's resource, variables substituted.
     public var uri: String
+    /// The `DURATION` in seconds.
     public var duration: Double
+    /// Whether the partial segment starts with an independent frame (`INDEPENDENT=YES`).
     public var independent: Bool
+    /// Its sub-range of the resource, offsets resolved; nil for the whole resource.
     public var byteRange: ResolvedByteRange?
+    /// `GAP=YES`: the partial segment is unavailable and must not be loaded.
     public var isGap: Bool
+    /// The 1-based line of the `EXT-X-PART` tag.
     public var line: Int
 }
 

@@ -42,6 +42,8 @@ public struct MultivariantPlaylist: Sendable, Hashable {
         /// The 1-based line of the tag.
         public var line: Int
 
+        /// The variant's attributes, read as its own: `variant.bandwidth` is
+        /// `variant.stream.bandwidth`.
         public subscript<Value>(dynamicMember keyPath: KeyPath<StreamInf, Value>) -> Value {
             stream[keyPath: keyPath]
         }

@@ -15,6 +15,10 @@ public struct Key: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-KEY` or `EXT-X-SESSION-KEY` tag.
+    ///
+    /// Unlike parsing, this checks nothing: give a `uri` unless `method` is ``KeyMethod/none``, and
+    /// an `iv` of at most 16 bytes.
     public init(method: KeyMethod, uri: String? = nil, iv: HexSequence? = nil, keyFormat: String? = nil,
                 keyFormatVersions: String? = nil, otherAttributes: [Attribute] = []) {
         self.method = method
@@ -66,6 +70,8 @@ public struct Map: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-MAP` tag. Give `byteRange` an offset: ``MediaPlaylist``
+    /// reads a range without one as starting at 0, with a warning.
     public init(uri: String, byteRange: ByteRange? = nil, otherAttributes: [Attribute] = []) {
         self.uri = uri
         self.byteRange = byteRange

@@ -6,6 +6,8 @@ public struct Inf: Sendable, Hashable {
     /// The title after the comma, as written (empty when none).
     public var title: String
 
+    /// Creates an `EXTINF` for a segment of `duration` seconds, with an optional title.
+    /// ``Playlist/write()`` refuses a duration that is negative or not finite.
     public init(duration: Double, title: String = "") {
         self.duration = duration
         self.title = title
@@ -21,6 +23,8 @@ public struct Start: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-START` tag: start `timeOffset` seconds from the start of
+    /// the playlist (from its end when negative), exactly there when `precise` is true.
     public init(timeOffset: Double, precise: Bool = false, otherAttributes: [Attribute] = []) {
         self.timeOffset = timeOffset
         self.precise = precise
@@ -97,6 +101,8 @@ public struct PartInf: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-PART-INF` tag, with the maximum partial segment
+    /// duration in seconds.
     public init(partTarget: Double, otherAttributes: [Attribute] = []) {
         self.partTarget = partTarget
         self.otherAttributes = otherAttributes
@@ -128,6 +134,8 @@ public struct ServerControl: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-SERVER-CONTROL` tag. Durations are in seconds; nil
+    /// leaves an attribute out.
     public init(canSkipUntil: Double? = nil, canSkipDateRanges: Bool = false, holdBack: Double? = nil,
                 partHoldBack: Double? = nil, canBlockReload: Bool = false, otherAttributes: [Attribute] = []) {
         self.canSkipUntil = canSkipUntil
@@ -172,6 +180,7 @@ public struct Part: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-PART` tag for a partial segment of `duration` seconds.
     public init(uri: String, duration: Double, independent: Bool = false, byteRange: ByteRange? = nil,
                 gap: Bool = false, otherAttributes: [Attribute] = []) {
         self.uri = uri

@@ -26,6 +26,10 @@ public struct DateRange: Sendable, Hashable {
     /// Client attributes (`X-…`) and any other attributes, in order.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-DATERANGE` tag; durations are in seconds.
+    ///
+    /// Unlike parsing, this checks nothing: `endOnNext` requires a `class`, and `endDate` must not
+    /// be before `startDate`.
     public init(id: String, class: String? = nil, startDate: DateTime? = nil, cue: String? = nil,
                 endDate: DateTime? = nil, duration: Double? = nil, plannedDuration: Double? = nil,
                 scte35Command: HexSequence? = nil, scte35Out: HexSequence? = nil, scte35In: HexSequence? = nil,
@@ -94,6 +98,7 @@ public struct Skip: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-SKIP` tag.
     public init(skippedSegments: Int, recentlyRemovedDateRanges: [String]? = nil, otherAttributes: [Attribute] = []) {
         self.skippedSegments = skippedSegments
         self.recentlyRemovedDateRanges = recentlyRemovedDateRanges
@@ -127,6 +132,8 @@ public struct PreloadHint: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-PRELOAD-HINT` tag. The range is in bytes; nil leaves an
+    /// attribute out.
     public init(type: PreloadHintType, uri: String, byteRangeStart: Int? = nil, byteRangeLength: Int? = nil,
                 otherAttributes: [Attribute] = []) {
         self.type = type
@@ -164,6 +171,7 @@ public struct RenditionReport: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-RENDITION-REPORT` tag.
     public init(uri: String? = nil, lastMediaSequence: Int? = nil, lastPart: Int? = nil, otherAttributes: [Attribute] = []) {
         self.uri = uri
         self.lastMediaSequence = lastMediaSequence

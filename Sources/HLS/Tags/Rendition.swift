@@ -36,6 +36,11 @@ public struct Rendition: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-MEDIA` tag.
+    ///
+    /// Unlike parsing, this checks nothing: a ``MediaType/subtitles`` rendition needs a `uri`, a
+    /// ``MediaType/closedCaptions`` one needs an `instreamID`, and `isDefault` requires
+    /// `autoselect`.
     public init(
         type: MediaType, uri: String? = nil, groupID: String, language: String? = nil,
         assocLanguage: String? = nil, name: String, stableRenditionID: String? = nil,
@@ -134,6 +139,8 @@ public struct SessionData: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-SESSION-DATA` tag. Give exactly one of `value` and
+    /// `uri`; unlike parsing, this does not check it.
     public init(dataID: String, value: String? = nil, uri: String? = nil, format: SessionDataFormat? = nil,
                 language: String? = nil, otherAttributes: [Attribute] = []) {
         self.dataID = dataID
@@ -175,6 +182,7 @@ public struct ContentSteering: Sendable, Hashable {
     /// Attributes not listed above.
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-CONTENT-STEERING` tag.
     public init(serverURI: String, pathwayID: String? = nil, otherAttributes: [Attribute] = []) {
         self.serverURI = serverURI
         self.pathwayID = pathwayID

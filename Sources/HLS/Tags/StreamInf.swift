@@ -42,6 +42,12 @@ public struct StreamInf: Sendable, Hashable {
     /// Attributes not listed above (client attributes and legacy ones such as `PROGRAM-ID`).
     public var otherAttributes: [Attribute]
 
+    /// Creates the attributes of an `EXT-X-STREAM-INF` or `EXT-X-I-FRAME-STREAM-INF` tag;
+    /// `bandwidth` and `averageBandwidth` are in bits per second.
+    ///
+    /// Give `uri` for an I-frame variant only, and `closedCaptions` for a variant stream only:
+    /// writing either in the other tag throws ``PlaylistError`` with code
+    /// ``PlaylistError/Code/unwritable``.
     public init(
         bandwidth: Int, averageBandwidth: Int? = nil, score: Double? = nil, codecs: String? = nil,
         supplementalCodecs: String? = nil, resolution: Resolution? = nil, frameRate: Double? = nil,
