@@ -26,7 +26,7 @@ struct ListCommand: AsyncParsableCommand {
             do {
                 for task in try await session.tasks() { snapshots.append(try await task.snapshot()) }
             } catch {
-                throw fail("\(error)")
+                throw fail(error)
             }
             if json {
                 try printJSON(snapshots)
@@ -38,7 +38,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION", "URL"])
             for asset in snapshots {
-                table.add([asset.id, asset.name, asset.state.rawValue, "\(Int(asset.progress.fraction * 100))%",
+                table.add([asset.id, asset.name, Terminal.paint(asset.state), "\(Int(asset.progress.fraction * 100))%",
                            formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-", asset.url])
             }
             print(table.render(indent: 0), terminator: "")
@@ -73,14 +73,14 @@ struct Show: AsyncParsableCommand {
             do {
                 asset = try await session.task(id: id).snapshot()
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
             if json {
                 try printJSON(asset)
                 return
             }
             print("\(asset.name)  (\(asset.id))")
-            print("State       \(asset.state.rawValue)\(asset.error.map { " — \($0)" } ?? "")")
+            print("State       \(Terminal.paint(asset.state))\(asset.error.map { " — \($0)" } ?? "")")
             print("URL         \(asset.url)")
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
@@ -178,10 +178,10 @@ struct Add: AsyncParsableCommand {
                 task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
                 subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
                 variant: variant.isEmpty ? nil : variant.options)
-            if !json { printError("adding \(added.joined(separator: ", ")) to \(task.id)") }
+            if !json { printNote("adding \(added.joined(separator: ", ")) to \(task.id)") }
         } catch {
             await session.shutdown()
-            throw fail(error.description)
+            throw fail(error, id: id)
         }
         try await TaskRunner(session: session, json: json).run([task])
     }
@@ -222,7 +222,7 @@ struct Resume: AsyncParsableCommand {
             }
         } catch {
             await session.shutdown()
-            throw fail(error.description)
+            throw fail(error, id: id)
         }
         if tasks.isEmpty {
             await session.shutdown()
@@ -256,7 +256,7 @@ struct Cancel: AsyncParsableCommand {
                 let snapshot = try await task.snapshot()
                 if json { try printJSON(snapshot) } else { print("\(snapshot.id) cancelled") }
             } catch let error as CarryonError {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
         }
     }
@@ -289,7 +289,7 @@ struct Delete: AsyncParsableCommand {
                 try await session.delete(task.id)
                 if json { try printJSON(Deleted(id: task.id, deleted: true)) } else { print("\(task.id) deleted") }
             } catch let error as CarryonError {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
         }
     }

@@ -40,14 +40,6 @@ struct CarryonCommand: AsyncParsableCommand {
     )
 }
 
-/// Prints an error the way every command does — `carryon: <what went wrong>` on stderr — and
-/// exits with status 1.
-func fail(_ message: String) -> ExitCode {
-    var standardError = FileHandle.standardError
-    print("carryon: \(message)", to: &standardError)
-    return ExitCode.failure
-}
-
 extension FileHandle: @retroactive TextOutputStream {
     public func write(_ string: String) {
         write(Data(string.utf8))

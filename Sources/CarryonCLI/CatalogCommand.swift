@@ -38,7 +38,7 @@ struct Catalog: AsyncParsableCommand {
 
     func run() async throws {
         let catalog: StreamCatalog
-        do { catalog = try StreamCatalog(contentsOf: URL(fileURLWithPath: file)) } catch { throw fail("\(error)") }
+        do { catalog = try StreamCatalog(contentsOf: URL(fileURLWithPath: file)) } catch { throw fail(error) }
         try await library.withSession { session in
             var latest: [String: AssetSnapshot] = [:]
             do {
@@ -47,7 +47,7 @@ struct Catalog: AsyncParsableCommand {
                     latest[snapshot.url] = snapshot   // tasks() is oldest first: the latest wins
                 }
             } catch {
-                throw fail("\(error)")
+                throw fail(error)
             }
             let rows = catalog.entries.map { entry -> Row in
                 guard let asset = latest[entry.playlistURL] else {

@@ -48,19 +48,20 @@ struct Demo: AsyncParsableCommand {
     func run() async throws {
         guard let media = media.map({ URL(fileURLWithPath: $0) }) ?? Self.findSampleMedia(),
               FileManager.default.fileExists(atPath: media.appendingPathComponent("fmp4/main.m3u8").path) else {
-            throw fail("the sample media is not here: run the demo from the Carryon checkout, or give --media DIR (Scripts/make-sample-media.sh makes it)")
+            throw fail("the sample media (Samples/media) is not in this folder or above it",
+                       hint: "Run the demo from the Carryon checkout, or give --media DIR (Scripts/make-sample-media.sh makes it).")
         }
         let root = libraryPath.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("carryon-demo")
         let library: OfflineLibrary
-        do { library = try OfflineLibrary(root: root) } catch { throw fail(error.description) }
+        do { library = try OfflineLibrary(root: root) } catch { throw fail(error) }
         let linkProfile = LinkProfile.preset(named: profile) ?? .lte
         let json = self.json
         let keepServing = self.keepServing
         // The origin runs for the download only: what plays after is offline.
         let id: String = try await Origin(root: media.path, profile: linkProfile).withRunning { origin in
             let note = "origin \(origin.baseURL) serving \(media.path) (link: \(origin.profile))"
-            if !json { printError(note) }
+            if !json { printNote(note) }
             let session = try await openSession(library)
             // A demo library keeps one demo asset: the last run's goes.
             for task in (try? await session.tasks()) ?? [] where (try? await task.snapshot().url.hasSuffix("/fmp4/main.m3u8")) == true {
@@ -72,19 +73,19 @@ struct Demo: AsyncParsableCommand {
                                                   options: DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all))
             } catch {
                 await session.shutdown()
-                throw fail("\(error)")
+                throw fail(error)
             }
             try await TaskRunner(session: session, json: json, printID: false).run([task])
             let requests = await origin.requests()
             let faults = requests.filter { $0.fault != nil }.count
             if !json {
-                printError("downloaded with \(requests.count) requests\(faults > 0 ? ", \(faults) of them failed on purpose by the link and retried" : "")")
+                printNote("downloaded with \(requests.count) requests\(faults > 0 ? ", \(faults) of them failed on purpose by the link and retried" : "")")
             }
             return task.id
         }
         let source = PlaybackSource(library: library)
         let server: PlaybackServer
-        do { server = try PlaybackServer(source: source) } catch { throw fail("\(error)") }
+        do { server = try PlaybackServer(source: source) } catch { throw fail(error, id: id) }
         let bundle = library.bundleURL(for: id)
         let check: @Sendable (PlaybackServerHandle) async throws -> Void = { handle in
             let url = handle.playlistURL(for: id)
@@ -95,7 +96,7 @@ struct Demo: AsyncParsableCommand {
                 print("asset     \(id)")
                 print("bundle    \(bundle.path)")
                 print("playback  \(url)")
-                print("check     \(verdict.check)")
+                print("check     \(Terminal.paint(verdict.check, verdict.passed ? .green : .red))")
             }
             guard verdict.passed else { throw ExitCodeError.failure }
             if keepServing {
@@ -122,7 +123,7 @@ struct Demo: AsyncParsableCommand {
         } catch let error as ExitCodeError {
             throw error
         } catch {
-            throw fail("the playback server stopped: \(error)")
+            throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Run the demo again; `--keep-serving` keeps the server up until Ctrl-C.")
         }
     }
 

@@ -76,7 +76,7 @@ struct Download: AsyncParsableCommand {
             }
         } catch {
             await session.shutdown()
-            throw fail("\(error)")
+            throw fail(error)
         }
         try await TaskRunner(session: session, json: json).run([task])
     }
@@ -87,7 +87,7 @@ func openSession(_ library: OfflineLibrary, _ configuration: DownloadSession.Con
     do {
         return try await DownloadSession(library: library, configuration: configuration)
     } catch {
-        throw fail(error.description)
+        throw fail(error)
     }
 }
 

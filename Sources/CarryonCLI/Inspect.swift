@@ -50,7 +50,7 @@ struct Inspect: AsyncParsableCommand {
         do {
             inspection = try await inspector.inspect(location)
         } catch {
-            throw fail(error.description)
+            throw fail(error)
         }
         var estimates: [String: SizeEstimator.Outcome] = [:]
         if sizes {

@@ -86,7 +86,7 @@ struct KeysList: AsyncParsableCommand {
                 if let id { assetID = try await session.task(id: id).id }
                 keys = try await KeyStore(library: session.library).keys(of: assetID)
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
             if json { try printJSON(keys); return }
             let now = Date()
@@ -120,15 +120,19 @@ struct KeysRenew: AsyncParsableCommand {
 
     @OptionGroup var lifetime: KeyLifetimeOptions
 
+    @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
+    var json = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
         try await library.withSession { session in
             do {
                 let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime)
+                if json { try await printKeys(of: id, session); return }
                 print(ids.isEmpty ? "The asset is not encrypted: no keys." : "renewed \(ids.joined(separator: ", "))")
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
         }
     }
@@ -147,6 +151,9 @@ struct KeysInvalidate: AsyncParsableCommand {
     @Argument(help: "The asset's id (a unique prefix is enough).")
     var id: String
 
+    @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
+    var json = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
@@ -154,9 +161,10 @@ struct KeysInvalidate: AsyncParsableCommand {
             do {
                 let assetID = try await session.task(id: id).id
                 try await KeyStore(library: session.library).invalidate(assetID)
+                if json { try await printKeys(of: assetID, session); return }
                 print("invalidated the keys of \(assetID)")
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
         }
     }
@@ -179,6 +187,9 @@ struct KeysPrefetch: AsyncParsableCommand {
 
     @OptionGroup var stream: StreamOptions
     @OptionGroup var lifetime: KeyLifetimeOptions
+    @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
+    var json = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
@@ -191,11 +202,12 @@ struct KeysPrefetch: AsyncParsableCommand {
             try await session.prepare(task.id)
             let keys = try await KeyStore(library: library).keys(of: task.id)
             await session.shutdown()
-            printError(keys.isEmpty ? "the stream is not encrypted: no keys" : "obtained \(keys.map(\.id).joined(separator: ", "))")
+            if json { try printJSON(keys); return }
+            printNote(keys.isEmpty ? "the stream is not encrypted: no keys" : "obtained \(keys.map(\.id).joined(separator: ", "))")
             print(task.id)
         } catch {
             await session.shutdown()
-            throw fail("\(error)")
+            throw fail(error)
         }
     }
 }
@@ -214,16 +226,26 @@ struct KeysFetch: AsyncParsableCommand {
     var id: String
 
     @OptionGroup var lifetime: KeyLifetimeOptions
+    @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
+    var json = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
         try await library.withSession { session in
             do {
                 let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime, onlyMissing: true)
+                if json { try await printKeys(of: id, session); return }
                 print(ids.isEmpty ? "The asset has all its keys." : "fetched \(ids.joined(separator: ", "))")
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
         }
     }
+}
+
+/// Prints the keys of the asset `id` names as `keys list --json` does.
+private func printKeys(of id: String, _ session: DownloadSession) async throws {
+    let assetID = try await session.task(id: id).id
+    try printJSON(try await KeyStore(library: session.library).keys(of: assetID))
 }

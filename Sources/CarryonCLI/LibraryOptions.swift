@@ -14,7 +14,7 @@ struct LibraryOptions: ParsableArguments {
         do {
             return try OfflineLibrary(root: root)
         } catch {
-            throw fail(error.description)
+            throw fail(error)
         }
     }
 
@@ -25,7 +25,7 @@ struct LibraryOptions: ParsableArguments {
         do {
             session = try await DownloadSession(library: library)
         } catch {
-            throw fail(error.description)
+            throw fail(error)
         }
         do {
             let result = try await body(session)

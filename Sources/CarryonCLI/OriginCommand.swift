@@ -51,6 +51,9 @@ struct OriginCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
+    @Flag(help: "Print one JSON line once listening: the base URL, the folder and the link profile (latencyMilliseconds, bandwidthBytesPerSecond, failRate, resetRate, truncateRate, retryAfterSeconds, seed, faultsOnPlaylists).")
+    var json = false
+
     @Option(help: ArgumentHelp(
         "A link profile to start from: 3g, lte, wifi or lossy (see above).", valueName: "name"))
     var profile: String?
@@ -142,15 +145,29 @@ struct OriginCommand: AsyncParsableCommand {
         return result
     }
 
+    /// What `origin --json` prints once it listens.
+    struct Listening: Encodable {
+        var event = "listening"
+        var url: String
+        var folder: String
+        var profile: LinkProfile
+    }
+
     func run() async throws {
         do {
+            let json = self.json
+            let folder = self.folder
             try await Origin(root: folder, host: host, port: port, profile: linkProfile).run { origin in
-                print(origin.baseURL)
-                print("link: \(origin.profile)")
+                if json {
+                    try? printJSONLine(Listening(url: origin.baseURL, folder: folder, profile: origin.profile))
+                } else {
+                    print(origin.baseURL)
+                    print("link: \(origin.profile)")
+                }
                 fflush(nil)
             }
         } catch {
-            throw fail("the origin stopped: \(error)")
+            throw fail("the origin stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free and the address is this machine's (--port 0 picks a free port).")
         }
     }
 }

@@ -63,7 +63,7 @@ struct ServerOptions: ParsableArguments {
                 if json { try? printJSONLine(RequestLine(request)) }
             }
         } catch {
-            throw fail("\(error)")
+            throw fail(error)
         }
     }
 }
@@ -99,7 +99,7 @@ struct Serve: AsyncParsableCommand {
                 fflush(nil)
             }
         } catch {
-            throw fail("the playback server stopped: \(error)")
+            throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
         }
     }
 }
@@ -155,12 +155,12 @@ struct Play: AsyncParsableCommand {
                 if download, snapshot.state != .completed, snapshot.state != .cancelled,
                    !(await PlaybackSource(library: session.library).isDownloading(task.id)) {
                     try await task.resume()
-                    printError("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
+                    printNote("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
                 }
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: id)
             }
-            if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play") }
+            if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play", hint: "`carryon resume \(task.id)` downloads it again.") }
             let source = PlaybackSource(library: session.library, session: session)
             let assetID = task.id
             do {
@@ -178,7 +178,7 @@ struct Play: AsyncParsableCommand {
                     }
                 }
             } catch {
-                throw fail("the playback server stopped: \(error)")
+                throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
             }
         }
     }
@@ -187,7 +187,7 @@ struct Play: AsyncParsableCommand {
     /// the server keeps serving.
     static func launch(_ player: String, url: String) async {
         guard let executable = findProgram(player) else {
-            printError("\(player) is not installed; serving until interrupted")
+            printNote("\(player) is not installed; serving until interrupted")
             return
         }
         let process = Process()

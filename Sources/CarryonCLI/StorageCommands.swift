@@ -97,7 +97,7 @@ struct Policy: AsyncParsableCommand {
                 policy = change.applied(to: try await storage.policy(for: id))
                 if !change.isEmpty { try await storage.setPolicy(policy, for: id) }
             } catch {
-                throw fail("\(error)")
+                throw fail(error, id: self.id)
             }
             if json {
                 try printJSON(policy)
@@ -165,7 +165,7 @@ struct Storage: AsyncParsableCommand {
             print("Free        \(formatBytes(report.freeBytes))\(settings.minimumFreeBytes.map { ", keeping \(formatBytes($0)) free" } ?? "")")
             print("On download \(settings.purgeOnDownload ? "purge by the rules when a download needs room" : "fail when a download needs room")")
         } catch {
-            throw fail("\(error)")
+            throw fail(error)
         }
     }
 }
@@ -200,7 +200,7 @@ struct Purge: AsyncParsableCommand {
             do {
                 plan = dryRun ? try await storage.plan() : try await storage.purge(with: session)
             } catch {
-                throw fail("\(error)")
+                throw fail(error)
             }
             if json { try printJSON(plan); return }
             for removal in plan.removals {
@@ -225,6 +225,7 @@ struct Logs: AsyncParsableCommand {
             Examples:
               carryon logs 7k2m9x4q1b --access
               carryon logs 7k2m9x4q1b --error
+              carryon logs 7k2m9x4q1b --json | jq '.access[] | select(."x-event" == "playback")'
             """
     )
 
@@ -237,21 +238,39 @@ struct Logs: AsyncParsableCommand {
     @Flag(help: "The error log only.")
     var error = false
 
+    @Flag(help: "Print one JSON object: \"access\" and \"error\", each an array of entries keyed by the W3C field names (a field logged as \"-\" is left out).")
+    var json = false
+
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
         try await library.withSession { session in
             let id: String
-            do { id = try await session.task(id: self.id).id } catch { throw fail("\(error)") }
+            do { id = try await session.task(id: self.id).id } catch { throw fail(error, id: self.id) }
             let logs = AssetLogs(library: session.library)
             var files: [URL] = []
             if access || !error { files.append(logs.accessLogURL(for: id)) }
             if error || !access { files.append(logs.errorLogURL(for: id)) }
+            if json {
+                var object: [String: [[String: String]]] = [:]
+                for file in files {
+                    let name = file == logs.accessLogURL(for: id) ? "access" : "error"
+                    guard let data = FileManager.default.contents(atPath: file.path) else { object[name] = []; continue }
+                    do {
+                        let log = try W3CLog(parsing: String(decoding: data, as: UTF8.self))
+                        object[name] = log.entries.map { $0.filter { $0.value != "-" } }
+                    } catch {
+                        throw fail("\(file.path): \(error)", hint: "The log was changed by hand or cut short; `carryon logs \(id)` prints it as it is.")
+                    }
+                }
+                try printJSON(object)
+                return
+            }
             for file in files {
                 if let data = FileManager.default.contents(atPath: file.path) {
                     FileHandle.standardOutput.write(data)
                 } else if access != error {
-                    printError("\(id) has no \(file.deletingPathExtension().lastPathComponent) log yet")
+                    printNote("\(id) has no \(file.deletingPathExtension().lastPathComponent) log yet")
                 }
             }
         }

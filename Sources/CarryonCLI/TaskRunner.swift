@@ -46,7 +46,7 @@ struct TaskRunner {
                 try await task.resume()
             } catch {
                 display.finishLine()
-                printError(error.description)
+                printError(error.description, hint: hint(for: error, id: task.id))
             }
         }
         var states: [String: DownloadState] = [:]
@@ -64,14 +64,17 @@ struct TaskRunner {
                                             bytesExpected: snapshot?.progress.bytesExpected, location: snapshot?.playlist,
                                             error: snapshot?.error))
             } else {
-                if state == .failed { printError("\(task.id): \(snapshot?.error ?? "failed")") }
+                if state == .failed {
+                    let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
+                    printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
+                }
                 if printID { print(task.id) }
             }
             if state == .failed || state == .cancelled { failed = true }
         }
         await session.shutdown()
         if interrupted.isSet {
-            if !json { printError("suspended; `carryon resume` continues") }
+            if !json { printNote("suspended; `carryon resume` continues") }
             throw ExitCodeError.interrupted
         }
         if failed { throw ExitCodeError.failure }
@@ -106,11 +109,6 @@ final class InterruptFlag: @unchecked Sendable {
     func set() { lock.withLock { value = true } }
 }
 
-func printError(_ message: String) {
-    var standardError = FileHandle.standardError
-    print("carryon: \(message)", to: &standardError)
-}
-
 /// Draws progress: a redrawn bar on a terminal's stderr, a line per 10 % when stderr is not a
 /// terminal, or JSON lines on stdout.
 final class ProgressDisplay: @unchecked Sendable {
@@ -119,13 +117,20 @@ final class ProgressDisplay: @unchecked Sendable {
     private let lock = NSLock()
     private var lastDecile: [String: Int] = [:]
     private var drewBar = false
+    private var failures: [String: CarryonError] = [:]
 
     init(json: Bool) {
         self.json = json
     }
 
+    /// The error a task failed with, from its `failed` event.
+    func failure(of id: String) -> CarryonError? {
+        lock.withLock { failures[id] }
+    }
+
     func show(_ event: DownloadEvent) {
         lock.withLock {
+            if case .failed(let id, let error) = event { failures[id] = error }
             if json {
                 try? printJSONLine(line(for: event))
                 return
@@ -138,13 +143,13 @@ final class ProgressDisplay: @unchecked Sendable {
                     let decile = Int(progress.fraction * 10)
                     if decile > lastDecile[id, default: -1] {
                         lastDecile[id] = decile
-                        printError("\(id): \(Int(progress.fraction * 100))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
+                        printNote("\(id): \(Int(progress.fraction * 100))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
                     }
                 }
             case .mediaSelectionResolved(let id, let selection):
                 clearBar()
                 let renditions = selection.renditions.map { "\($0.type.lowercased()) \($0.language ?? $0.name)" }
-                printError("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
+                printNote("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
             default:
                 break
             }
@@ -165,7 +170,8 @@ final class ProgressDisplay: @unchecked Sendable {
     private func drawBar(_ id: String, _ progress: DownloadProgress) {
         let width = 30
         let filled = Int(progress.fraction * Double(width))
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        let bar = Terminal.paint(String(repeating: "█", count: filled), .green, forStandardError: true)
+            + Terminal.paint(String(repeating: "░", count: width - filled), .dim, forStandardError: true)
         var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", Int(progress.fraction * 100)))%  \(formatBytes(progress.bytesDone)) / \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
         if let rate = progress.bytesPerSecond { text += "  \(formatBytes(Int(rate)))/s" }
         if let eta = progress.secondsRemaining, eta.isFinite { text += "  ETA \(formatDuration(eta))" }

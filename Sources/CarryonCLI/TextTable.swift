@@ -1,4 +1,4 @@
-/// Columns of text, left-aligned, for the human output of commands.
+/// Columns of text, left-aligned, for the human output of commands (cells may be coloured).
 struct TextTable {
     private var rows: [[String]]
 
@@ -14,7 +14,7 @@ struct TextTable {
         let columns = rows.map(\.count).max() ?? 0
         var widths = [Int](repeating: 0, count: columns)
         for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Terminal.visibleWidth(cell)) }
         }
         var out = ""
         let pad = String(repeating: " ", count: indent)
@@ -22,7 +22,7 @@ struct TextTable {
             var line = pad
             for (index, cell) in row.enumerated() {
                 line += cell
-                if index < row.count - 1 { line += String(repeating: " ", count: widths[index] - cell.count + 2) }
+                if index < row.count - 1 { line += String(repeating: " ", count: widths[index] - Terminal.visibleWidth(cell) + 2) }
             }
             out += line + "\n"
         }

@@ -1,0 +1,144 @@
+import ArgumentParser
+import Carryon
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Whether output goes to a person at a terminal, and so may carry colour and redrawn progress.
+///
+/// Colour follows the common convention (no-color.org): only on a terminal, never when
+/// `NO_COLOR` is set to anything but the empty string or `TERM` is `dumb`. Piped output is plain.
+enum Terminal {
+    /// Whether stdout gets colour.
+    static let colorsStandardOutput = wantsColor(isTerminal: isatty(STDOUT_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+    /// Whether stderr gets colour.
+    static let colorsStandardError = wantsColor(isTerminal: isatty(STDERR_FILENO) == 1, environment: ProcessInfo.processInfo.environment)
+
+    static func wantsColor(isTerminal: Bool, environment: [String: String]) -> Bool {
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        if environment["TERM"] == "dumb" { return false }
+        return isTerminal
+    }
+
+    /// SGR styles the commands use.
+    enum Style: String {
+        case bold = "1"
+        case dim = "2"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case cyan = "36"
+    }
+
+    /// `text` in `style` when the stream it is for gets colour, else `text` unchanged.
+    static func paint(_ text: String, _ style: Style, forStandardError: Bool = false) -> String {
+        guard forStandardError ? colorsStandardError : colorsStandardOutput, !text.isEmpty else { return text }
+        return "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m"
+    }
+
+    /// A download state's name, coloured by what it means: green done, red failed, yellow
+    /// stopped, cyan at work.
+    static func paint(_ state: DownloadState) -> String {
+        switch state {
+        case .completed: paint(state.rawValue, .green)
+        case .failed, .cancelled: paint(state.rawValue, .red)
+        case .suspended: paint(state.rawValue, .yellow)
+        default: paint(state.rawValue, .cyan)
+        }
+    }
+
+    /// How many columns `text` takes: its characters less any colour sequences.
+    static func visibleWidth(_ text: String) -> Int {
+        var width = 0
+        var inEscape = false
+        for character in text {
+            if inEscape {
+                if character == "m" { inEscape = false }
+            } else if character == "\u{1B}" {
+                inEscape = true
+            } else {
+                width += 1
+            }
+        }
+        return width
+    }
+}
+
+/// Reports a failure the way every command does and returns exit status 1 to throw:
+/// `carryon: <what went wrong>` and `  hint: <what to do>` on stderr, one line each.
+func fail(_ message: String, hint: String) -> ExitCode {
+    printError(message, hint: hint)
+    return ExitCode.failure
+}
+
+/// Reports `error` with the hint its kind calls for (see ``hint(for:id:)``), and returns exit
+/// status 1 to throw. `id` is the asset the command worked on, when it had one.
+func fail(_ error: any Error, id: String? = nil) -> ExitCode {
+    fail(oneLine(String(describing: error)), hint: hint(for: error, id: id))
+}
+
+/// Prints `carryon: <message>` on stderr and, when given, `  hint: <hint>` under it.
+func printError(_ message: String, hint: String? = nil) {
+    var standardError = FileHandle.standardError
+    print("\(Terminal.paint("carryon:", .red, forStandardError: true)) \(oneLine(message))", to: &standardError)
+    if let hint {
+        print("  \(Terminal.paint("hint:", .dim, forStandardError: true)) \(hint)", to: &standardError)
+    }
+}
+
+/// What a person can do about `error`, in one line that names the command to run.
+func hint(for error: any Error, id: String? = nil) -> String {
+    let asset = id ?? "ID"
+    guard let error = error as? CarryonError else {
+        return "`carryon help` lists the commands and their options."
+    }
+    switch error.code {
+    case .invalidLocation:
+        return "Give an http(s) URL or the path of a local .m3u8 playlist."
+    case .http:
+        return "Check the URL and the network; `carryon inspect URL` shows what the server sends, `carryon resume \(asset)` continues a stopped download."
+    case .file:
+        return "Check that the file exists and that you may read it."
+    case .tooLarge:
+        return "Check that the URL names an HLS playlist (.m3u8), not media."
+    case .library:
+        return "Check that the library folder (--library, $CARRYON_HOME) exists and that you may write to it."
+    case .unknownAsset:
+        return "`carryon list` shows the ids in this library (--library picks another)."
+    case .unsupported:
+        return "Carryon downloads video-on-demand streams; `carryon inspect URL` shows what this one is."
+    case .transfer:
+        return "`carryon resume \(asset)` continues where it stopped; `carryon logs \(asset) --error` shows the failed requests."
+    case .disk:
+        return "Free disk space (`carryon purge` removes expired assets), then `carryon resume \(asset)` continues where it stopped."
+    case .invalidState:
+        return "`carryon show \(asset)` shows the asset's state."
+    case .cancelled:
+        return "`carryon resume \(asset)` continues the download."
+    case .notFound:
+        return "`carryon show \(asset)` lists what the bundle holds; `carryon add \(asset)` downloads more renditions."
+    case .storage:
+        return "`carryon storage` shows the rules and what each asset takes; `carryon purge` or a larger `--quota` makes room."
+    case .keys:
+        return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
+    case .selection:
+        return "`carryon inspect URL` lists the variants and renditions the stream offers."
+    case .playlist:
+        return "`carryon inspect URL` lists every problem with the playlist."
+    default:
+        return "`carryon help` lists the commands and their options."
+    }
+}
+
+/// `text` on one line: line breaks become "; ".
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: "; ")
+}
+
+/// Prints `carryon: <message>` on stderr: what the command is doing, for people (stdout stays
+/// for results and scripts).
+func printNote(_ message: String) {
+    var standardError = FileHandle.standardError
+    print("carryon: \(message)", to: &standardError)
+}
