@@ -16,7 +16,7 @@ public struct Inspector: Sendable {
 
     /// An inspector using AsyncHTTPClient's shared client.
     public init(headers: [(String, String)] = []) {
-        self.fetcher = PlaylistFetcher(client: .shared, headers: headers)
+        self.fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, headers: headers)
     }
 
     /// An inspector that reads playlists with `fetcher`: its client, headers, size limit and
@@ -54,7 +54,7 @@ public struct Inspector: Sendable {
     /// Fetches, parses and resolves the playlist at `location` (a URL or a local path).
     ///
     /// - Throws: ``CarryonError``; a playlist that cannot be parsed or resolved has code
-    ///   ``CarryonError/Code/playlist`` with the ``PlaylistError`` as cause.
+    ///   ``CarryonError/Code/playlist`` with the `PlaylistError` (module `HLS`) as cause.
     public func inspect(_ location: String) async throws(CarryonError) -> Inspection {
         let fetched = try await fetcher.fetch(location)
         let playlist = fetched.parsed.playlist

@@ -88,6 +88,9 @@ public actor DownloadSession {
     private var queue: [String] = []
     private var locks: [String: FileLock] = [:]
     private var trackers: [String: ProgressTracker] = [:]
+    /// The renditions whose completion each running task has reported: several resources of a
+    /// rendition can finish while one of them is between awaits, and each then sees none left.
+    private var reportedRenditions: [String: Set<String>] = [:]
     private var lastProgressEvent: [String: Double] = [:]
     /// The last error of each task, also kept here because recording it in the index can fail
     /// for the same reason the task did (a full disk).
@@ -113,6 +116,10 @@ public actor DownloadSession {
         clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60),
                                                    concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost)
         clientConfiguration.decompression = .disabled
+        // A refused or failed connection is an error for RetryPolicy to back off from and
+        // report; left to the client, it retried silently until each request's timeout (about
+        // 100 s before a download to a closed port said anything).
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.requests = AsyncSemaphore(configuration.maximumConcurrentRequests)
         try await recoverCrashedTasks()
@@ -264,6 +271,7 @@ public actor DownloadSession {
         AssetLogs(library: library).remove(id)
         machines[id] = nil
         trackers[id] = nil
+        reportedRenditions[id] = nil
         notifyFinished(id, .cancelled)
     }
 
@@ -646,6 +654,7 @@ public actor DownloadSession {
             try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db)
         }
         trackers[id] = ProgressTracker(resources: resources)
+        reportedRenditions[id] = []
         try await finishSharedFiles(id, resources: resources)
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
@@ -809,7 +818,9 @@ public actor DownloadSession {
                                  arguments: [resource.assetId, resource.renditionKey]) ?? 0
             }
         }
-        if left == 0 { emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey)) }
+        if left == 0, reportedRenditions[resource.assetId, default: []].insert(resource.renditionKey).inserted {
+            emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey))
+        }
         emitProgress(resource.assetId, force: true)
     }
 

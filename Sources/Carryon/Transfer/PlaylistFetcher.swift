@@ -76,7 +76,7 @@ public struct PlaylistFetcher: Sendable {
     /// - Throws: ``CarryonError``: ``CarryonError/Code/http`` for a failed request or an error
     ///   status, ``CarryonError/Code/file`` for an unreadable file,
     ///   ``CarryonError/Code/tooLarge`` past ``maximumPlaylistBytes``, and
-    ///   ``CarryonError/Code/playlist`` (with the ``PlaylistError`` as cause) for text that is not
+    ///   ``CarryonError/Code/playlist`` (with the `PlaylistError` (module `HLS`) as cause) for text that is not
     ///   a playlist.
     public func fetch(_ location: String) async throws(CarryonError) -> Fetched {
         let url = try Self.absoluteURL(for: location)
@@ -187,6 +187,16 @@ public struct PlaylistFetcher: Sendable {
                                             .emptyScheme, .missingSocketPath]
         return permanent.contains(error)
     }
+
+    /// A process-wide client like `HTTPClient.shared`, except that a connection that cannot be
+    /// made fails the request (for ``retry`` to back off and report) instead of being retried
+    /// silently until the request times out.
+    static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
 
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
