@@ -32,8 +32,26 @@ struct CarryonCommand: AsyncParsableCommand {
         commandName: "carryon",
         abstract: "Download HLS streams into offline bundles and play them back offline.",
         discussion: """
-            Exit status: 0 on success, 1 when the work failed (the reason is on stderr), \
-            64 for a usage error, 130 when interrupted (a download is suspended, not lost).
+            Start with `carryon demo`: it downloads the built-in sample from an origin on \
+            loopback, plays it back offline, and says where everything is.
+
+            Examples:
+              carryon demo
+              carryon inspect https://cdn.example/show/main.m3u8
+              carryon download https://cdn.example/show/main.m3u8 --audio en,de --max-resolution 1280x720
+              carryon list
+              carryon play 7k2m9x4q1b
+
+            Output: results on stdout, progress and notes on stderr; every command takes --json \
+            for scripts (shapes in README.md). Colour and progress bars only on a terminal; \
+            NO_COLOR (set and not empty) or TERM=dumb turns colour off.
+
+            Errors: one line saying what went wrong, then a hint line saying what to do.
+            Exit status: 0 on success, 1 when the work failed, 64 for a usage error, 130 when \
+            interrupted (a download is suspended, not lost).
+
+            Shell completions: carryon --generate-completion-script bash|zsh|fish \
+            (README.md says where to put them).
             """,
         version: "0.1.0",
         subcommands: [Demo.self, Catalog.self, Inspect.self, Download.self, ListCommand.self, Show.self, Resume.self, Cancel.self, Delete.self, Add.self, Serve.self, Play.self, Policy.self, Storage.self, Purge.self, Logs.self, Keys.self, OriginCommand.self]

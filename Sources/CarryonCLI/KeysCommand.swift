@@ -54,6 +54,11 @@ struct Keys: AsyncParsableCommand {
         discussion: """
             Keys are fetched before any media and kept sealed (AES-GCM) under the library's \
             master key (master.key, mode 0600, or CARRYON_MASTER_KEY); no key is ever printed.
+
+            Examples:
+              carryon keys list
+              carryon keys renew 7k2m9x4q1b --playback-window 48h
+              carryon keys invalidate 7k2m9x4q1b
             """,
         subcommands: [KeysList.self, KeysPrefetch.self, KeysFetch.self, KeysRenew.self, KeysInvalidate.self]
     )
@@ -217,8 +222,9 @@ struct KeysFetch: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Obtain the keys an asset does not have (downloaded with --no-prefetch-keys, or invalidated).",
         discussion: """
-            Example:
-              carryon download URL --no-prefetch-keys && carryon keys fetch 7k2m9x4q1b
+            Examples:
+              carryon keys fetch 7k2m9x4q1b
+              carryon keys fetch 7k2m9x4q1b --playback-window 48h
             """
     )
 

@@ -97,7 +97,8 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .invalidLocation:
         return "Give an http(s) URL or the path of a local .m3u8 playlist."
     case .http:
-        return "Check the URL and the network; `carryon inspect URL` shows what the server sends, `carryon resume \(asset)` continues a stopped download."
+        return "Check the URL and the network; `carryon inspect URL` shows what the server sends"
+            + (id.map { ", `carryon resume \($0)` continues the download." } ?? ".")
     case .file:
         return "Check that the file exists and that you may read it."
     case .tooLarge:
@@ -119,7 +120,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .notFound:
         return "`carryon show \(asset)` lists what the bundle holds; `carryon add \(asset)` downloads more renditions."
     case .storage:
-        return "`carryon storage` shows the rules and what each asset takes; `carryon purge` or a larger `--quota` makes room."
+        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or a larger `--quota` makes room."
     case .keys:
         return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
     case .selection:
