@@ -62,6 +62,13 @@ let package = Package(
             ]
         ),
 
+        // The embedding example in README.md, kept compiling here and run by EmbeddingExampleTests.
+        .executableTarget(
+            name: "CarryonExample",
+            dependencies: ["HLS", "Carryon", "CarryonServer"],
+            path: "Examples/Embedding"
+        ),
+
         // What the C library offers that Swift's Glibc module does not import (mallopt).
         .target(name: "CCarryonSystem"),
 
