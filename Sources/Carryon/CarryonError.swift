@@ -66,7 +66,7 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let keys = Code(rawValue: "keys")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
-        /// A playlist could not be parsed; the cause is the ``HLS/PlaylistError``.
+        /// A playlist could not be parsed; the cause is the `PlaylistError` of the `HLS` module.
         public static let playlist = Code(rawValue: "playlist")
     }
 }

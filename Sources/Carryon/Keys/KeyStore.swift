@@ -73,8 +73,13 @@ public struct KeyStore: Sendable {
     public let library: OfflineLibrary
     private let master: MasterKey
 
-    /// - Parameter masterKey: the app's own master key; by default the library's (see
-    ///   ``MasterKey/forLibrary(at:environment:)``).
+    /// A key store over `library`'s index.
+    ///
+    /// - Parameters:
+    ///   - library: The library whose assets' keys it keeps.
+    ///   - masterKey: The app's own master key; by default the library's (see
+    ///     ``MasterKey/forLibrary(at:environment:)``).
+    /// - Throws: ``CarryonError/Code/keys`` when the library's master key cannot be read or made.
     public init(library: OfflineLibrary, masterKey: MasterKey? = nil) throws(CarryonError) {
         self.library = library
         if let masterKey {

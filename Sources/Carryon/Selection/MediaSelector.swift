@@ -117,8 +117,10 @@ public struct MediaSelector: Sendable {
     ///   no variant, or when a language asked for by name exists in no rendition of the chosen
     ///   variant's groups (the message lists what there is).
     ///
-    /// - Parameter pinnedVariant: the URI of the variant to take instead of choosing one (a
-    ///   bundle adding renditions keeps its variant); the renditions are chosen for it.
+    /// - Parameters:
+    ///   - playlist: The stream's multivariant playlist.
+    ///   - pinnedVariant: The URI of the variant to take instead of choosing one (a bundle adding
+    ///     renditions keeps its variant); the renditions are chosen for it.
     public func select(from playlist: MultivariantPlaylist, pinnedVariant: String? = nil) throws(CarryonError) -> MediaSelection {
         let variant: MultivariantPlaylist.Variant
         if let pinnedVariant {

@@ -20,7 +20,7 @@ import ServiceLifecycle
 /// }
 /// ```
 ///
-/// An asset still downloading plays as it arrives (see ``PlaybackSource``). Each request is
+/// An asset still downloading plays as it arrives (see `PlaybackSource` in the `Carryon` module). Each request is
 /// reported to ``onRequest`` with what the access and error logs need; each time a player
 /// opens an asset's multivariant playlist a playback session begins, whose id the player's
 /// further requests carry in their path (`/<token>/<id>/<session>/…`).
@@ -137,7 +137,7 @@ public struct PlaybackRequest: Sendable {
     public var duration: Double
     /// Why the request failed, for an error status.
     public var error: String?
-    /// The error's code (``CarryonError/Code``), or `http` for a refusal.
+    /// The error's code (`CarryonError.Code`), or `http` for a refusal.
     public var errorCode: String?
 }
 
