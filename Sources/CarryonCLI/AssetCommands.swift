@@ -85,9 +85,11 @@ struct Show: AsyncParsableCommand {
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
             print("On disk     \(formatBytes(asset.bytesOnDisk))")
+            var renditions = TextTable([])
             for (key, bytes) in asset.bytesByRendition.sorted(by: { $0.key < $1.key }) where !key.contains(".") && key != "origin" {
-                print("            \(key)  \(formatBytes(bytes))")
+                renditions.add([key, formatBytes(bytes)])
             }
+            print(renditions.render(indent: 12), terminator: "")
             let cache = asset.cache
             print("Offline     \(cache.isPlayableOffline ? "playable" : "not playable yet")")
             if cache.variants.count > 1 {

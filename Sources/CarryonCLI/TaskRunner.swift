@@ -140,10 +140,10 @@ final class ProgressDisplay: @unchecked Sendable {
                 if isTerminal {
                     drawBar(id, progress)
                 } else {
-                    let decile = Int(progress.fraction * 10)
+                    let decile = percent(progress) / 10
                     if decile > lastDecile[id, default: -1] {
                         lastDecile[id] = decile
-                        printNote("\(id): \(Int(progress.fraction * 100))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
+                        printNote("\(id): \(percent(progress))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
                     }
                 }
             case .mediaSelectionResolved(let id, let selection):
@@ -172,11 +172,18 @@ final class ProgressDisplay: @unchecked Sendable {
         let filled = Int(progress.fraction * Double(width))
         let bar = Terminal.paint(String(repeating: "█", count: filled), .green, forStandardError: true)
             + Terminal.paint(String(repeating: "░", count: width - filled), .dim, forStandardError: true)
-        var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", Int(progress.fraction * 100)))%  \(formatBytes(progress.bytesDone)) / \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
+        var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", percent(progress)))%  \(formatBytes(progress.bytesDone)) / \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
         if let rate = progress.bytesPerSecond { text += "  \(formatBytes(Int(rate)))/s" }
         if let eta = progress.secondsRemaining, eta.isFinite { text += "  ETA \(formatDuration(eta))" }
         FileHandle.standardError.write(text)
         drewBar = true
+    }
+
+    /// The percentage to show: 100 only once every resource is done (an estimate can reach the
+    /// total before the last small resource arrives).
+    private func percent(_ progress: DownloadProgress) -> Int {
+        let value = Int(progress.fraction * 100)
+        return progress.resourcesDone == progress.resourcesTotal ? value : min(value, 99)
     }
 
     private func line(for event: DownloadEvent) -> TaskRunner.EventLine {

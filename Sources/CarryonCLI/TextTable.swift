@@ -2,8 +2,9 @@
 struct TextTable {
     private var rows: [[String]]
 
+    /// A table whose first row is `header`; none when it is empty.
     init(_ header: [String]) {
-        rows = [header]
+        rows = header.isEmpty ? [] : [header]
     }
 
     mutating func add(_ row: [String]) {

@@ -97,15 +97,15 @@ public struct PlaylistFetcher: Sendable {
         var attempt = 0
         while true {
             attempt += 1
-            do {
+            let failure: Failure
+            do throws(Failure) {
                 return try await requestBytes(url)
-            } catch let failure as Failure {
-                guard failure.retryable, attempt < retry.maximumAttempts, !Task.isCancelled else { throw failure.error }
-                let delay = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1))
-                do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
             } catch {
-                throw CarryonError(.http, "\(url): \(error)", cause: error)
+                failure = error
             }
+            guard failure.retryable, attempt < retry.maximumAttempts, !Task.isCancelled else { throw failure.error }
+            let delay = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1))
+            do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
         }
     }
 
