@@ -38,6 +38,7 @@ public func run(_ executable: URL, _ arguments: [String], environment: [String: 
     process.standardError = error
     process.standardInput = FileHandle.nullDevice
     try process.run()
+    ChildProcesses.started(process.processIdentifier)
     // Blocking reads and the wait run on threads of their own: neither Swift concurrency's
     // cooperative pool nor Dispatch's global queues (which on Linux are as wide as the cores)
     // may be blocked, or a server in this test process stops answering the child.
@@ -52,6 +53,7 @@ public func run(_ executable: URL, _ arguments: [String], environment: [String: 
             let outData = output.fileHandleForReading.readDataToEndOfFile()
             errDone.wait()
             process.waitUntilExit()
+            ChildProcesses.ended(process.processIdentifier)
             continuation.resume(returning: ProcessResult(
                 status: process.terminationStatus,
                 standardOutput: String(decoding: outData, as: UTF8.self),

@@ -25,6 +25,7 @@ public final class RunningProcess: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        ChildProcesses.started(process.processIdentifier)
         let continuation = self.continuation
         // A thread of its own: blocking reads must not hold Swift concurrency's or Dispatch's
         // few threads while a server in this process answers the child.
@@ -54,10 +55,35 @@ public final class RunningProcess: @unchecked Sendable {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread {
                 self.process.waitUntilExit()
+                ChildProcesses.ended(self.process.processIdentifier)
                 let status = self.process.terminationReason == .uncaughtSignal
                     ? 128 + self.process.terminationStatus : self.process.terminationStatus
                 continuation.resume(returning: status)
             }
         }
+    }
+}
+
+/// The children tests started and have not seen end. When the test process exits — also after a
+/// test hit its time limit and never killed its child — they are killed, so no `carryon` keeps
+/// running (and holding ports or libraries) after the run.
+enum ChildProcesses {
+    nonisolated(unsafe) private static var running: Set<Int32> = []
+    private static let lock = NSLock()
+    private static let installExitHandler: Void = {
+        atexit {
+            ChildProcesses.lock.withLock {
+                for pid in ChildProcesses.running { Glibc.kill(pid, SIGKILL) }
+            }
+        }
+    }()
+
+    static func started(_ pid: Int32) {
+        _ = installExitHandler
+        lock.withLock { _ = running.insert(pid) }
+    }
+
+    static func ended(_ pid: Int32) {
+        lock.withLock { _ = running.remove(pid) }
     }
 }
