@@ -2,18 +2,14 @@ import Carryon
 import Foundation
 import HLS
 
-/// Managing a downloaded asset from code: what plays offline, another language and a better
-/// variant added later, and the asset's place in the library's storage rules.
+/// Managing a downloaded asset from code: another language added later, what plays offline, and
+/// the asset's place in the library's storage rules.
 func manage(_ task: DownloadTask, in session: DownloadSession, library: OfflineLibrary) async throws {
-    let cache = try await task.snapshot().cache          // isPlayableOffline, audible, legible, variants
-    print("plays offline: \(cache.isPlayableOffline), audio: \(cache.audible.map(\.name))")
-
-    // Adds German audio and a 720p variant, fetching only what is missing; the local playlist
-    // then offers both variants. Asking for what the bundle has, or the stream lacks, is an error
+    // Adds German audio, fetching only it; `variant: DownloadOptions(minimumBitrate: …)` would
+    // add a better variant the same way. Asking for what the bundle already has is an error
     // whose code says so.
     do throws(CarryonError) {
-        let added = try await session.addMediaSelections(task.id, audio: .languages(["de"]),
-                                                         variant: DownloadOptions(minimumResolution: Resolution(width: 1280, height: 720)))
+        let added = try await session.addMediaSelections(task.id, audio: .languages(["de"]))
         print("adding \(added)")
         try await task.resume()
         _ = await task.waitUntilFinished()
@@ -21,6 +17,9 @@ func manage(_ task: DownloadTask, in session: DownloadSession, library: OfflineL
         guard error.code == .selection else { throw error }
         print("nothing to add: \(error.message)")
     }
+
+    let cache = try await task.snapshot().cache          // isPlayableOffline, audible, legible, variants
+    print("plays offline: \(cache.isPlayableOffline), audio: \(cache.audible.map(\.name))")
 
     let storage = StorageManager(library: library)       // the clock and free space are injectable
     try await storage.setPolicy(StoragePolicy(expiresAt: Date().addingTimeInterval(30 * 86_400), priority: .important), for: task.id)

@@ -31,11 +31,11 @@ for candidate in try await session.tasks() {
     }
 }
 
-// A new task otherwise: 720p at most, every audio language, English subtitles.
+// A new task otherwise: 720p at most, English audio and subtitles.
 if task == nil {
     var options = DownloadOptions()
     options.maximumResolution = Resolution(width: 1280, height: 720)
-    options.audio = .all
+    options.audio = .languages(["en"])
     options.subtitles = .languages(["en"])
     task = try await session.makeTask(url: url, name: "Example", options: options)
 }
@@ -72,7 +72,7 @@ guard state == .completed else {
     exit(1)
 }
 
-// Managing it (Managing.swift): what plays offline, more languages, storage rules.
+// Managing it (Managing.swift): another language, what plays offline, storage rules.
 try await manage(task, in: session, library: library)
 
 // Playing offline: the playback server on loopback gives any HLS player a URL.

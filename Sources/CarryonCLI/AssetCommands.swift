@@ -228,7 +228,7 @@ struct Resume: AsyncParsableCommand {
         }
         if tasks.isEmpty {
             await session.shutdown()
-            if json { print("[]") } else { print("Nothing to resume.") }
+            if !json { print("Nothing to resume.") }   // JSON Lines: no task, no line
             return
         }
         try await TaskRunner(session: session, json: json).run(tasks)

@@ -26,14 +26,21 @@ struct Catalog: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    /// One stream of `catalog --json`; `summary` is the human column only.
     struct Row: Encodable {
         var name: String
         var url: String
+        /// `not-downloaded`, or the asset's ``DownloadState`` (`waiting`, `running`, …).
         var state: String
         var id: String?
         var fraction: Double?
         var bytesOnDisk: Int?
         var playableOffline: Bool
+        var summary = "not downloaded"
+
+        enum CodingKeys: String, CodingKey {
+            case name, url, state, id, fraction, bytesOnDisk, playableOffline
+        }
     }
 
     func run() async throws {
@@ -51,23 +58,23 @@ struct Catalog: AsyncParsableCommand {
             }
             let rows = catalog.entries.map { entry -> Row in
                 guard let asset = latest[entry.playlistURL] else {
-                    return Row(name: entry.name, url: entry.playlistURL, state: "not downloaded", playableOffline: false)
+                    return Row(name: entry.name, url: entry.playlistURL, state: "not-downloaded", playableOffline: false)
                 }
                 let percent = "\(Int(asset.progress.fraction * 100))%"
-                let state = switch asset.state {
+                let summary = switch asset.state {
                 case .completed: "downloaded \(formatBytes(asset.bytesOnDisk))"
                 case .running, .waiting: "downloading \(percent)"
                 case .suspended: "suspended at \(percent)"
                 case .failed: "failed at \(percent)"
                 case .cancelled: "not downloaded"
                 }
-                return Row(name: entry.name, url: entry.playlistURL, state: state, id: asset.id, fraction: asset.progress.fraction,
-                           bytesOnDisk: asset.bytesOnDisk, playableOffline: asset.cache.isPlayableOffline)
+                return Row(name: entry.name, url: entry.playlistURL, state: asset.state.rawValue, id: asset.id, fraction: asset.progress.fraction,
+                           bytesOnDisk: asset.bytesOnDisk, playableOffline: asset.cache.isPlayableOffline, summary: summary)
             }
             if json { try printJSON(rows); return }
             var table = TextTable(["NAME", "STATE", "OFFLINE", "ID", "URL"])
             for row in rows {
-                table.add([row.name, row.state, row.playableOffline ? "playable" : "-", row.id ?? "-", row.url])
+                table.add([row.name, row.summary, row.playableOffline ? "playable" : "-", row.id ?? "-", row.url])
             }
             print(rows.isEmpty ? "The catalog is empty." : table.render(indent: 0))
         }

@@ -64,7 +64,8 @@ struct Download: AsyncParsableCommand {
             if let catalog {
                 let entries = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog))
                 guard let entry = entries.entry(named: stream.url) else {
-                    throw CarryonError(.invalidLocation, "\(catalog) has no stream called \"\(stream.url)\"; it has: \(entries.entries.map(\.name).joined(separator: ", "))")
+                    throw fail("\(catalog) has no stream called \"\(stream.url)\"; it has: \(entries.entries.map(\.name).joined(separator: ", "))",
+                               hint: "Names are matched exactly; `carryon catalog \(catalog)` lists them.")
                 }
                 url = entry.playlistURL
                 name = name ?? entry.name
@@ -74,6 +75,9 @@ struct Download: AsyncParsableCommand {
             if !policy.isEmpty {
                 try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
             }
+        } catch let exit as ExitCode {
+            await session.shutdown()
+            throw exit
         } catch {
             await session.shutdown()
             throw fail(error)

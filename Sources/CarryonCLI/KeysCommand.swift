@@ -190,9 +190,15 @@ struct KeysPrefetch: AsyncParsableCommand {
             """
     )
 
+    /// What `keys prefetch --json` prints: the new asset's id (for `resume`) and its keys.
+    struct Prefetched: Encodable {
+        var id: String
+        var keys: [ContentKeyInfo]
+    }
+
     @OptionGroup var stream: StreamOptions
     @OptionGroup var lifetime: KeyLifetimeOptions
-    @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
+    @Flag(help: "Print {\"id\": the new asset's id, \"keys\": its keys as `keys list --json` shows them}.")
     var json = false
 
     @OptionGroup var library: LibraryOptions
@@ -207,7 +213,7 @@ struct KeysPrefetch: AsyncParsableCommand {
             try await session.prepare(task.id)
             let keys = try await KeyStore(library: library).keys(of: task.id)
             await session.shutdown()
-            if json { try printJSON(keys); return }
+            if json { try printJSON(Prefetched(id: task.id, keys: keys)); return }
             printNote(keys.isEmpty ? "the stream is not encrypted: no keys" : "obtained \(keys.map(\.id).joined(separator: ", "))")
             print(task.id)
         } catch {

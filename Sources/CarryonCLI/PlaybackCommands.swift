@@ -160,7 +160,7 @@ struct Play: AsyncParsableCommand {
             } catch {
                 throw fail(error, id: id)
             }
-            if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play", hint: "`carryon resume \(task.id)` downloads it again.") }
+            if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play", hint: "`carryon delete \(task.id)`, then `carryon download \(snapshot.url)` downloads it again.") }
             let source = PlaybackSource(library: session.library, session: session)
             let assetID = task.id
             do {

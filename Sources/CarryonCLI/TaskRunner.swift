@@ -28,7 +28,10 @@ struct TaskRunner {
         var start: Double?
         var end: Double?
         var selection: MediaSelection?
+        /// The bundle folder (`location` and `finished`) or, for `willDownload`, where it goes.
         var location: String?
+        /// The local multivariant playlist (`done`).
+        var playlist: String?
         var error: String?
     }
 
@@ -59,16 +62,17 @@ struct TaskRunner {
         for task in tasks {
             let snapshot = try? await task.snapshot()
             let state = states[task.id] ?? .failed
+            if state == .failed {
+                // On stderr with --json too: stdout stays JSON, people still see why.
+                let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
+                printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
+            }
             if json {
                 try printJSONLine(EventLine(event: "done", id: task.id, state: state.rawValue, bytesDone: snapshot?.progress.bytesDone,
-                                            bytesExpected: snapshot?.progress.bytesExpected, location: snapshot?.playlist,
-                                            error: snapshot?.error))
-            } else {
-                if state == .failed {
-                    let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
-                    printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
-                }
-                if printID { print(task.id) }
+                                            bytesExpected: snapshot?.progress.bytesExpected, location: snapshot?.bundlePath,
+                                            playlist: snapshot?.playlist, error: snapshot?.error))
+            } else if printID {
+                print(task.id)
             }
             if state == .failed || state == .cancelled { failed = true }
         }
@@ -113,7 +117,7 @@ final class InterruptFlag: @unchecked Sendable {
 /// terminal, or JSON lines on stdout.
 final class ProgressDisplay: @unchecked Sendable {
     private let json: Bool
-    private let isTerminal = isatty(STDERR_FILENO) == 1
+    private let isTerminal = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     private let lock = NSLock()
     private var lastDecile: [String: Int] = [:]
     private var drewBar = false

@@ -97,10 +97,10 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .invalidLocation:
         return "Give an http(s) URL or the path of a local .m3u8 playlist."
     case .http:
-        return "Check the URL and the network; `carryon inspect URL` shows what the server sends"
-            + (id.map { ", `carryon resume \($0)` continues the download." } ?? ".")
+        return "Check the URL, the network and the server"
+            + (id.map { "; once it answers, `carryon resume \($0)` continues the download." } ?? ".")
     case .file:
-        return "Check that the file exists and that you may read it."
+        return "Check that the file exists and that you may read it (a catalog: a Streams.plist, or a JSON array of {name, playlist_url})."
     case .tooLarge:
         return "Check that the URL names an HLS playlist (.m3u8), not media."
     case .library:
@@ -108,7 +108,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .unknownAsset:
         return "`carryon list` shows the ids in this library (--library picks another)."
     case .unsupported:
-        return "Carryon downloads video-on-demand streams; `carryon inspect URL` shows what this one is."
+        return "Carryon downloads video-on-demand HLS whose resources are http(s); `carryon inspect URL` shows what this stream is."
     case .transfer:
         return "`carryon resume \(asset)` continues where it stopped; `carryon logs \(asset) --error` shows the failed requests."
     case .disk:
@@ -116,17 +116,17 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .invalidState:
         return "`carryon show \(asset)` shows the asset's state."
     case .cancelled:
-        return "`carryon resume \(asset)` continues the download."
+        return "`carryon show \(asset)` shows its state; a suspended download continues with `carryon resume \(asset)`."
     case .notFound:
         return "`carryon show \(asset)` lists what the bundle holds; `carryon add \(asset)` downloads more renditions."
     case .storage:
-        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or a larger `--quota` makes room."
+        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or `carryon storage --quota SIZE` makes room."
     case .keys:
         return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
     case .selection:
         return "`carryon inspect URL` lists the variants and renditions the stream offers."
     case .playlist:
-        return "`carryon inspect URL` lists every problem with the playlist."
+        return "The playlist breaks the HLS specification at the line named: its publisher must fix it."
     default:
         return "`carryon help` lists the commands and their options."
     }

@@ -82,7 +82,7 @@ struct CLIConventionsTests {
         let result = try await runCarryon(command.split(separator: " ").map(String.init) + ["--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Example"), "\(command) --help:\n\(result.standardOutput)")
-        #expect(result.standardOutput.contains("  carryon \(command.split(separator: " ").first!)"), "\(command) --help:\n\(result.standardOutput)")
+        #expect(result.standardOutput.contains("  carryon \(command) "), "\(command) --help lacks an example of itself:\n\(result.standardOutput)")
     }
 
     @Test("the bash completion script is valid bash and completes commands, subcommands and options")
@@ -139,8 +139,19 @@ struct CLIConventionsTests {
     static let assetKeys: Set<String> = ["id", "name", "url", "state", "progress", "bytesOnDisk", "bytesByRendition", "bundlePath",
                                          "createdAt", "policy", "cache"]
     static let assetOptionalKeys: Set<String> = ["error", "selection", "duration", "playlist", "completedAt", "lastPlayedAt", "playback"]
-    static let eventNames: Set<String> = ["state", "selection", "location", "progress", "time-range", "rendition-completed",
-                                          "finished", "failed", "done"]
+    /// Each event's keys besides `event` and `id`.
+    static let eventKeys: [String: Set<String>] = [
+        "state": ["state"], "selection": ["selection"], "location": ["location"],
+        "progress": ["bytesDone", "bytesExpected", "fraction", "bytesPerSecond", "secondsRemaining"],
+        "time-range": ["rendition", "start", "end"], "rendition-completed": ["rendition"], "finished": ["location"],
+        "failed": ["error"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
+    ]
+    static var eventNames: Set<String> { Set(eventKeys.keys) }
+    /// The keys always there (a rate and a time left are unknown at first; an error only on failure).
+    static let requiredEventKeys: [String: Set<String>] = [
+        "state": ["state"], "selection": ["selection"], "progress": ["bytesDone", "bytesExpected", "fraction"],
+        "finished": ["location"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
+    ]
 
     @Test("each command's --json output has the shape README.md documents", .timeLimit(.minutes(2)))
     func jsonShapes() async throws {
@@ -157,7 +168,13 @@ struct CLIConventionsTests {
                 var id = ""
                 for line in download.standardOutput.split(separator: "\n") {
                     let event = try Self.object(String(line))
-                    #expect(Self.eventNames.contains(event["event"] as? String ?? ""), "\(line)")
+                    let name = event["event"] as? String ?? ""
+                    #expect(Self.eventNames.contains(name), "\(line)")
+                    #expect(Set(event.keys).isSubset(of: Set(["event", "id"]).union(Self.eventKeys[name] ?? [])), "\(line)")
+                    #expect(Set(event.keys).isSuperset(of: Self.requiredEventKeys[name] ?? []), "\(line)")
+                    if name == "done" {
+                        #expect(event["playlist"] as? String == (event["location"] as? String).map { $0 + "/main.m3u8" }, "\(line)")
+                    }
                     id = event["id"] as? String ?? id
                 }
                 #expect(download.standardOutput.split(separator: "\n").last.map { (try? Self.object(String($0)))?["event"] as? String } == "done")
@@ -175,8 +192,8 @@ struct CLIConventionsTests {
                 #expect(Set(storage.keys).isSuperset(of: ["libraryBytes", "freeBytes", "settings"]), "\(storage.keys)")
                 let purge = try Self.object(try await runCarryon(["purge", "--dry-run", "--json"] + library))
                 #expect(Set(purge.keys) == ["removals", "bytesFreed", "libraryBytesAfter", "freeBytesAfter", "satisfied", "shortfall"], "\(purge.keys)")
-                let policy = try Self.object(try await runCarryon(["policy", id, "--priority", "important", "--json"] + library))
-                #expect(policy["priority"] as? String == "important")
+                let policy = try Self.object(try await runCarryon(["policy", id, "--priority", "important", "--expires", "30d", "--json"] + library))
+                #expect(Set(policy.keys) == ["expiresAt", "priority"] && policy["priority"] as? String == "important", "\(policy)")
                 let logs = try Self.object(try await runCarryon(["logs", id, "--json"] + library))
                 #expect(Set(logs.keys) == ["access", "error"])
                 let access = try #require(logs["access"] as? [[String: String]])
@@ -184,13 +201,26 @@ struct CLIConventionsTests {
                 let keys = try JSONSerialization.jsonObject(with: Data(try await runCarryon(["keys", "list", id, "--json"] + library).standardOutput.utf8))
                 #expect((keys as? [Any])?.isEmpty == true, "the sample is not encrypted")
 
+                let prefetched = try Self.object(try await runCarryon(["keys", "prefetch", url, "--json"] + library))
+                #expect(Set(prefetched.keys) == ["id", "keys"] && (prefetched["keys"] as? [Any])?.isEmpty == true, "\(prefetched)")
+                _ = try await runCarryon(["delete", prefetched["id"] as? String ?? "", "--json"] + library)
+
                 let catalogFile = try folder.write(#"[{"name": "Sample", "playlist_url": "\#(url)"}]"#, to: "catalog.json")
                 let catalog = try JSONSerialization.jsonObject(with: Data(try await runCarryon(["catalog", catalogFile.path, "--json"] + library).standardOutput.utf8)) as? [[String: Any]]
                 #expect(Self.keys(catalog?.first) == ["name", "url", "state", "id", "fraction", "bytesOnDisk", "playableOffline"])
+                #expect(catalog?.first?["state"] as? String == "completed")
 
                 let delete = try Self.object(try await runCarryon(["delete", id, "--json"] + library))
                 #expect(delete["id"] as? String == id && delete["deleted"] as? Bool == true)
             }
+
+            let serve = try RunningProcess(carryon: ["serve", "--json"] + library)
+            var serveLine: String?
+            for await line in serve.lines { serveLine = line; break }
+            serve.kill(SIGINT)
+            _ = await serve.wait()
+            let served = try Self.object(try #require(serveLine))
+            #expect(Set(served.keys) == ["event", "url"] && served["event"] as? String == "listening", "\(served)")
 
             let origin = try RunningProcess(carryon: ["origin", sampleMedia.path, "--json", "--profile", "3g"])
             var first: String?

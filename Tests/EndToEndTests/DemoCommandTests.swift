@@ -77,7 +77,7 @@ struct CatalogCommandTests {
                 let before = try await runCarryon(["catalog", plist.path, "--library", library, "--json"])
                 #expect(before.status == 0, "\(before.standardError)")
                 let rows = try JSONSerialization.jsonObject(with: Data(before.standardOutput.utf8)) as? [[String: Any]]
-                #expect(rows?.compactMap { $0["state"] as? String } == ["not downloaded", "not downloaded"])
+                #expect(rows?.compactMap { $0["state"] as? String } == ["not-downloaded", "not-downloaded"])
 
                 let download = try await runCarryon(["download", "--catalog", plist.path, "sample fmp4", "--library", library,
                                                      "--max-bitrate", "200000"])
@@ -92,6 +92,7 @@ struct CatalogCommandTests {
 
                 let unknown = try await runCarryon(["download", "--catalog", plist.path, "Nope", "--library", library])
                 #expect(unknown.status == 1 && unknown.standardError.contains("Sample fMP4, Sample TS"), "\(unknown.standardError)")
+                #expect(unknown.standardError.contains("hint: Names are matched exactly; `carryon catalog \(plist.path)` lists them."))
             }
         }
     }

@@ -33,6 +33,7 @@ public enum SessionDataFormat: String, Sendable, Hashable, CaseIterable {
 /// are static members; unknown ones are kept as written.
 public protocol OpenEnumeration: RawRepresentable, Sendable, Hashable, CustomStringConvertible
 where RawValue == String {
+    /// The value written as `rawValue`, known to this version of the specification or not.
     init(rawValue: String)
 }
 
