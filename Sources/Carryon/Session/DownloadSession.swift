@@ -591,7 +591,7 @@ public actor DownloadSession {
         let addedURIs = selection.renditions.map(\.uri).filter { uri in !current.renditions.contains { $0.uri == uri } }
             + additionalVariants.map(\.uri).filter { uri in !current.additionalVariants.contains { $0.uri == uri } }
         guard !addedURIs.isEmpty else {
-            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map(\.name).joined(separator: ", ")))")
+            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map { "\($0.type.lowercased()) \($0.name)" }.joined(separator: ", ")))")
         }
         var saved = asset
         saved.options = options
