@@ -2,7 +2,6 @@ import ArgumentParser
 import Carryon
 import CarryonServer
 import Foundation
-import Synchronization
 
 /// `carryon demo`: the whole job on the sample shipped in the repository, over loopback only.
 struct Demo: AsyncParsableCommand {
@@ -188,5 +187,5 @@ struct Demo: AsyncParsableCommand {
 
 /// Set when the demo's check fails while the server keeps serving.
 private final class CheckFailed: Sendable {
-    let value = Mutex(false)
+    let value = Locked(false)
 }

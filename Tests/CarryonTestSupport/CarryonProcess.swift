@@ -17,13 +17,31 @@ public var productsDirectory: URL {
     return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
 }
 
-/// Runs the `carryon` executable built beside the tests with `arguments`, and waits for it.
-public func runCarryon(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
-    let binary = productsDirectory.appendingPathComponent("carryon")
-    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-        throw TestSupportError("the carryon binary is not at \(binary.path); run `swift build` first")
+/// The `carryon` binary the command-level tests run: `$CARRYON_BINARY` when set (CI sets it to
+/// the release build, `.build/release/carryon`, which is what users install), else the one built
+/// beside the tests.
+public var carryonBinary: URL {
+    if let path = ProcessInfo.processInfo.environment["CARRYON_BINARY"], !path.isEmpty {
+        return URL(fileURLWithPath: path).standardizedFileURL
     }
-    return try await run(binary, arguments, environment: environment)
+    return productsDirectory.appendingPathComponent("carryon")
+}
+
+/// ``carryonBinary``, or an error saying how to build it when it is not there.
+public func requireCarryonBinary() throws -> URL {
+    let binary = carryonBinary
+    guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+        let hint = ProcessInfo.processInfo.environment["CARRYON_BINARY"] != nil
+            ? "CARRYON_BINARY names it; build it with `swift build -c release --product carryon`, or unset CARRYON_BINARY"
+            : "run `swift build` first"
+        throw TestSupportError("the carryon binary is not at \(binary.path): \(hint)")
+    }
+    return binary
+}
+
+/// Runs ``carryonBinary`` with `arguments`, and waits for it.
+public func runCarryon(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+    try await run(try requireCarryonBinary(), arguments, environment: environment)
 }
 
 /// Runs a program and collects its output.

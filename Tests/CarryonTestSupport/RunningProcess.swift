@@ -11,9 +11,9 @@ public final class RunningProcess: @unchecked Sendable {
     public let lines: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
 
-    /// Starts the `carryon` binary built beside the tests.
+    /// Starts the `carryon` binary the tests run (``carryonBinary``).
     public convenience init(carryon arguments: [String]) throws {
-        try self.init(productsDirectory.appendingPathComponent("carryon"), arguments)
+        try self.init(try requireCarryonBinary(), arguments)
     }
 
     public init(_ executable: URL, _ arguments: [String]) throws {

@@ -31,6 +31,22 @@ struct DownloadSessionTests {
         await session.shutdown()
     }
 
+    /// AsyncHTTPClient traps when a running client is released; a session whose owner forgot
+    /// `shutdown()` (or returned early on an error) must not take the process down with it.
+    @Test("a session released without shutdown() does not crash the process")
+    func releasedWithoutShutdown() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            var session: DownloadSession? = try await DownloadSession(library: library, configuration: Self.configuration)
+            #expect(try await session?.tasks().isEmpty == true)
+            session = nil
+            // Were the client released running, the process would have trapped in its deinit.
+            let reopened = try await DownloadSession(library: library, configuration: Self.configuration)
+            #expect(try await reopened.tasks().isEmpty)
+            await reopened.shutdown()
+        }
+    }
+
     static let vod = """
         #EXTM3U
         #EXT-X-TARGETDURATION:4

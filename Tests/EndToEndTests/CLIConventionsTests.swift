@@ -60,7 +60,7 @@ struct CLIConventionsTests {
     func colourOnlyOnTerminal() async throws {
         let script = try #require(findExecutable("script"), "script(1) (util-linux) gives the test a terminal; apt-get install -y bsdutils")
         try await withTemporaryDirectory { folder in
-            let command = "\(productsDirectory.appendingPathComponent("carryon").path) show nosuchid --library \(folder.path)"
+            let command = "\(carryonBinary.path) show nosuchid --library \(folder.path)"
             let escape = "\u{1B}["
             let terminal = try await run(script, ["-qec", command, "/dev/null"], environment: ["TERM": "xterm", "NO_COLOR": ""])
             #expect(terminal.standardOutput.contains(escape + "31mcarryon:"), "\(terminal.standardOutput.debugDescription)")

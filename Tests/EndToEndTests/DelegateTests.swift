@@ -2,17 +2,16 @@ import Carryon
 import CarryonServer
 import CarryonTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The AVAssetDownloadDelegate-style callbacks, in the order a ported app expects them.
 @Suite("Delegate callbacks")
 struct DelegateTests {
     final class Recorder: DownloadSessionDelegate {
-        let calls = Mutex<[String]>([])
-        let loaded = Mutex<[String: [DownloadProgress.TimeRange]]>([:])
-        let expected = Mutex<[String: DownloadProgress.TimeRange]>([:])
-        let finished = Mutex<(CheckedContinuation<Void, Never>?, Bool)>((nil, false))
+        let calls = Locked<[String]>([])
+        let loaded = Locked<[String: [DownloadProgress.TimeRange]]>([:])
+        let expected = Locked<[String: DownloadProgress.TimeRange]>([:])
+        let finished = Locked<(CheckedContinuation<Void, Never>?, Bool)>((nil, false))
 
         func downloadTask(_ task: DownloadTask, didLoad timeRange: DownloadProgress.TimeRange,
                           totalTimeRangesLoaded: [DownloadProgress.TimeRange],

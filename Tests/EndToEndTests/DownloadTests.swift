@@ -28,7 +28,8 @@ struct DownloadTests {
                 decoder.dateDecodingStrategy = .iso8601
                 let manifest = try decoder.decode(BundleManifest.self, from: manifestData)
                 try await checkBundle(snapshot, manifest, base: origin.baseURL)
-                return (snapshot, manifest, await origin.requests(), origin.baseURL)
+                let requests = await origin.requests()
+                return (snapshot, manifest, requests, origin.baseURL)
             }
         }
     }

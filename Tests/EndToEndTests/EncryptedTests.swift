@@ -2,7 +2,6 @@ import Carryon
 import CarryonServer
 import CarryonTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The encrypted samples made by Scripts/make-encrypted-media.sh.
@@ -89,7 +88,7 @@ struct EncryptedTests {
 
     /// Supplies key1 for `myscheme:` and notes what it was asked.
     final class TestProvider: ContentKeyProvider {
-        let asked = Mutex<[ContentKeyRequest]>([])
+        let asked = Locked<[ContentKeyRequest]>([])
         func key(for request: ContentKeyRequest) async throws -> ContentKeyResponse {
             asked.withLock { $0.append(request) }
             return ContentKeyResponse(key: try EncryptedTests.keys()[0], lifetime: KeyLifetime(playbackWindow: 48 * 3_600))
@@ -147,8 +146,8 @@ struct EncryptedTests {
 
     /// A clock a test moves by hand.
     final class TestClock: Sendable {
-        let date: Mutex<Date>
-        init(_ date: Date) { self.date = Mutex(date) }
+        let date: Locked<Date>
+        init(_ date: Date) { self.date = Locked(date) }
         func now() -> Date { date.withLock { $0 } }
         func set(_ new: Date) { date.withLock { $0 = new } }
     }

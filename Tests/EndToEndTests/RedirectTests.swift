@@ -68,7 +68,8 @@ struct RedirectTests {
                         let decoded = try await ffmpegDecode(playlist, extraArguments: ["-allowed_extensions", "ALL"])
                         #expect(decoded.status == 0, "ffmpeg: \(decoded.standardError)")
                     }
-                    return (snapshot, await origin.requests())
+                    let requests = await origin.requests()
+                    return (snapshot, requests)
                 }
             }
         }

@@ -42,29 +42,40 @@ public struct SizeEstimator: Sendable {
             let bitrate = rendition.type == .audio ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
             jobs.append((uri, bitrate))
         }
-        return await withTaskGroup(of: (String, Outcome).self) { group in
+        // Each child returns a named struct, and awaits before building it. A child that returns
+        // a tuple built around a `try await` — `(uri, try await estimate(…))` — is miscompiled
+        // by Swift 6.3's optimizer: the part written before the suspension is lost, and the
+        // release build crashed in `swift_taskGroup_wait_next_throwing` (swiftlang/swift#91911,
+        // reverted in #92155, so not fixed in the toolchain we build with).
+        return await withTaskGroup(of: Estimated.self) { group in
             var results: [String: Outcome] = [:]
-            var next = jobs.makeIterator()
-            var running = 0
-            func start(_ job: (uri: String, bitrate: Int)) {
+            var pending = jobs.makeIterator()
+            func startNext() {
+                guard let job = pending.next() else { return }
                 group.addTask {
+                    let outcome: Outcome
                     do throws(CarryonError) {
-                        return (job.uri, .success(try await estimate(job.uri, imports: main.variables, bitrate: job.bitrate)))
+                        let estimate = try await estimate(job.uri, imports: main.variables, bitrate: job.bitrate)
+                        outcome = .success(estimate)
                     } catch {
-                        return (job.uri, .failure(error))
+                        outcome = .failure(error)
                     }
+                    return Estimated(uri: job.uri, outcome: outcome)
                 }
             }
-            while running < concurrency, let job = next.next() {
-                start(job)
-                running += 1
-            }
-            while let (uri, outcome) = await group.next() {
-                results[uri] = outcome
-                if let job = next.next() { start(job) }
+            for _ in 0..<max(concurrency, 1) { startNext() }
+            while let estimated = await group.next() {
+                results[estimated.uri] = estimated.outcome
+                startNext()
             }
             return results
         }
+    }
+
+    /// What one child task of the multivariant estimate found.
+    private struct Estimated: Sendable {
+        var uri: String
+        var outcome: Outcome
     }
 
     /// The estimate for one media playlist, at `bitrate` bits per second where lengths are not

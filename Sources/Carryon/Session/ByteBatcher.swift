@@ -1,10 +1,8 @@
-import Synchronization
-
 /// Adds up the bytes a request writes and hands them on in batches of at least ``threshold``
 /// bytes, or at once when bytes are taken back (a restart), so that progress follows a fast
 /// transfer without a message per body chunk.
 final class ByteBatcher: Sendable {
-    private let pending = Mutex(0)
+    private let pending = Locked(0)
     let threshold: Int
 
     init(threshold: Int = 256 << 10) {

@@ -125,6 +125,14 @@ public actor DownloadSession {
         try await recoverCrashedTasks()
     }
 
+    deinit {
+        // A session released without `shutdown()` — a caller's early return or throw, or this
+        // initializer failing after the client was made — must not take the process down:
+        // AsyncHTTPClient traps when a client that is still running is released. Its
+        // asynchronous shutdown keeps the client alive until it has finished.
+        if !isShutDown { client.shutdown { _ in } }
+    }
+
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
     public func shutdown() async {
         guard !isShutDown else { return }
@@ -476,7 +484,10 @@ public actor DownloadSession {
         let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
         var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
         for key in keys {
-            obtained.append((key, try await cancellable { try await keyFetcher.key(key, assetID: id) }))
+            // Awaited before the tuple is built: see SizeEstimator for the miscompile that a
+            // tuple built around an `await` meets in release builds.
+            let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
+            obtained.append((key, response))
         }
         for (key, response) in obtained {
             try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,

@@ -1,4 +1,4 @@
-import Synchronization
+import Carryon
 
 /// A fault the conditioned origin put into a response on purpose.
 public enum LinkFault: String, Sendable, Hashable, Codable, CaseIterable {
@@ -34,13 +34,13 @@ final class FaultSchedule: Sendable {
     private let failRate: Double
     private let resetRate: Double
     private let truncateRate: Double
-    private let state: Mutex<(next: Int, generator: SplitMix64)>
+    private let state: Locked<(next: Int, generator: SplitMix64)>
 
     init(profile: LinkProfile) {
         failRate = profile.failRate
         resetRate = profile.resetRate
         truncateRate = profile.truncateRate
-        state = Mutex((0, SplitMix64(seed: profile.seed)))
+        state = Locked((0, SplitMix64(seed: profile.seed)))
     }
 
     /// The decision for the next request to arrive.

@@ -1,3 +1,4 @@
+import Carryon
 import Synchronization
 
 /// The origin's record of its requests, kept in memory for as long as the origin runs: the
@@ -18,7 +19,7 @@ final class RequestLog: Sendable {
         var waiters: [Waiter] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(capacity: Int = 100_000) {
         self.capacity = capacity

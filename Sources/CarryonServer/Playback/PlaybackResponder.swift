@@ -2,12 +2,11 @@ import Carryon
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// The `Host` header values a playback server accepts: its own loopback address and port,
 /// known once it listens.
 final class AllowedHosts: Sendable {
-    private let hosts = Mutex<Set<String>>([])
+    private let hosts = Locked<Set<String>>([])
 
     func set(port: Int) {
         hosts.withLock { $0 = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] }
@@ -22,7 +21,7 @@ final class AllowedHosts: Sendable {
 /// When each playback session began: a key that expires while a session plays keeps playing
 /// for that session.
 final class SessionStarts: Sendable {
-    private let starts = Mutex<[String: Date]>([:])
+    private let starts = Locked<[String: Date]>([:])
 
     /// The session's start, recording `now` for a session not seen before.
     func start(of session: String, now: Date) -> Date {
