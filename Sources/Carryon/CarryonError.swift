@@ -66,6 +66,9 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let keys = Code(rawValue: "keys")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
+        /// A stream names a location Carryon refuses to read: a `file:` URI in a stream fetched
+        /// over HTTP, another scheme, or a redirect away from http(s) (see ``LocationRule``).
+        public static let refusedLocation = Code(rawValue: "refused-location")
         /// A playlist could not be parsed; the cause is the `PlaylistError` of the `HLS` module.
         public static let playlist = Code(rawValue: "playlist")
     }

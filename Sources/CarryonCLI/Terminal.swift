@@ -125,6 +125,8 @@ func hint(for error: any Error, id: String? = nil) -> String {
         return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
     case .selection:
         return "`carryon inspect URL` lists the variants and renditions the stream offers."
+    case .refusedLocation:
+        return "A stream fetched over HTTP may lead only to http(s) resources; nothing was read from the refused one. A stream saved on disk may name local files."
     case .playlist:
         return "The playlist breaks the HLS specification at the line named: its publisher must fix it."
     default:

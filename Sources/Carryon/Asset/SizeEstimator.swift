@@ -33,15 +33,18 @@ public struct SizeEstimator: Sendable {
 
     /// Estimates for each variant and rendition, by the URI of its media playlist.
     public func estimate(_ main: MultivariantPlaylist) async -> [String: Outcome] {
-        var jobs: [(uri: String, bitrate: Int)] = []
+        var jobs: [(uri: String, bitrate: Int, namedBy: String)] = []
         for variant in main.variants where !jobs.contains(where: { $0.uri == variant.uri }) {
-            jobs.append((variant.uri, variant.averageBandwidth ?? variant.bandwidth))
+            jobs.append((variant.uri, variant.averageBandwidth ?? variant.bandwidth, "\(main.url), line \(variant.line)"))
         }
         for rendition in main.renditions {
             guard let uri = rendition.uri, !jobs.contains(where: { $0.uri == uri }) else { continue }
             let bitrate = rendition.type == .audio ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
-            jobs.append((uri, bitrate))
+            jobs.append((uri, bitrate, main.url))
         }
+        // What the playlist names is read under its stream's rule: no local file for a stream
+        // fetched over HTTP.
+        let estimator = SizeEstimator(fetcher: fetcher.forStream(main.url), concurrency: concurrency)
         // Each child returns a named struct, and awaits before building it. A child that returns
         // a tuple built around a `try await` — `(uri, try await estimate(…))` — is miscompiled
         // by Swift 6.3's optimizer: the part written before the suspension is lost, and the
@@ -55,7 +58,8 @@ public struct SizeEstimator: Sendable {
                 group.addTask {
                     let outcome: Outcome
                     do throws(CarryonError) {
-                        let estimate = try await estimate(job.uri, imports: main.variables, bitrate: job.bitrate)
+                        let estimate = try await estimator.estimate(job.uri, imports: main.variables, bitrate: job.bitrate,
+                                                                    namedBy: job.namedBy)
                         outcome = .success(estimate)
                     } catch {
                         outcome = .failure(error)
@@ -79,9 +83,11 @@ public struct SizeEstimator: Sendable {
     }
 
     /// The estimate for one media playlist, at `bitrate` bits per second where lengths are not
-    /// given.
-    public func estimate(_ uri: String, imports: [String: String]?, bitrate: Int?) async throws(CarryonError) -> SizeEstimate {
-        let fetched = try await fetcher.fetch(uri)
+    /// given. `namedBy` says where `uri` was written, for the error when the fetcher's rule
+    /// refuses it.
+    public func estimate(_ uri: String, imports: [String: String]?, bitrate: Int?,
+                         namedBy: String? = nil) async throws(CarryonError) -> SizeEstimate {
+        let fetched = try await fetcher.fetch(uri, namedBy: namedBy)
         let media: MediaPlaylist
         do {
             media = try MediaPlaylist(fetched.parsed.playlist, url: fetched.url, imports: imports)

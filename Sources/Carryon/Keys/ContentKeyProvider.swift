@@ -90,7 +90,7 @@ struct ContentKeyFetcher: Sendable {
             do {
                 response = ContentKeyResponse(key: try await fetcher.fetchBytes(key.uri).1)
             } catch {
-                if error.code == .cancelled { throw error }
+                if error.code == .cancelled || error.code == .refusedLocation { throw error }
                 throw CarryonError(.keys, "key \(key.id) (METHOD=\(key.method)) cannot be fetched, so nothing was downloaded: \(error.message)",
                                    cause: error)
             }

@@ -15,11 +15,14 @@ struct DownloadPlanner: Sendable {
     func plan(assetId: String, url: String, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
         let fetched = try await fetcher.fetch(url)
+        // Everything the stream names is read under its rule, whoever made this planner's fetcher.
+        let rule = LocationRule.stream(fetched.url)
+        let streamFetcher = fetcher.forStream(fetched.url)
         let playlist = fetched.parsed.playlist
         switch playlist.kind {
         case .media:
             let media = try resolveMedia(playlist, url: fetched.url, imports: nil, warnings: fetched.parsed.warnings)
-            try check(media)
+            try check(media, rule: rule)
             let bitrate = media.duration > 0 ? 1_000_000 : 1
             let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: fetched.url, fetched: fetched.bytes, playlist: playlist, media: media,
@@ -32,25 +35,29 @@ struct DownloadPlanner: Sendable {
             } catch {
                 throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
             }
+            // Every location the multivariant playlist names, refused before any is read.
+            for named in Self.locations(in: main, playlist: playlist) where named.isFetched {
+                try rule.check(named.uri, namedBy: "\(main.url), line \(named.line)")
+            }
             var selection = try MediaSelector(options: options).select(from: main, pinnedVariant: pinnedVariant)
             selection.additionalVariants = additionalVariants
             let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
                 .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
             let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth
             var inputs: [DownloadPlan.Input] = []
-            let videoFetched = try await fetcher.fetch(selection.variant.uri)
+            let videoFetched = try await streamFetcher.fetch(selection.variant.uri, namedBy: main.url)
             let video = try resolveMedia(videoFetched.parsed.playlist, url: videoFetched.url, imports: main.variables,
                                          warnings: videoFetched.parsed.warnings)
-            try check(video)
+            try check(video, rule: rule)
             inputs.append(.init(type: "VIDEO", name: selection.variant.resolution ?? "video", language: nil, channels: nil,
                                 isMain: true, uri: selection.variant.uri, fetched: videoFetched.bytes,
                                 playlist: videoFetched.parsed.playlist, media: video,
                                 estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate)))
             for variant in additionalVariants {
-                let fetchedVariant = try await fetcher.fetch(variant.uri)
+                let fetchedVariant = try await streamFetcher.fetch(variant.uri, namedBy: main.url)
                 let media = try resolveMedia(fetchedVariant.parsed.playlist, url: fetchedVariant.url, imports: main.variables,
                                              warnings: fetchedVariant.parsed.warnings)
-                try check(media)
+                try check(media, rule: rule)
                 let bitrate = variant.averageBandwidth ?? variant.bandwidth
                 inputs.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
                                     isMain: false, uri: variant.uri, fetched: fetchedVariant.bytes,
@@ -58,10 +65,10 @@ struct DownloadPlanner: Sendable {
                                     estimatedBitrate: max(bitrate / 2, bitrate - audioEstimate)))
             }
             for rendition in selection.renditions {
-                let fetchedRendition = try await fetcher.fetch(rendition.uri)
+                let fetchedRendition = try await streamFetcher.fetch(rendition.uri, namedBy: main.url)
                 let media = try resolveMedia(fetchedRendition.parsed.playlist, url: fetchedRendition.url, imports: main.variables,
                                              warnings: fetchedRendition.parsed.warnings)
-                try check(media)
+                try check(media, rule: rule)
                 let bitrate = rendition.type == "AUDIO" ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
                 inputs.append(.init(type: rendition.type, name: rendition.name, language: rendition.language,
                                     channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
@@ -89,21 +96,51 @@ struct DownloadPlanner: Sendable {
     /// Refuses live and encrypted playlists, and resource URIs with a scheme Carryon does not
     /// fetch, with a message that says why. A stream read over HTTP may only name http(s)
     /// resources: a remote playlist must not make Carryon read local files.
-    private func check(_ media: MediaPlaylist) throws(CarryonError) {
-        let local = URIReference.scheme(of: media.url) == "file"
+    private func check(_ media: MediaPlaylist, rule: LocationRule) throws(CarryonError) {
         for segment in media.segments where !segment.isGap {
+            // Keys of other schemes (data:, an app's own) are not fetched: ContentKeyFetcher
+            // decodes them or asks the app's provider.
             let keys = (segment.keys + (segment.initSection?.keys ?? [])).map { ($0.uri, $0.line) }
-                .filter { URIReference.scheme(of: $0.0) == "file" }
+                .filter { ["http", "https", "file"].contains(URIReference.scheme(of: $0.0)?.lowercased() ?? "") }
             for (uri, line) in [(segment.uri, segment.line)] + (segment.initSection.map { [($0.uri, $0.line)] } ?? []) + keys {
-                let scheme = URIReference.scheme(of: uri) ?? ""
-                let allowed = scheme == "http" || scheme == "https" || (scheme == "file" && local)
-                if !allowed {
-                    throw CarryonError(.unsupported, "\(media.url), line \(line): \(uri) uses the scheme \(scheme):, which Carryon does not fetch \(local ? "" : "from a playlist read over HTTP ")(nothing was downloaded)")
-                }
+                try rule.check(uri, namedBy: "\(media.url), line \(line)")
             }
         }
         if !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
         }
+    }
+
+    /// A location a multivariant playlist names, with the line that names it.
+    struct NamedLocation {
+        var uri: String
+        var line: Int
+        /// Whether Carryon would read it itself (keys of other schemes go to a provider).
+        var isFetched: Bool
+    }
+
+    /// Every location `main` names — variants, renditions, I-frame variants, session keys —
+    /// with its line. The resolver keeps renditions and session keys in the order of their
+    /// tags, so the n-th of each is the n-th such tag of `playlist`.
+    static func locations(in main: MultivariantPlaylist, playlist: Playlist) -> [NamedLocation] {
+        var mediaLines: [Int] = [], keyLines: [Int] = []
+        for (index, line) in playlist.lines.enumerated() {
+            switch line.content {
+            case .tag(.media): mediaLines.append(index + 1)
+            case .tag(.sessionKey): keyLines.append(index + 1)
+            default: break
+            }
+        }
+        var named = main.variants.map { NamedLocation(uri: $0.uri, line: $0.line, isFetched: true) }
+        named += main.iFrameVariants.filter { !$0.uri.isEmpty }.map { NamedLocation(uri: $0.uri, line: $0.line, isFetched: true) }
+        for (rendition, line) in zip(main.renditions, mediaLines) {
+            if let uri = rendition.uri { named.append(NamedLocation(uri: uri, line: line, isFetched: true)) }
+        }
+        for (key, line) in zip(main.sessionKeys, keyLines) where key.method != .none {
+            guard let uri = key.uri else { continue }
+            let scheme = URIReference.scheme(of: uri)?.lowercased() ?? ""
+            named.append(NamedLocation(uri: uri, line: line, isFetched: ["http", "https", "file"].contains(scheme)))
+        }
+        return named
     }
 }

@@ -454,11 +454,13 @@ public actor DownloadSession {
         if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
     }
 
-    /// The fetcher for an asset's playlists (and keys): its headers, the session's limits.
+    /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
+    /// only the locations its stream may lead to.
     private func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
         PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
                         maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
                         retry: configuration.retry)
+            .forStream(asset.url)
     }
 
     /// Creates an asset's bundle folder and takes its lock: this process works on it now.
@@ -670,7 +672,7 @@ public actor DownloadSession {
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
-                                      timeout: configuration.requestTimeout, logger: logger)
+                                      timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url))
         let perTask = configuration.maximumRequestsPerTask
         transfers[id] = (fetcher, bundle)
         defer { transfers[id] = nil }

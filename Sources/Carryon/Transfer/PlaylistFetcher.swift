@@ -27,6 +27,9 @@ public struct PlaylistFetcher: Sendable {
     public var timeout: Duration
     /// How failed requests (5xx, 429, resets, short bodies, timeouts) are retried.
     public var retry: RetryPolicy
+    /// Which locations this fetcher reads (``LocationRule/anyLocation`` by default: what a
+    /// person types). A fetcher for what a stream names is made with ``forStream(_:)``.
+    public var rule: LocationRule = .anyLocation
 
     /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
     /// accept playlists up to 64 MiB, give a request 30 seconds, and try a failed request up to 4
@@ -38,6 +41,14 @@ public struct PlaylistFetcher: Sendable {
         self.maximumPlaylistBytes = maximumPlaylistBytes
         self.timeout = timeout
         self.retry = retry
+    }
+
+    /// This fetcher, reading only what the stream at `streamURL` may lead to: http(s), and local
+    /// files only when the stream is one (see ``LocationRule``).
+    public func forStream(_ streamURL: String) -> PlaylistFetcher {
+        var fetcher = self
+        fetcher.rule = .stream(streamURL)
+        return fetcher
     }
 
     /// A playlist as read: where it came from (after redirects), its text parsed.
@@ -73,14 +84,19 @@ public struct PlaylistFetcher: Sendable {
 
     /// Fetches and parses the playlist at `location` (a URL or a local path).
     ///
+    /// - Parameters:
+    ///   - location: A URL or a local path.
+    ///   - namedBy: Where `location` was written (a playlist and line), for the error when
+    ///     ``rule`` refuses it.
     /// - Throws: ``CarryonError``: ``CarryonError/Code/http`` for a failed request or an error
     ///   status, ``CarryonError/Code/file`` for an unreadable file,
     ///   ``CarryonError/Code/tooLarge`` past ``maximumPlaylistBytes``, and
     ///   ``CarryonError/Code/playlist`` (with the `PlaylistError` (module `HLS`) as cause) for text that is not
-    ///   a playlist.
-    public func fetch(_ location: String) async throws(CarryonError) -> Fetched {
+    ///   a playlist; ``CarryonError/Code/refusedLocation`` for a location ``rule`` refuses, or a
+    ///   redirect away from http(s).
+    public func fetch(_ location: String, namedBy: String? = nil) async throws(CarryonError) -> Fetched {
         let url = try Self.absoluteURL(for: location)
-        let (finalURL, bytes) = try await fetchBytes(url)
+        let (finalURL, bytes) = try await fetchBytes(url, namedBy: namedBy)
         do {
             return Fetched(url: finalURL, bytes: bytes, parsed: try Playlist.parse(bytes: bytes))
         } catch {
@@ -89,9 +105,10 @@ public struct PlaylistFetcher: Sendable {
     }
 
     /// The bytes at `url` (http, https or file), with the same headers, retries and size limit as
-    /// playlists; returns the URL read after redirects.
-    func fetchBytes(_ url: String) async throws(CarryonError) -> (String, [UInt8]) {
-        if URIReference.scheme(of: url) == "file" {
+    /// playlists; returns the URL read after redirects. ``rule`` is checked first.
+    func fetchBytes(_ url: String, namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
+        try rule.check(url, namedBy: namedBy)
+        if URIReference.scheme(of: url)?.lowercased() == "file" {
             return (url, try readFile(url))
         }
         var attempt = 0
@@ -127,6 +144,9 @@ public struct PlaylistFetcher: Sendable {
                           retryable: !(error is CancellationError) && !Self.isPermanent(error))
         }
         let status = response.status.code
+        if let refused = Self.unfollowedRedirect(response, from: url) {
+            throw Failure(error: refused, retryable: false)
+        }
         guard (200..<300).contains(status) else {
             let retryable = status == 408 || status == 425 || status == 429 || status >= 500
             throw Failure(error: CarryonError(.http, "\(url): the server answered \(status) \(response.status.reasonPhrase)"),
@@ -177,6 +197,15 @@ public struct PlaylistFetcher: Sendable {
             throw CarryonError(.file, "\(path): the file cannot be read")
         }
         return [UInt8](data)
+    }
+
+    /// The error for a redirect the client did not follow: AsyncHTTPClient follows a redirect
+    /// from http(s) only to http(s), and hands back any other (to `file:`, a Unix socket…) as
+    /// the 3xx response itself.
+    static func unfollowedRedirect(_ response: HTTPClientResponse, from url: String) -> CarryonError? {
+        guard (300..<400).contains(response.status.code), response.status.code != 304,
+              let location = response.headers.first(name: "location") else { return nil }
+        return CarryonError(.refusedLocation, "\(url) redirects (\(response.status.code)) to \(location), which Carryon does not follow: a stream fetched over HTTP is redirected only to http or https; nothing was read from it")
     }
 
     /// Whether a failed request would fail again however often it is retried: a redirect chain

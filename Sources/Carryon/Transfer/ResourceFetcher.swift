@@ -16,6 +16,8 @@ struct ResourceFetcher: Sendable {
     /// How long a request may go without finishing.
     let timeout: Duration
     let logger: Logger
+    /// Which locations may be read: those the asset's stream may lead to.
+    let rule: LocationRule
 
     struct Validators: Sendable, Hashable {
         var etag: String?
@@ -55,7 +57,11 @@ struct ResourceFetcher: Sendable {
     ///     count when written bytes are discarded to restart).
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
                progress: @Sendable (Int) -> Void) async throws -> Result {
-        if URIReference.scheme(of: uri) == "file" {
+        // Checked at plan time with the playlist's line; again here, where every resource is
+        // read, so that nothing (an index written by an older release, a playback request)
+        // reaches a file a remote stream names.
+        try rule.check(uri, namedBy: nil)
+        if URIReference.scheme(of: uri)?.lowercased() == "file" {
             let copied = try await copyLocal(uri, range: range, into: partPath, progress: progress)
             return Result(bytes: copied,
                           validators: validators, attempts: 1, transferred: copied)
@@ -142,6 +148,9 @@ struct ResourceFetcher: Sendable {
         if let modified = response.headers.first(name: "last-modified") { validators.lastModified = modified }
         let retryAfter = RetryPolicy.retryAfter(response.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970)
 
+        if let refused = PlaylistFetcher.unfollowedRedirect(response, from: uri) {
+            throw AttemptError.fatal(refused)
+        }
         var writeOffset: Int
         var expectedBody: Int?
         switch status {

@@ -1,0 +1,133 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An origin written to misbehave, for the tests of what Carryon does against one: each path
+/// answers as its ``HostileOrigin/Answer`` says — a body, a redirect anywhere, and the cases of
+/// later tests (a stall, a trickle, an endless body) — and every request line is recorded.
+///
+/// Plain sockets on threads of its own, so that no framework tidies up what it sends: headers,
+/// lengths and pacing are exactly what the answer says. It listens on 127.0.0.1 on a port the
+/// system picks, one request per connection.
+public final class HostileOrigin: @unchecked Sendable {
+    /// How a path is answered.
+    public enum Answer: Sendable {
+        /// `status` with `headers` and `body`, with a matching Content-Length unless `headers`
+        /// gives one.
+        case body(status: Int = 200, headers: [(String, String)] = [], [UInt8])
+        /// A `302 Found` to `location`, whatever its scheme.
+        case redirect(String)
+    }
+
+    private var answers: [String: Answer]
+    private let lock = NSLock()
+    private var requested: [String] = []
+    private let listener: Int32
+    /// The port it listens on.
+    public let port: Int
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts listening; `answers` maps a request path (query included) to its answer, and any
+    /// other path is a 404 (until ``answer(_:with:)`` says otherwise).
+    public init(_ answers: [String: Answer] = [:]) throws {
+        self.answers = answers
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestSupportError("socket() failed") }
+        var yes: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && listen(socket, 64) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        guard bound else { close(socket); throw TestSupportError("the hostile origin cannot listen on 127.0.0.1") }
+        listener = socket
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = self.listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let connection = accept(listener, nil, nil)
+                if connection < 0 { return }   // closed by stop()
+                Thread.detachNewThread { self.serve(connection) }
+            }
+        }
+    }
+
+    /// Runs `body` with a running origin, and stops it after.
+    public static func withRunning<T>(_ answers: [String: Answer] = [:], _ body: (HostileOrigin) async throws -> T) async throws -> T {
+        let origin = try HostileOrigin(answers)
+        defer { origin.stop() }
+        return try await body(origin)
+    }
+
+    /// Stops accepting connections.
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// Answers `path` with `answer` from now on.
+    public func answer(_ path: String, with answer: Answer) {
+        lock.withLock { answers[path] = answer }
+    }
+
+    /// The paths requested so far, in order.
+    public var requests: [String] {
+        lock.withLock { requested }
+    }
+
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var head = [UInt8]()
+        var byte: UInt8 = 0
+        while !head.ends(with: [13, 10, 13, 10]), head.count < 16 << 10 {
+            guard recv(connection, &byte, 1, 0) == 1 else { return }
+            head.append(byte)
+        }
+        let requestLine = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+        let parts = requestLine.split(separator: " ")
+        let path = parts.count > 1 ? String(parts[1]) : "/"
+        let answer = lock.withLock {
+            requested.append(path)
+            return answers[path]
+        }
+        switch answer {
+        case .body(let status, let headers, let body)?:
+            var fields = headers
+            if !fields.contains(where: { $0.0.lowercased() == "content-length" }) {
+                fields.append(("Content-Length", "\(body.count)"))
+            }
+            send(connection, status: status, fields, body)
+        case .redirect(let location)?:
+            send(connection, status: 302, [("Location", location), ("Content-Length", "0")], [])
+        case nil:
+            send(connection, status: 404, [("Content-Length", "0")], [])
+        }
+    }
+
+    private func send(_ connection: Int32, status: Int, _ headers: [(String, String)], _ body: [UInt8]) {
+        var text = "HTTP/1.1 \(status) \(status == 200 ? "OK" : status == 302 ? "Found" : "Other")\r\nConnection: close\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n"
+        let bytes = Array(text.utf8) + body
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { return }
+            sent += written
+        }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}

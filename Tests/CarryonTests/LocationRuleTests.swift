@@ -1,0 +1,59 @@
+import AsyncHTTPClient
+import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// The one rule for where a stream may lead: http(s) always, `file:` only from a stream read
+/// from disk, nothing else; the error names the location and where it was written, and nothing
+/// of what it points at.
+@Suite("Where a stream may lead")
+struct LocationRuleTests {
+    @Test("a stream read over HTTP leads to http and https", arguments: ["http://a.example/v.m3u8", "HTTPS://a.example/s.ts"])
+    func remoteToRemote(location: String) throws {
+        try LocationRule.stream("https://origin.example/main.m3u8").check(location, namedBy: nil)
+    }
+
+    @Test("a stream read over HTTP does not lead to a local file, whatever the scheme's case",
+          arguments: ["file:///etc/passwd", "FILE:///etc/passwd", "File://localhost/etc/passwd"])
+    func remoteToFile(location: String) throws {
+        let error = #expect(throws: CarryonError.self) {
+            try LocationRule.stream("http://origin.example/main.m3u8").check(location, namedBy: "http://origin.example/main.m3u8, line 3")
+        }
+        #expect(error?.code == .refusedLocation)
+        #expect(error?.message.hasPrefix("http://origin.example/main.m3u8, line 3: \(location)") == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("nothing was read from it") == true)
+    }
+
+    @Test("no stream leads to another scheme", arguments: ["ftp://a.example/v.m3u8", "gopher://a.example/", "data:,x", "v.m3u8"])
+    func otherSchemes(location: String) throws {
+        for stream in ["http://origin.example/main.m3u8", "file:///srv/main.m3u8"] {
+            let error = #expect(throws: CarryonError.self) { try LocationRule.stream(stream).check(location, namedBy: nil) }
+            #expect(error?.code == .refusedLocation)
+            #expect(error?.message.contains("only http, https") == true, "\(error?.message ?? "")")
+        }
+    }
+
+    @Test("a stream read from disk may lead to local files and to http(s)")
+    func localStream() throws {
+        let rule = LocationRule.stream("file:///srv/media/main.m3u8")
+        try rule.check("file:///srv/media/v/index.m3u8", namedBy: nil)
+        try rule.check("https://cdn.example/s.ts", namedBy: nil)
+    }
+
+    @Test("a fetcher made for a remote stream refuses a local file before reading it")
+    func fetcherRefusesBeforeReading() async throws {
+        try await withTemporaryDirectory { folder in
+            let file = try folder.write("#EXTM3U\n#SECRET\n", to: "secret.m3u8")
+            let fetcher = PlaylistFetcher(client: HTTPClient.shared).forStream("http://origin.example/main.m3u8")
+            let error = await #expect(throws: CarryonError.self) {
+                try await fetcher.fetch(file.absoluteString, namedBy: "http://origin.example/main.m3u8, line 2")
+            }
+            #expect(error?.code == .refusedLocation)
+            #expect(error?.message.contains("SECRET") == false)
+            // The same fetcher for a stream read from disk reads it.
+            let local = try await fetcher.forStream(folder.appendingPathComponent("main.m3u8").absoluteString).fetch(file.absoluteString)
+            #expect(local.bytes.count == 16)
+        }
+    }
+}
