@@ -66,6 +66,9 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let keys = Code(rawValue: "keys")
         /// The options select nothing the stream offers.
         public static let selection = Code(rawValue: "selection")
+        /// A server stopped sending, or sent too slowly, for every attempt (see
+        /// ``DownloadSession/Configuration/stallTimeout``); a download is suspended, its bytes kept.
+        public static let stalled = Code(rawValue: "stalled")
         /// A stream names a location Carryon refuses to read: a `file:` URI in a stream fetched
         /// over HTTP, another scheme, or a redirect away from http(s) (see ``LocationRule``).
         public static let refusedLocation = Code(rawValue: "refused-location")

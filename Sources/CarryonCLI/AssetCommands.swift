@@ -160,6 +160,8 @@ struct Add: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    @OptionGroup var transfer: TransferOptions
+
     func validate() throws {
         guard audio != nil || subtitles != nil || !variant.isEmpty else {
             throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
@@ -172,7 +174,9 @@ struct Add: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session = try await openSession(try library.open())
+        var configuration = DownloadSession.Configuration()
+        transfer.configure(&configuration)
+        let session = try await openSession(try library.open(), configuration)
         let task: DownloadTask
         do {
             task = try await session.task(id: id)
@@ -211,8 +215,12 @@ struct Resume: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    @OptionGroup var transfer: TransferOptions
+
     func run() async throws {
-        let session = try await openSession(try library.open())
+        var configuration = DownloadSession.Configuration()
+        transfer.configure(&configuration)
+        let session = try await openSession(try library.open(), configuration)
         var tasks: [DownloadTask] = []
         do {
             if let id {

@@ -39,6 +39,8 @@ struct Download: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
+    @OptionGroup var transfer: TransferOptions
+
     @Flag(inversion: .prefixedNo, help: "Whether the content keys of an encrypted stream are obtained before any media (they are by default); without, `carryon keys fetch ID` gets them later.")
     var prefetchKeys = true
 
@@ -55,6 +57,7 @@ struct Download: AsyncParsableCommand {
         }
         configuration.keyLifetime = keyLifetime.lifetime
         configuration.prefetchKeys = prefetchKeys
+        transfer.configure(&configuration)
         let session = try await openSession(library, configuration)
         let task: DownloadTask
         do {

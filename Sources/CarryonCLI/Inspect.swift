@@ -38,6 +38,8 @@ struct Inspect: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' (repeatable).", valueName: "header"))
     var headers: [String] = []
 
+    @OptionGroup var transfer: TransferOptions
+
     func validate() throws {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("--header must look like 'Name: value', not '\(header)'")
@@ -45,7 +47,7 @@ struct Inspect: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let inspector = Inspector(headers: headers.compactMap(parseHeader))
+        let inspector = Inspector(headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
         let inspection: Inspector.Inspection
         do {
             inspection = try await inspector.inspect(location)

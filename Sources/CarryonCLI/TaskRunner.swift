@@ -62,10 +62,14 @@ struct TaskRunner {
         for task in tasks {
             let snapshot = try? await task.snapshot()
             let state = states[task.id] ?? .failed
+            // Suspended by the session, not by Ctrl-C: the server stalled on every try.
+            let stalled = state == .suspended && !interrupted.isSet && snapshot?.error != nil
             if state == .failed {
                 // On stderr with --json too: stdout stays JSON, people still see why.
                 let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
                 printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
+            } else if stalled, let message = snapshot?.error {
+                printError("\(task.id): suspended: \(message)", hint: hint(for: CarryonError(.stalled, message), id: task.id))
             }
             if json {
                 try printJSONLine(EventLine(event: "done", id: task.id, state: state.rawValue, bytesDone: snapshot?.progress.bytesDone,
@@ -74,7 +78,7 @@ struct TaskRunner {
             } else if printID {
                 print(task.id)
             }
-            if state == .failed || state == .cancelled { failed = true }
+            if state == .failed || state == .cancelled || stalled { failed = true }
         }
         await session.shutdown()
         if interrupted.isSet {

@@ -125,6 +125,9 @@ func hint(for error: any Error, id: String? = nil) -> String {
         return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
     case .selection:
         return "`carryon inspect URL` lists the variants and renditions the stream offers."
+    case .stalled:
+        return id.map { "The server stopped sending; what arrived is kept. `carryon resume \($0)` continues once it answers again (--stall-timeout waits longer)." }
+            ?? "The server stopped sending: try again later, or give it longer with --stall-timeout."
     case .refusedLocation:
         return "A stream fetched over HTTP may lead only to http(s) resources; nothing was read from the refused one. A stream saved on disk may name local files."
     case .playlist:

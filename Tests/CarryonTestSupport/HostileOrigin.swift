@@ -18,11 +18,19 @@ public final class HostileOrigin: @unchecked Sendable {
         case body(status: Int = 200, headers: [(String, String)] = [], [UInt8])
         /// A `302 Found` to `location`, whatever its scheme.
         case redirect(String)
+        /// Headers announcing `length` bytes, the bytes `sent`, then nothing more — until the
+        /// client goes, or a minute has passed.
+        case stall(sent: [UInt8], length: Int)
+        /// `body`, announced whole, one byte every `interval`.
+        case trickle([UInt8], every: Duration)
+        /// The request read, and never an answer — until the client goes, or a minute has passed.
+        case silent
     }
 
     private var answers: [String: Answer]
     private let lock = NSLock()
     private var requested: [String] = []
+    private var heads: [String] = []
     private let listener: Int32
     /// The port it listens on.
     public let port: Int
@@ -83,6 +91,11 @@ public final class HostileOrigin: @unchecked Sendable {
         lock.withLock { requested }
     }
 
+    /// The requests' heads (request line and headers) so far, in order.
+    public var requestHeads: [String] {
+        lock.withLock { heads }
+    }
+
     private func serve(_ connection: Int32) {
         defer { close(connection) }
         var head = [UInt8]()
@@ -91,14 +104,20 @@ public final class HostileOrigin: @unchecked Sendable {
             guard recv(connection, &byte, 1, 0) == 1 else { return }
             head.append(byte)
         }
-        let requestLine = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+        let headText = String(decoding: head, as: UTF8.self)
+        let requestLine = headText.split(separator: "\r\n").first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
         let answer = lock.withLock {
             requested.append(path)
+            heads.append(headText)
             return answers[path]
         }
         switch answer {
+        case .body(200, let headers, let body)? where Self.rangeStart(headText).map({ $0 < body.count }) == true:
+            let start = Self.rangeStart(headText)!
+            send(connection, status: 206, headers + [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)"),
+                                                     ("Content-Length", "\(body.count - start)")], Array(body[start...]))
         case .body(let status, let headers, let body)?:
             var fields = headers
             if !fields.contains(where: { $0.0.lowercased() == "content-length" }) {
@@ -107,9 +126,37 @@ public final class HostileOrigin: @unchecked Sendable {
             send(connection, status: status, fields, body)
         case .redirect(let location)?:
             send(connection, status: 302, [("Location", location), ("Content-Length", "0")], [])
+        case .stall(let sent, let length)?:
+            send(connection, status: 200, [("Content-Length", "\(length)")], sent)
+            waitForClientToGo(connection)
+        case .trickle(let body, let interval)?:
+            send(connection, status: 200, [("Content-Length", "\(body.count)")], [])
+            for byte in body {
+                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                guard Glibc.send(connection, [byte], 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
+            }
+        case .silent?:
+            waitForClientToGo(connection)
         case nil:
             send(connection, status: 404, [("Content-Length", "0")], [])
         }
+    }
+
+    /// Holds the connection open without sending, until the client closes it or a minute passes.
+    private func waitForClientToGo(_ connection: Int32) {
+        var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
+        var byte: UInt8 = 0
+        for _ in 0..<60 {
+            if poll(&descriptor, 1, 1000) > 0, recv(connection, &byte, 1, 0) <= 0 { return }
+        }
+    }
+
+    /// The first byte of a `Range: bytes=N-` header, if the request has one.
+    private static func rangeStart(_ head: String) -> Int? {
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("range: bytes=") {
+            return Int(line.dropFirst("range: bytes=".count).prefix { $0.isNumber })
+        }
+        return nil
     }
 
     private func send(_ connection: Int32, status: Int, _ headers: [(String, String)], _ body: [UInt8]) {

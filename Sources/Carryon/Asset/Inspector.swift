@@ -14,9 +14,10 @@ public struct Inspector: Sendable {
     /// How playlists are fetched.
     public var fetcher: PlaylistFetcher
 
-    /// An inspector using AsyncHTTPClient's shared client.
-    public init(headers: [(String, String)] = []) {
-        self.fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, headers: headers)
+    /// An inspector using a process-wide client, sending `headers` with every request and
+    /// ending a request that stalls for `stallTimeout` (see ``PlaylistFetcher/stallTimeout``).
+    public init(headers: [(String, String)] = [], stallTimeout: Duration = .seconds(30)) {
+        self.fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, headers: headers, stallTimeout: stallTimeout)
     }
 
     /// An inspector that reads playlists with `fetcher`: its client, headers, size limit and

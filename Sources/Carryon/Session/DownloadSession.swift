@@ -51,6 +51,11 @@ public actor DownloadSession {
         public var keyLifetime = KeyLifetime()
         /// The app's own master key for the key store; by default the library's.
         public var masterKey: MasterKey?
+        /// How long a request may receive nothing, or less than 1 KB/s on average, before it is
+        /// a failed attempt (30 s by default, as aria2c's and yt-dlp's timeouts). It is retried
+        /// like any other; when every attempt stalls the task is suspended with a message that
+        /// names the resource, and ``DownloadTask/resume()`` continues from the bytes on disk.
+        public var stallTimeout: Duration = .seconds(30)
         /// Whether a new task obtains its content keys before any media (the default: a key
         /// that cannot be had fails the task at once), or leaves them for
         /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as
@@ -364,18 +369,28 @@ public actor DownloadSession {
             break
         case .failure(let error):
             if machine.state == .running {
-                _ = machine.fail()
+                // A stall is the server's fault, not the download's: suspended with what arrived
+                // kept, for `resume` once it answers again. Anything else fails the task.
+                let stalled = error.code == .stalled
+                _ = stalled ? machine.suspend() : machine.fail()
                 lastErrors[id] = error.message
                 machines[id] = machine
-                AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: (try? await read { db in
-                    try String.fetchOne(db, sql: "SELECT url FROM asset WHERE id = ?", arguments: [id])
-                }) ?? id, errorDomain: "carryon", errorCode: error.code.rawValue, comment: error.message), for: id)
+                await logError(error, for: id)
                 try? await setState(id, machine, error: error.message)
-                emit(.failed(taskID: id, error: error))
+                if !stalled { emit(.failed(taskID: id, error: error)) }
             }
         }
         notifyFinished(id, machines[id]?.state ?? machine.state)
         schedule()
+    }
+
+    /// Writes a task's failure to its error log.
+    private func logError(_ error: CarryonError, for id: String) async {
+        let url = (try? await read { db in
+            try String.fetchOne(db, sql: "SELECT url FROM asset WHERE id = ?", arguments: [id])
+        }) ?? nil
+        AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: url ?? id, errorDomain: "carryon",
+                                                errorCode: error.code.rawValue, comment: error.message), for: id)
     }
 
     // MARK: Downloading
@@ -459,7 +474,7 @@ public actor DownloadSession {
     private func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
         PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
                         maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                        retry: configuration.retry)
+                        retry: configuration.retry, stallTimeout: configuration.stallTimeout)
             .forStream(asset.url)
     }
 
@@ -672,7 +687,8 @@ public actor DownloadSession {
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
-                                      timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url))
+                                      timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
+                                      stallTimeout: configuration.stallTimeout)
         let perTask = configuration.maximumRequestsPerTask
         transfers[id] = (fetcher, bundle)
         defer { transfers[id] = nil }

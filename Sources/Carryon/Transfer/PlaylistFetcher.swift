@@ -27,16 +27,22 @@ public struct PlaylistFetcher: Sendable {
     public var timeout: Duration
     /// How failed requests (5xx, 429, resets, short bodies, timeouts) are retried.
     public var retry: RetryPolicy
+    /// How long a request may receive nothing, or less than 1 KB/s on average, before it is a
+    /// failed attempt (30 s by default); when every attempt stalls the error's code is
+    /// ``CarryonError/Code/stalled``.
+    public var stallTimeout: Duration
     /// Which locations this fetcher reads (``LocationRule/anyLocation`` by default: what a
     /// person types). A fetcher for what a stream names is made with ``forStream(_:)``.
     public var rule: LocationRule = .anyLocation
 
     /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
-    /// accept playlists up to 64 MiB, give a request 30 seconds, and try a failed request up to 4
-    /// times in all.
+    /// accept playlists up to 64 MiB, give a request 30 seconds, try a failed request up to 4
+    /// times in all, and end a request that stalls for 30 seconds.
     public init(client: HTTPClient, headers: [(String, String)] = [], maximumPlaylistBytes: Int = 64 << 20,
-                timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4)) {
+                timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4),
+                stallTimeout: Duration = .seconds(30)) {
         self.client = client
+        self.stallTimeout = stallTimeout
         self.headers = headers
         self.maximumPlaylistBytes = maximumPlaylistBytes
         self.timeout = timeout
@@ -116,7 +122,8 @@ public struct PlaylistFetcher: Sendable {
             attempt += 1
             let failure: Failure
             do throws(Failure) {
-                return try await requestBytes(url)
+                let body = try await watchedRequest(url)
+                return (body.url, body.bytes)
             } catch {
                 failure = error
             }
@@ -133,7 +140,26 @@ public struct PlaylistFetcher: Sendable {
         var retryAfter: Duration?
     }
 
-    private func requestBytes(_ url: String) async throws(Failure) -> (String, [UInt8]) {
+    /// A playlist's bytes as received, and the URL they came from after redirects.
+    private struct Body: Sendable {
+        var url: String
+        var bytes: [UInt8]
+    }
+
+    /// One request, ended as a stalled attempt when the server stops sending (``stallTimeout``).
+    private func watchedRequest(_ url: String) async throws(Failure) -> Body {
+        do {
+            return try await withStallDetection(stallTimeout) { meter in try await self.requestBytes(url, meter: meter) }
+        } catch let failure as Failure {
+            throw failure
+        } catch let stall as StallError {
+            throw Failure(error: CarryonError(.stalled, "\(url): \(stall)"), retryable: true)
+        } catch {
+            throw Failure(error: CarryonError(.cancelled, "stopped"), retryable: false)
+        }
+    }
+
+    private func requestBytes(_ url: String, meter: StallMeter) async throws(Failure) -> Body {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response: HTTPClientResponse
@@ -158,18 +184,24 @@ public struct PlaylistFetcher: Sendable {
                           retryable: false)
         }
         do {
-            var buffer = try await response.body.collect(upTo: maximumPlaylistBytes)
+            var buffer = ByteBuffer()
+            for try await chunk in response.body {
+                meter.received(chunk.readableBytes)
+                guard buffer.readableBytes + chunk.readableBytes <= maximumPlaylistBytes else {
+                    throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes"),
+                                  retryable: false)
+                }
+                var chunk = chunk
+                buffer.writeBuffer(&chunk)
+            }
             if let length = response.headers.first(name: "content-length").flatMap(Int.init), buffer.readableBytes != length {
                 throw Failure(error: CarryonError(.http, "\(url): the body ended after \(buffer.readableBytes) of \(length) bytes"),
                               retryable: true)
             }
             let finalURL = response.history.last?.request.url ?? url
-            return (finalURL, buffer.readBytes(length: buffer.readableBytes) ?? [])
+            return Body(url: finalURL, bytes: buffer.readBytes(length: buffer.readableBytes) ?? [])
         } catch let failure as Failure {
             throw failure
-        } catch is NIOTooManyBytesError {
-            throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes"),
-                          retryable: false)
         } catch {
             throw Failure(error: CarryonError(.http, "\(url): reading the response failed: \(Self.describe(error))", cause: error),
                           retryable: true)

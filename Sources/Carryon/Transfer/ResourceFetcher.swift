@@ -18,6 +18,9 @@ struct ResourceFetcher: Sendable {
     let logger: Logger
     /// Which locations may be read: those the asset's stream may lead to.
     let rule: LocationRule
+    /// How long a request may receive nothing, or less than 1 KB/s on average, before it is a
+    /// failed attempt (see ``StallWatch``).
+    let stallTimeout: Duration
 
     struct Validators: Sendable, Hashable {
         var etag: String?
@@ -42,6 +45,14 @@ struct ResourceFetcher: Sendable {
         var transferred: Int = 0
     }
 
+    /// What one successful request gave: the complete length, the response's status and the
+    /// body bytes it carried.
+    private struct Attempt: Sendable {
+        var total: Int
+        var status: Int?
+        var received: Int
+    }
+
     /// A reason to try again, or to give up.
     private enum AttemptError: Error {
         case retry(String, retryAfter: Duration?)
@@ -56,7 +67,7 @@ struct ResourceFetcher: Sendable {
     ///   - progress: Called with each chunk's byte count as it is written (and with a negative
     ///     count when written bytes are discarded to restart).
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
-               progress: @Sendable (Int) -> Void) async throws -> Result {
+               progress: @escaping @Sendable (Int) -> Void) async throws -> Result {
         // Checked at plan time with the playlist's line; again here, where every resource is
         // read, so that nothing (an index written by an older release, a playback request)
         // reaches a file a remote stream names.
@@ -66,16 +77,31 @@ struct ResourceFetcher: Sendable {
             return Result(bytes: copied,
                           validators: validators, attempts: 1, transferred: copied)
         }
-        var validators = validators
+        // Kept across attempts, also from an attempt that fails after its response's head: the
+        // next one resumes with If-Range on them.
+        let validators = Locked(validators)
         var attempt = 0
         var lastCause = ""
         while true {
             attempt += 1
             try Task.checkCancellation()
             do {
-                let outcome = try await attemptFetch(uri, range: range, into: partPath, validators: &validators, progress: progress)
-                return Result(bytes: outcome.total, validators: validators, attempts: attempt, status: outcome.status,
-                              transferred: outcome.received)
+                let outcome = try await withStallDetection(stallTimeout) { meter in
+                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators) { bytes in
+                        meter.received(bytes)
+                        progress(bytes)
+                    }
+                }
+                return Result(bytes: outcome.total, validators: validators.withLock { $0 }, attempts: attempt,
+                              status: outcome.status, transferred: outcome.received)
+            } catch let stall as StallError {
+                lastCause = stall.description
+                guard attempt < retry.maximumAttempts else {
+                    throw CarryonError(.stalled, "\(uri): \(stall) (\(attempt) attempts); what arrived is kept for `resume`")
+                }
+                let delay = retry.delay(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
+                logger.debug("retrying", metadata: ["uri": "\(uri)", "attempt": "\(attempt)", "cause": "\(stall)", "delay": "\(delay)"])
+                try await Task.sleep(for: delay)
             } catch let error as AttemptError {
                 switch error {
                 case .fatal(let error):
@@ -113,8 +139,8 @@ struct ResourceFetcher: Sendable {
 
     /// One request. Returns the complete length on success, the response's status and the body
     /// bytes it carried.
-    private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: inout Validators,
-                              progress: @Sendable (Int) -> Void) async throws -> (total: Int, status: Int?, received: Int) {
+    private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
+                              progress: @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -124,7 +150,7 @@ struct ResourceFetcher: Sendable {
             progress(-existing)
             existing = 0
         }
-        if let expectedTotal, existing == expectedTotal { return (existing, nil, 0) }
+        if let expectedTotal, existing == expectedTotal { return Attempt(total: existing, status: nil, received: 0) }
 
         var request = HTTPClientRequest(url: uri)
         for header in headers { request.headers.add(name: header.name, value: header.value) }
@@ -138,14 +164,16 @@ struct ResourceFetcher: Sendable {
         } else {
             requestedStart = nil
         }
-        if existing > 0, let ifRange = validators.ifRange {
+        if existing > 0, let ifRange = validators.withLock({ $0.ifRange }) {
             request.headers.replaceOrAdd(name: "If-Range", value: ifRange)
         }
 
         let response = try await client.execute(request, timeout: .init(timeout))
         let status = response.status.code
-        if let etag = response.headers.first(name: "etag") { validators.etag = etag }
-        if let modified = response.headers.first(name: "last-modified") { validators.lastModified = modified }
+        validators.withLock { validators in
+            if let etag = response.headers.first(name: "etag") { validators.etag = etag }
+            if let modified = response.headers.first(name: "last-modified") { validators.lastModified = modified }
+        }
         let retryAfter = RetryPolicy.retryAfter(response.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970)
 
         if let refused = PlaylistFetcher.unfollowedRedirect(response, from: uri) {
@@ -183,7 +211,7 @@ struct ResourceFetcher: Sendable {
             // Perhaps everything was already written.
             if let contentRange = response.headers.first(name: "content-range"),
                let total = contentRange.split(separator: "/").last.flatMap({ Int($0) }), total == existing {
-                return (existing, Int(status), 0)
+                return Attempt(total: existing, status: Int(status), received: 0)
             }
             try await truncate(path)
             progress(-existing)
@@ -218,7 +246,7 @@ struct ResourceFetcher: Sendable {
         if let expectedTotal, total != expectedTotal {
             throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
         }
-        return (total, Int(status), received)
+        return Attempt(total: total, status: Int(status), received: received)
     }
 
     /// Copies a local file (or a range of it) into the partial file: for streams read from disk.

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Decides when a transfer has stalled: nothing received for ``timeout``, or fewer than
+/// ``minimumBytesPerSecond`` on average over a whole ``timeout`` — curl's `--speed-limit` and
+/// `--speed-time`, aria2c's `--lowest-speed-limit`. Time is passed in, so the decision is tested
+/// without waiting; ``withStallDetection(_:_:)`` runs it against the clock.
+struct StallWatch: Sendable {
+    /// How long a transfer may receive nothing, and the window the average rate is taken over.
+    let timeout: Duration
+    /// The slowest average rate accepted over a window.
+    let minimumBytesPerSecond: Int
+    private var windowStart: ContinuousClock.Instant
+    private var bytesInWindow = 0
+    private var lastReceived: ContinuousClock.Instant
+
+    /// Why a transfer was ended.
+    enum Stall: Sendable, Equatable, CustomStringConvertible {
+        /// Nothing arrived for the whole timeout.
+        case silent(Duration)
+        /// Only this many bytes arrived over this long.
+        case slow(bytes: Int, over: Duration)
+
+        var description: String {
+            switch self {
+            case .silent(let duration): "stalled: nothing arrived for \(seconds(duration))"
+            case .slow(let bytes, let over): "stalled: \(bytes) bytes in \(seconds(over)), slower than 1 KB/s"
+            }
+        }
+
+        private func seconds(_ duration: Duration) -> String {
+            let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+            return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+        }
+    }
+
+    init(timeout: Duration, minimumBytesPerSecond: Int = 1024, now: ContinuousClock.Instant) {
+        self.timeout = timeout
+        self.minimumBytesPerSecond = minimumBytesPerSecond
+        windowStart = now
+        lastReceived = now
+    }
+
+    /// Records `bytes` received at `now` (bytes taken back, a negative count, are not progress).
+    mutating func received(_ bytes: Int, at now: ContinuousClock.Instant) {
+        guard bytes > 0 else { return }
+        bytesInWindow += bytes
+        lastReceived = now
+    }
+
+    /// The stall at `now`, if the transfer has stalled; otherwise starts a new window when the
+    /// current one is over.
+    mutating func check(at now: ContinuousClock.Instant) -> Stall? {
+        if now - lastReceived >= timeout { return .silent(timeout) }
+        let elapsed = now - windowStart
+        guard elapsed >= timeout else { return nil }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        if Double(bytesInWindow) < Double(minimumBytesPerSecond) * seconds {
+            return .slow(bytes: bytesInWindow, over: elapsed)
+        }
+        windowStart = now
+        bytesInWindow = 0
+        return nil
+    }
+}
+
+/// A stalled transfer, ended by ``withStallDetection(_:_:)``.
+struct StallError: Error, Sendable, CustomStringConvertible {
+    var stall: StallWatch.Stall
+    var description: String { stall.description }
+}
+
+/// What a transfer reports its progress to while ``withStallDetection(_:_:)`` watches it.
+final class StallMeter: Sendable {
+    private let watch: Locked<StallWatch>
+    private let clock = ContinuousClock()
+
+    fileprivate init(timeout: Duration) {
+        watch = Locked(StallWatch(timeout: timeout, now: ContinuousClock().now))
+    }
+
+    /// Records bytes received now.
+    func received(_ bytes: Int) {
+        let now = clock.now
+        watch.withLock { $0.received(bytes, at: now) }
+    }
+
+    fileprivate func check() -> StallWatch.Stall? {
+        let now = clock.now
+        return watch.withLock { $0.check(at: now) }
+    }
+}
+
+/// Runs `body` — a request and its body — and ends it with a ``StallError`` when it stalls (see
+/// ``StallWatch``): `body` reports what it receives to the meter it is given. The waiting for
+/// the response's head counts too, so a server that accepts and never answers is a stall.
+func withStallDetection<T: Sendable>(_ timeout: Duration,
+                                     _ body: @escaping @Sendable (StallMeter) async throws -> T) async throws -> T {
+    let meter = StallMeter(timeout: timeout)
+    // Checked a few times per timeout: a stall is reported within a quarter of it (at most 1 s).
+    let interval = min(timeout / 4, .seconds(1))
+    return try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body(meter) }
+        group.addTask {
+            while true {
+                try await Task.sleep(for: interval)
+                if let stall = meter.check() { throw StallError(stall: stall) }
+            }
+        }
+        defer { group.cancelAll() }
+        // The first child to finish: the body's result, or the watcher's stall.
+        guard let first = try await group.next(), let result = first else {
+            throw CancellationError()
+        }
+        return result
+    }
+}

@@ -1,0 +1,88 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// A server that stops sending, or sends too slowly, ends an attempt within the stall timeout;
+/// when every attempt stalls the download is suspended with the resource and the stall named,
+/// and resuming continues from the bytes on disk.
+@Suite("Stalled transfers")
+struct StallTests {
+    let start = ContinuousClock().now
+
+    @Test("nothing received for the timeout is a silent stall")
+    func silent() {
+        var watch = StallWatch(timeout: .seconds(30), now: start)
+        watch.received(40_000, at: start + .seconds(1))
+        #expect(watch.check(at: start + .seconds(30)) == nil)
+        #expect(watch.check(at: start + .seconds(31)) == .silent(.seconds(30)))
+    }
+
+    @Test("fewer than 1 KB/s on average over a whole window is a slow stall, however regular")
+    func slow() {
+        var watch = StallWatch(timeout: .seconds(30), now: start)
+        for second in 1...30 { watch.received(100, at: start + .seconds(second)) }
+        #expect(watch.check(at: start + .seconds(30)) == .slow(bytes: 3000, over: .seconds(30)))
+    }
+
+    @Test("a steady transfer never stalls, window after window, and bytes taken back are not progress")
+    func steady() {
+        var watch = StallWatch(timeout: .seconds(2), now: start)
+        for tenth in 1...100 {
+            let now = start + .milliseconds(tenth * 100)
+            watch.received(tenth == 50 ? -10_000 : 200, at: now)
+            #expect(watch.check(at: now) == nil, "at \(tenth * 100) ms")
+        }
+        #expect(StallWatch.Stall.silent(.milliseconds(2500)).description == "stalled: nothing arrived for 2.5 s")
+    }
+
+    static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    @Test("a segment that stops part-way suspends the download; resume continues with a Range from the bytes on disk")
+    func suspendAndResume() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning { origin in
+                origin.answer("/media.m3u8", with: .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns1.ts\n#EXTINF:4,\ns2.ts\n#EXT-X-ENDLIST\n".utf8)))
+                origin.answer("/s1.ts", with: .body(Self.body))
+                origin.answer("/s2.ts", with: .stall(sent: Array(Self.body.prefix(1000)), length: Self.body.count))
+                var configuration = DownloadSession.Configuration(retry: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10)))
+                configuration.stallTimeout = .seconds(1)
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library, configuration: configuration)
+                let task = try await session.makeTask(url: origin.baseURL + "/media.m3u8")
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .suspended)
+                let stalled = try await task.snapshot()
+                let message = try #require(stalled.error)
+                #expect(message.contains("/s2.ts") && message.contains("stalled: "), "\(message)")
+                #expect(origin.requests.filter { $0 == "/s2.ts" }.count == 2, "one retry, then suspended: \(origin.requests)")
+
+                origin.answer("/s2.ts", with: .body(Self.body))
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .completed)
+                let lastHead = try #require(origin.requestHeads.last { $0.hasPrefix("GET /s2.ts ") })
+                #expect(lastHead.lowercased().contains("range: bytes=1000-"), "\(lastHead)")
+                let bundle = URL(fileURLWithPath: try await task.snapshot().bundlePath)
+                let files = try FileManager.default.subpathsOfDirectory(atPath: bundle.path)
+                let segments = try files.filter { $0.hasSuffix(".ts") }.map { try Data(contentsOf: bundle.appendingPathComponent($0)) }
+                #expect(segments.count == 2 && segments.allSatisfy { [UInt8]($0) == Self.body }, "both segments whole")
+                await session.shutdown()
+            }
+        }
+    }
+
+    @Test("a playlist that never answers, or trickles, fails the fetch as stalled within the bound")
+    func playlistStalls() async throws {
+        try await HostileOrigin.withRunning { origin in
+            origin.answer("/silent.m3u8", with: .silent)
+            origin.answer("/trickle.m3u8", with: .trickle([UInt8](repeating: 0x23, count: 400), every: .milliseconds(100)))
+            let fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, retry: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10)),
+                                          stallTimeout: .seconds(1))
+            for (path, stall) in [("/silent.m3u8", "nothing arrived"), ("/trickle.m3u8", "slower than 1 KB/s")] {
+                let error = await #expect(throws: CarryonError.self) { try await fetcher.fetch(origin.baseURL + path) }
+                #expect(error?.code == .stalled)
+                #expect(error?.message.contains(path) == true && error?.message.contains(stall) == true, "\(error?.message ?? "")")
+            }
+        }
+    }
+}
