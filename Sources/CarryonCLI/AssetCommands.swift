@@ -83,7 +83,7 @@ struct Show: AsyncParsableCommand {
             print("State       \(Terminal.paint(asset.state))\(asset.error.map { " — \($0)" } ?? "")")
             print("URL         \(asset.url)")
             let progress = asset.progress
-            print("Progress    \(Int(progress.fraction * 100))%  \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
+            print("Progress    \(Int(progress.fraction * 100))%  \(formatProgressBytes(progress))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
             print("On disk     \(formatBytes(asset.bytesOnDisk))")
             var renditions = TextTable([])
             for (key, bytes) in asset.bytesByRendition.sorted(by: { $0.key < $1.key }) where !key.contains(".") && key != "origin" {

@@ -55,6 +55,16 @@ func printJSONLine<T: Encodable>(_ value: T) throws {
     fflush(nil)
 }
 
+/// Bytes done of bytes expected, as the progress lines show them: "12.0 MB of ~56.1 MB"; once
+/// a resource has passed its estimate, "56.1 MB, size unknown (44.0 MB in a resource past its
+/// estimate)", since a size the bytes have left behind is no size to show a share of.
+func formatProgressBytes(_ progress: DownloadProgress) -> String {
+    if let past = progress.bytesPastEstimate {
+        return "\(formatBytes(progress.bytesDone)), size unknown (\(formatBytes(past)) in resources past their estimate)"
+    }
+    return "\(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
+}
+
 func formatBytes(_ bytes: Int) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
     var value = Double(bytes)

@@ -113,8 +113,12 @@ struct Storage: AsyncParsableCommand {
         abstract: "Show or set the library's storage rules: a quota, free space to keep, and purging on download.",
         discussion: """
             A download that would break a rule either purges by the rules first (with \
-            --purge-on-download) or fails before it starts, with the sizes involved. Sizes take \
-            K, M, G or T (powers of 1024), or none.
+            --purge-on-download) or stops before it starts, with the sizes involved. Every chunk \
+            a server sends is counted against the rules before it is written: a download that \
+            reaches one is suspended, its bytes kept, and `carryon resume` continues once there \
+            is room. Without --keep-free, downloads keep a reserve of 1 GiB (5 % of a disk \
+            smaller than 20 GiB) free; --keep-free 0 turns it off. Sizes take K, M, G or T \
+            (powers of 1024), or none.
 
             Examples:
               carryon storage
@@ -126,10 +130,10 @@ struct Storage: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The most the library's bundles may take (20G), or none.", valueName: "size"))
     var quota: String?
 
-    @Option(name: .customLong("keep-free"), help: ArgumentHelp("Free disk space to keep (2G), or none.", valueName: "size"))
+    @Option(name: .customLong("keep-free"), help: ArgumentHelp("Free disk space to keep (2G), 0 for none, or none for the default reserve.", valueName: "size"))
     var keepFree: String?
 
-    @Flag(inversion: .prefixedNo, help: "Whether a download that would break a rule purges first (else it fails).")
+    @Flag(inversion: .prefixedNo, help: "Whether a download that would break a rule purges first (else it stops).")
     var purgeOnDownload: Bool?
 
     @Flag(help: "Print one JSON object.")
@@ -162,8 +166,10 @@ struct Storage: AsyncParsableCommand {
                                 freeBytes: plan.freeBytesAfter - plan.bytesFreed)
             if json { try printJSON(report); return }
             print("Library     \(formatBytes(report.libraryBytes))\(settings.quotaBytes.map { " of a \(formatBytes($0)) quota" } ?? " (no quota)")")
-            print("Free        \(formatBytes(report.freeBytes))\(settings.minimumFreeBytes.map { ", keeping \(formatBytes($0)) free" } ?? "")")
-            print("On download \(settings.purgeOnDownload ? "purge by the rules when a download needs room" : "fail when a download needs room")")
+            let reserve = settings.minimumFreeBytes.map { ", keeping \(formatBytes($0)) free" }
+                ?? ", keeping \(formatBytes(DiskSpace.fileSystem(at: storage.library.root.path).defaultReserve)) free (the default reserve)"
+            print("Free        \(formatBytes(report.freeBytes))\(reserve)")
+            print("On download \(settings.purgeOnDownload ? "purge by the rules when a download needs room" : "stop when a download needs room (suspended, for resume)")")
         } catch {
             throw fail(error)
         }

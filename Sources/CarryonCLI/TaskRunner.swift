@@ -62,14 +62,15 @@ struct TaskRunner {
         for task in tasks {
             let snapshot = try? await task.snapshot()
             let state = states[task.id] ?? .failed
-            // Suspended by the session, not by Ctrl-C: the server stalled on every try.
-            let stalled = state == .suspended && !interrupted.isSet && snapshot?.error != nil
+            // Suspended by the session, not by Ctrl-C: the server stalled on every try, or a
+            // storage rule would have broken.
+            let stopped = state == .suspended && !interrupted.isSet ? await session.lastError(of: task.id) : nil
             if state == .failed {
                 // On stderr with --json too: stdout stays JSON, people still see why.
                 let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
                 printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
-            } else if stalled, let message = snapshot?.error {
-                printError("\(task.id): suspended: \(message)", hint: hint(for: CarryonError(.stalled, message), id: task.id))
+            } else if let stopped {
+                printError("\(task.id): suspended: \(stopped.message)", hint: hint(for: stopped, id: task.id))
             }
             if json {
                 try printJSONLine(EventLine(event: "done", id: task.id, state: state.rawValue, bytesDone: snapshot?.progress.bytesDone,
@@ -78,7 +79,7 @@ struct TaskRunner {
             } else if printID {
                 print(task.id)
             }
-            if state == .failed || state == .cancelled || stalled { failed = true }
+            if state == .failed || state == .cancelled || stopped != nil { failed = true }
         }
         await session.shutdown()
         if interrupted.isSet {
@@ -151,7 +152,7 @@ final class ProgressDisplay: @unchecked Sendable {
                     let decile = percent(progress) / 10
                     if decile > lastDecile[id, default: -1] {
                         lastDecile[id] = decile
-                        printNote("\(id): \(percent(progress))% \(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))")
+                        printNote("\(id): \(percent(progress))% \(formatProgressBytes(progress))")
                     }
                 }
             case .mediaSelectionResolved(let id, let selection):
@@ -180,7 +181,7 @@ final class ProgressDisplay: @unchecked Sendable {
         let filled = Int(progress.fraction * Double(width))
         let bar = Terminal.paint(String(repeating: "█", count: filled), .green, forStandardError: true)
             + Terminal.paint(String(repeating: "░", count: width - filled), .dim, forStandardError: true)
-        var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", percent(progress)))%  \(formatBytes(progress.bytesDone)) / \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
+        var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", percent(progress)))%  \(formatProgressBytes(progress))"
         if let rate = progress.bytesPerSecond { text += "  \(formatBytes(Int(rate)))/s" }
         if let eta = progress.secondsRemaining, eta.isFinite { text += "  ETA \(formatDuration(eta))" }
         FileHandle.standardError.write(text)

@@ -102,7 +102,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .file:
         return "Check that the file exists and that you may read it (a catalog: a Streams.plist, or a JSON array of {name, playlist_url})."
     case .tooLarge:
-        return "Check that the URL names an HLS playlist (.m3u8), not media."
+        return "A playlist past the limit is usually not a playlist: check that the URL names an HLS playlist (.m3u8). A segment far past its variant's bandwidth is the origin's fault."
     case .library:
         return "Check that the library folder (--library, $CARRYON_HOME) exists and that you may write to it."
     case .unknownAsset:
@@ -120,7 +120,8 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .notFound:
         return "`carryon show \(asset)` lists what the bundle holds; `carryon add \(asset)` downloads more renditions."
     case .storage:
-        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or `carryon storage --quota SIZE` makes room."
+        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or `carryon storage --quota SIZE` makes room"
+            + (id.map { ", then `carryon resume \($0)` continues where it stopped." } ?? ".")
     case .keys:
         return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
     case .selection:

@@ -25,6 +25,9 @@ public final class HostileOrigin: @unchecked Sendable {
         case trickle([UInt8], every: Duration)
         /// The request read, and never an answer — until the client goes, or a minute has passed.
         case silent
+        /// A `200` sent chunked, without a length, whose body never ends: `chunk` bytes at a
+        /// time as fast as the client reads — until the client goes, or a minute has passed.
+        case endless(chunk: Int)
     }
 
     private var answers: [String: Answer]
@@ -137,6 +140,11 @@ public final class HostileOrigin: @unchecked Sendable {
             }
         case .silent?:
             waitForClientToGo(connection)
+        case .endless(let size)?:
+            send(connection, status: 200, [("Transfer-Encoding", "chunked"), ("Content-Type", "video/mp2t")], [])
+            let chunk = Array("\(String(size, radix: 16))\r\n".utf8) + [UInt8](repeating: 0x47, count: size) + Array("\r\n".utf8)
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, sendAll(connection, chunk) {}
         case nil:
             send(connection, status: 404, [("Content-Length", "0")], [])
         }
@@ -163,13 +171,19 @@ public final class HostileOrigin: @unchecked Sendable {
         var text = "HTTP/1.1 \(status) \(status == 200 ? "OK" : status == 302 ? "Found" : "Other")\r\nConnection: close\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "\r\n"
-        let bytes = Array(text.utf8) + body
+        sendAll(connection, Array(text.utf8) + body)
+    }
+
+    /// Sends every byte; false when the client went first.
+    @discardableResult
+    private func sendAll(_ connection: Int32, _ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let written = bytes[sent...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { return }
+            if written <= 0 { return false }
             sent += written
         }
+        return true
     }
 }
 

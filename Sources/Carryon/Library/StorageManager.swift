@@ -24,7 +24,9 @@ public struct StoragePolicy: Sendable, Hashable, Codable {
 public struct LibraryStorageSettings: Sendable, Hashable, Codable {
     /// The most bytes the library's bundles may take; nil: no quota.
     public var quotaBytes: Int?
-    /// The free bytes to keep on the library's file system; nil: no minimum.
+    /// The free bytes to keep on the library's file system; nil: no minimum of the library's
+    /// own, and downloads keep ``DiskSpace/defaultReserve`` (0 turns that off too). Purges
+    /// apply only a minimum set here.
     public var minimumFreeBytes: Int?
     /// Whether a download that would break a rule purges by the rules first (else it fails).
     public var purgeOnDownload: Bool

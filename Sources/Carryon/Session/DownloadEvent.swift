@@ -54,10 +54,19 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
     public var secondsRemaining: Double?
     /// For each rendition (by key), the time ranges whose segments are on disk, merged.
     public var loadedTimeRanges: [String: [TimeRange]]
+    /// All the bytes written by requests in flight whose resources have passed their estimates
+    /// (they are in ``bytesDone`` and ``bytesExpected`` too); nil when none has. Such a
+    /// resource's size is unknown — a server that sends more than the stream declared — so
+    /// ``fraction`` leaves its bytes out rather than claim a share of a size they have left
+    /// behind.
+    public var bytesPastEstimate: Int? = nil
 
-    /// Done as a fraction of expected, 0…1.
+    /// Done as a fraction of expected, 0…1, over the resources whose size is known or
+    /// believable (see ``bytesPastEstimate``).
     public var fraction: Double {
-        bytesExpected > 0 ? min(1, max(0, Double(bytesDone) / Double(bytesExpected))) : 0
+        let past = bytesPastEstimate ?? 0
+        let expected = bytesExpected - past
+        return expected > 0 ? min(1, max(0, Double(bytesDone - past) / Double(expected))) : 0
     }
 
     /// A range of presentation time in seconds.

@@ -61,6 +61,10 @@ public actor DownloadSession {
         /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as
         /// PRESTOplay offers both.
         public var prefetchKeys = true
+        /// The disk the library lives on, for the storage rules that every written chunk is
+        /// counted against; nil (the default): the library folder's file system. Tests give a
+        /// disk of any size here without filling one.
+        public var diskSpace: DiskSpace?
 
         /// A configuration with the given limits; each parameter sets the property of the same name.
         /// The defaults run 2 tasks at once with up to 8 requests in flight (8 for one task, 8
@@ -99,7 +103,9 @@ public actor DownloadSession {
     private var lastProgressEvent: [String: Double] = [:]
     /// The last error of each task, also kept here because recording it in the index can fail
     /// for the same reason the task did (a full disk).
-    private var lastErrors: [String: String] = [:]
+    private var lastErrors: [String: CarryonError] = [:]
+    /// The storage rules every transfer's chunks are charged against as they arrive.
+    private let budget: ByteBudget
     /// How a running task fetches: set while its transfer runs, so that playback can ask for a
     /// resource out of turn.
     private var transfers: [String: (fetcher: ResourceFetcher, bundle: URL)] = [:]
@@ -127,6 +133,7 @@ public actor DownloadSession {
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.requests = AsyncSemaphore(configuration.maximumConcurrentRequests)
+        self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
         try await recoverCrashedTasks()
     }
 
@@ -369,15 +376,16 @@ public actor DownloadSession {
             break
         case .failure(let error):
             if machine.state == .running {
-                // A stall is the server's fault, not the download's: suspended with what arrived
-                // kept, for `resume` once it answers again. Anything else fails the task.
-                let stalled = error.code == .stalled
-                _ = stalled ? machine.suspend() : machine.fail()
-                lastErrors[id] = error.message
+                // A stall is the server's fault and a storage rule the library's, not the
+                // download's: suspended with what arrived kept, for `resume` once the server
+                // answers again or there is room. Anything else fails the task.
+                let suspends = error.code == .stalled || error.code == .storage
+                _ = suspends ? machine.suspend() : machine.fail()
+                lastErrors[id] = error
                 machines[id] = machine
                 await logError(error, for: id)
                 try? await setState(id, machine, error: error.message)
-                if !stalled { emit(.failed(taskID: id, error: error)) }
+                if !suspends { emit(.failed(taskID: id, error: error)) }
             }
         }
         notifyFinished(id, machines[id]?.state ?? machine.state)
@@ -513,34 +521,41 @@ public actor DownloadSession {
     }
 
     /// Checks the library's storage rules before a transfer: when the bytes still to come
-    /// would break the quota or the free-space minimum, purges by the rules if the library is
-    /// set to and that is enough, and otherwise fails with the sizes involved.
+    /// would break the quota or leave less free than the reserve (the library's minimum, else
+    /// ``DiskSpace/defaultReserve``), purges by the rules if the library is set to and that is
+    /// enough, and otherwise stops with the sizes involved. Then sets the session's
+    /// ``ByteBudget``, which holds the same rules against the bytes as they arrive.
     private func makeRoom(for id: String) async throws(CarryonError) {
-        let storage = StorageManager(library: library)
+        let disk = configuration.diskSpace ?? .fileSystem(at: library.root.path)
+        let storage = StorageManager(library: library, freeBytes: disk.free)
         let settings = try await storage.settings()
-        guard settings.quotaBytes != nil || settings.minimumFreeBytes != nil else { return }
+        let reserve = settings.minimumFreeBytes ?? disk.defaultReserve
         let incoming = try await read { db in
             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(expectedBytes), 0) FROM resource WHERE assetId = ? AND state = 'pending'",
                              arguments: [id]) ?? 0
         }
         let plan = try await storage.plan(incomingBytes: incoming, excluding: [id])
-        let libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
+        var libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
         let free = plan.freeBytesAfter - plan.bytesFreed
         let fitsQuota = settings.quotaBytes.map { libraryBytes + incoming <= $0 } ?? true
-        let keepsFree = settings.minimumFreeBytes.map { free - incoming >= $0 } ?? true
-        if fitsQuota && keepsFree { return }
-        if settings.purgeOnDownload, plan.satisfied {
+        let keepsFree = free - incoming >= reserve
+        if !fitsQuota || !keepsFree {
+            guard settings.purgeOnDownload, plan.satisfied, plan.freeBytesAfter - incoming >= reserve else {
+                var rules: [String] = []
+                if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
+                rules.append("\(free) bytes are free and \(reserve) must stay free"
+                             + (settings.minimumFreeBytes == nil ? " (the default reserve: 1 GiB, or 5 % of a smaller disk)" : ""))
+                let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "`carryon purge` or `carryon storage --purge-on-download` can make room"
+                throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
+            }
             for removal in plan.removals {
                 logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
                 try await delete(removal.id)
             }
-            return
+            libraryBytes = plan.libraryBytesAfter
         }
-        var rules: [String] = []
-        if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
-        if let minimum = settings.minimumFreeBytes { rules.append("\(free) bytes are free and \(minimum) must stay free") }
-        let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "`carryon purge` or `carryon storage --purge-on-download` can make room"
-        throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
+        budget.measure(.init(quotaBytes: settings.quotaBytes, reserveBytes: reserve, reserveIsDefault: settings.minimumFreeBytes == nil),
+                       libraryBytes: libraryBytes)
     }
 
     /// Runs `body`, turning cancellation into ``CarryonError/Code/cancelled``.
@@ -686,9 +701,14 @@ public actor DownloadSession {
         try await finishSharedFiles(id, resources: resources)
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
+        // A stream read through a multivariant playlist declares its variants' bandwidth, which
+        // bounds how large a segment may grow (see ResourceRecord.growthLimit).
+        let bandwidthKnown = try await read { db in
+            try Bool.fetchOne(db, sql: "SELECT selection IS NOT NULL FROM asset WHERE id = ?", arguments: [id]) ?? false
+        }
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
-                                      stallTimeout: configuration.stallTimeout)
+                                      stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown)
         let perTask = configuration.maximumRequestsPerTask
         transfers[id] = (fetcher, bundle)
         defer { transfers[id] = nil }
@@ -754,6 +774,14 @@ public actor DownloadSession {
         }
     }
 
+    /// The error that last stopped task `id` in this session: why it failed, or why the
+    /// session suspended it (``CarryonError/Code/stalled`` when the server stopped sending,
+    /// ``CarryonError/Code/storage`` when a storage rule would break); nil when it was not
+    /// stopped by an error, or not in this session.
+    public func lastError(of id: String) -> CarryonError? {
+        lastErrors[id]
+    }
+
     /// Whether this session is downloading `assetID` now.
     public func isTransferring(_ assetID: String) -> Bool {
         transfers[assetID] != nil
@@ -776,7 +804,8 @@ public actor DownloadSession {
         let clock = ContinuousClock()
         let started = clock.now
         let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
-                                             validators: .init(etag: resource.etag, lastModified: resource.lastModified)) { delta in
+                                             validators: .init(etag: resource.etag, lastModified: resource.lastModified),
+                                             limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
             // Bytes are reported in batches: a task per body chunk would queue faster than the
             // session drains them on a fast link.
             if let batch = counter.add(delta) { Task { await self.recordBytes(batch, resource: id, asset: assetId) } }
@@ -905,7 +934,7 @@ public actor DownloadSession {
         let bundle = library.bundleURL(for: id)
         let progress = tracker?.snapshot(at: Self.now()) ?? ProgressTracker(resources: resources).snapshot(at: 0)
         let state = machines[id]?.state ?? asset.state
-        let error = state == .failed ? (lastErrors[id] ?? asset.errorMessage) : asset.errorMessage
+        let error = state == .failed ? (lastErrors[id]?.message ?? asset.errorMessage) : asset.errorMessage
         let usage = BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") }
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,

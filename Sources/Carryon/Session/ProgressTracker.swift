@@ -106,10 +106,17 @@ struct ProgressTracker: Sendable {
             expected += rendition.estimate(seconds: rendition.pendingSeconds, fallback: rendition.pendingEstimate)
             if !rendition.loaded.isEmpty { ranges[key] = rendition.loaded }
         }
-        // An estimate is never below what a request has already written.
+        // An estimate is never below what a request has already written. A resource past its
+        // estimate has no known size: its bytes are reported apart, so that the fraction does
+        // not claim a share of a size they have left behind.
+        var past = 0
         for id in inFlight {
             guard let item = items[id], !item.exact else { continue }
-            expected += max(0, item.bytes - estimate(of: item))
+            let excess = item.bytes - estimate(of: item)
+            if excess > 0 {
+                expected += excess
+                past += item.bytes
+            }
         }
         var rate: Double?
         if let last = samples.last {
@@ -124,7 +131,7 @@ struct ProgressTracker: Sendable {
         let remaining = rate.flatMap { $0 > 0 ? Double(max(0, expected - bytesDone)) / $0 : nil }
         return DownloadProgress(bytesDone: bytesDone, bytesExpected: max(expected, bytesDone), isExact: inexact == 0,
                                 resourcesDone: resourcesDone, resourcesTotal: items.count, bytesPerSecond: rate,
-                                secondsRemaining: remaining, loadedTimeRanges: ranges)
+                                secondsRemaining: remaining, loadedTimeRanges: ranges, bytesPastEstimate: past > 0 ? past : nil)
     }
 
     /// Sorts and merges touching ranges (within a millisecond).

@@ -21,6 +21,11 @@ struct ResourceFetcher: Sendable {
     /// How long a request may receive nothing, or less than 1 KB/s on average, before it is a
     /// failed attempt (see ``StallWatch``).
     let stallTimeout: Duration
+    /// The storage rules each chunk is charged against before it is written; nil: none.
+    var budget: ByteBudget? = nil
+    /// Whether the stream's variants declare their bandwidth, which bounds how large a segment
+    /// may grow (see ``ResourceRecord/growthLimit(bandwidthKnown:)``).
+    var bandwidthKnown = false
 
     struct Validators: Sendable, Hashable {
         var etag: String?
@@ -64,10 +69,13 @@ struct ResourceFetcher: Sendable {
     ///
     /// - Parameters:
     ///   - validators: Validators from an earlier response, for `If-Range`.
+    ///   - limit: The most bytes the resource may have when no byte range or `Content-Length`
+    ///     bounds it (see ``ResourceRecord/growthLimit(bandwidthKnown:)``); past it, the
+    ///     response is refused as wrong.
     ///   - progress: Called with each chunk's byte count as it is written (and with a negative
     ///     count when written bytes are discarded to restart).
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
-               progress: @escaping @Sendable (Int) -> Void) async throws -> Result {
+               limit: Int = Int.max, progress: @escaping @Sendable (Int) -> Void) async throws -> Result {
         // Checked at plan time with the playlist's line; again here, where every resource is
         // read, so that nothing (an index written by an older release, a playback request)
         // reaches a file a remote stream names.
@@ -87,7 +95,7 @@ struct ResourceFetcher: Sendable {
             try Task.checkCancellation()
             do {
                 let outcome = try await withStallDetection(stallTimeout) { meter in
-                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators) { bytes in
+                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit) { bytes in
                         meter.received(bytes)
                         progress(bytes)
                     }
@@ -140,14 +148,13 @@ struct ResourceFetcher: Sendable {
     /// One request. Returns the complete length on success, the response's status and the body
     /// bytes it carried.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              progress: @Sendable (Int) -> Void) async throws -> Attempt {
+                              limit: Int, progress: @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
         if let expectedTotal, existing > expectedTotal {
             // More than the range: not ours to keep.
-            try await truncate(path)
-            progress(-existing)
+            try await discard(path, existing, progress: progress)
             existing = 0
         }
         if let expectedTotal, existing == expectedTotal { return Attempt(total: existing, status: nil, received: 0) }
@@ -201,8 +208,7 @@ struct ResourceFetcher: Sendable {
             }
             if existing > 0 {
                 // The resource changed or the server will not resume: start over.
-                try await truncate(path)
-                progress(-existing)
+                try await discard(path, existing, progress: progress)
                 existing = 0
             }
             writeOffset = 0
@@ -213,8 +219,7 @@ struct ResourceFetcher: Sendable {
                let total = contentRange.split(separator: "/").last.flatMap({ Int($0) }), total == existing {
                 return Attempt(total: existing, status: Int(status), received: 0)
             }
-            try await truncate(path)
-            progress(-existing)
+            try await discard(path, existing, progress: progress)
             throw AttemptError.retry("416 for a partial file that does not match; starting over", retryAfter: nil)
         case 408, 425, 429, 500...599:
             throw AttemptError.retry("the server answered \(status) \(response.status.reasonPhrase)", retryAfter: retryAfter)
@@ -229,6 +234,13 @@ struct ResourceFetcher: Sendable {
                     if let expectedBody, received + chunk.readableBytes > expectedBody {
                         throw AttemptError.retry("the body is longer than announced (\(expectedBody) bytes)", retryAfter: nil)
                     }
+                    if expectedBody == nil, writeOffset + received + chunk.readableBytes > limit {
+                        throw AttemptError.fatal(CarryonError(.tooLarge, """
+                            \(uri): the response passed \(limit) bytes without an end, far more than the stream allows \
+                            for it (16 times its variant's bandwidth over its duration, or 2 GiB); refused as wrong
+                            """))
+                    }
+                    do throws(CarryonError) { try budget?.take(chunk.readableBytes, for: uri) } catch { throw AttemptError.fatal(error) }
                     try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(writeOffset + received))
                     received += chunk.readableBytes
                     progress(chunk.readableBytes)
@@ -268,12 +280,13 @@ struct ResourceFetcher: Sendable {
         guard bytes.upperBound < size else {
             throw CarryonError(.transfer, "\(url.path) has \(size) bytes, fewer than the range \(bytes.lowerBound)-\(bytes.upperBound) needs")
         }
-        try await truncate(FilePath(partPath))
+        try await discard(FilePath(partPath), try await fileSize(FilePath(partPath)), progress: progress)
         var copied = 0
         do {
             try await FileSystem.shared.withFileHandle(forReadingAt: source) { reader in
                 try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(partPath), options: .modifyFile(createIfNecessary: true)) { writer in
                     for try await chunk in reader.readChunks(in: Int64(bytes.lowerBound)...Int64(bytes.upperBound), chunkLength: .kibibytes(256)) {
+                        try budget?.take(chunk.readableBytes, for: uri)
                         try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(copied))
                         copied += chunk.readableBytes
                         progress(chunk.readableBytes)
@@ -294,6 +307,14 @@ struct ResourceFetcher: Sendable {
     private func fileSize(_ path: FilePath) async throws -> Int {
         guard let info = try await FileSystem.shared.info(forFileAt: path) else { return 0 }
         return Int(info.size)
+    }
+
+    /// Empties a partial file of `bytes` bytes to start over, and says so to the budget and
+    /// the progress.
+    private func discard(_ path: FilePath, _ bytes: Int, progress: @Sendable (Int) -> Void) async throws {
+        try await truncate(path)
+        budget?.giveBack(bytes)
+        progress(-bytes)
     }
 
     private func truncate(_ path: FilePath) async throws {
