@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "Carryon",
             dependencies: [
-                "HLS",
+                "HLS", "CCarryonZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -71,6 +71,10 @@ let package = Package(
 
         // What the C library offers that Swift's Glibc module does not import (mallopt).
         .target(name: "CCarryonSystem"),
+
+        // zlib's inflate, for playlists sent with Content-Encoding gzip. zlib is already a
+        // requirement: swift-nio-extras (under AsyncHTTPClient) links it the same way.
+        .target(name: "CCarryonZlib", linkerSettings: [.linkedLibrary("z")]),
 
         // Release-build benchmark driver, run by Benchmarks/run.sh.
         .executableTarget(

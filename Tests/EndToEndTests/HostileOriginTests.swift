@@ -139,4 +139,21 @@ struct HostileOriginTests {
             expectRefused(result, naming: canary, line: 4, origin: origin)
         }
     }
+
+    @Test("inspect reads a gzip'ed playlist; a gzip bomb stops at the 64 MiB limit with a too-large error", .timeLimit(.minutes(1)))
+    func gzipPlaylists() async throws {
+        let playlist = Array(Self.media.utf8)
+        // 5 members of 16 MiB of zeros: 80 MiB decoded, past the default limit of 64 MiB.
+        let member = try gzipped([UInt8](repeating: 0, count: 16 << 20))
+        try await HostileOrigin.withRunning { origin in
+            origin.answer("/media.m3u8", with: .body(headers: [("Content-Encoding", "gzip")], try gzipped(playlist)))
+            origin.answer("/bomb.m3u8", with: .body(headers: [("Content-Encoding", "gzip")], Array([[UInt8]](repeating: member, count: 5).joined())))
+            let inspect = try await runCarryon(["inspect", origin.baseURL + "/media.m3u8", "--json"])
+            #expect(inspect.status == 0, "\(inspect.standardError)")
+            #expect(inspect.standardOutput.contains("\"media\""), "\(inspect.standardOutput)")
+            let bomb = try await runCarryon(["inspect", origin.baseURL + "/bomb.m3u8"])
+            #expect(bomb.status == 1)
+            #expect(bomb.standardError.contains("/bomb.m3u8: the playlist is larger than the limit of \(64 << 20) bytes"), "\(bomb.standardError)")
+        }
+    }
 }

@@ -62,7 +62,7 @@ public struct PlaylistFetcher: Sendable {
         /// The absolute URL the playlist was read from, after redirects. Relative URIs in the
         /// playlist resolve against it.
         public var url: String
-        /// The bytes as received.
+        /// The bytes as received (decoded, when the server sent them compressed).
         public var bytes: [UInt8]
         /// The parsed playlist and its warnings.
         public var parsed: Playlist.Parsed
@@ -162,6 +162,10 @@ public struct PlaylistFetcher: Sendable {
     private func requestBytes(_ url: String, meter: StallMeter) async throws(Failure) -> Body {
         var request = HTTPClientRequest(url: url)
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
+        if !request.headers.contains(name: "accept-encoding") {
+            request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .init(timeout))
@@ -183,29 +187,55 @@ public struct PlaylistFetcher: Sendable {
             throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is \(length) bytes, more than the limit of \(maximumPlaylistBytes)"),
                           retryable: false)
         }
+        // The limit applies to the decoded bytes: a gzip bomb stops there.
+        let tooLarge = Failure(error: CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes"),
+                               retryable: false)
+        let inflater = try Self.inflater(for: response.headers.first(name: "content-encoding"), url: url)
         do {
-            var buffer = ByteBuffer()
+            var bytes: [UInt8] = []
+            var received = 0
             for try await chunk in response.body {
                 meter.received(chunk.readableBytes)
-                guard buffer.readableBytes + chunk.readableBytes <= maximumPlaylistBytes else {
-                    throw Failure(error: CarryonError(.tooLarge, "\(url): the playlist is larger than the limit of \(maximumPlaylistBytes) bytes"),
-                                  retryable: false)
+                received += chunk.readableBytes
+                if let inflater {
+                    try inflater.decode(chunk) { piece in
+                        guard bytes.count + piece.count <= maximumPlaylistBytes else { throw tooLarge }
+                        bytes.append(contentsOf: piece)
+                    }
+                } else {
+                    guard bytes.count + chunk.readableBytes <= maximumPlaylistBytes else { throw tooLarge }
+                    bytes.append(contentsOf: chunk.readableBytesView)
                 }
-                var chunk = chunk
-                buffer.writeBuffer(&chunk)
             }
-            if let length = response.headers.first(name: "content-length").flatMap(Int.init), buffer.readableBytes != length {
-                throw Failure(error: CarryonError(.http, "\(url): the body ended after \(buffer.readableBytes) of \(length) bytes"),
+            if let length = response.headers.first(name: "content-length").flatMap(Int.init), received != length {
+                throw Failure(error: CarryonError(.http, "\(url): the body ended after \(received) of \(length) bytes"),
                               retryable: true)
             }
+            try inflater?.finish()
             let finalURL = response.history.last?.request.url ?? url
-            return Body(url: finalURL, bytes: buffer.readBytes(length: buffer.readableBytes) ?? [])
+            return Body(url: finalURL, bytes: bytes)
+        } catch let failure as Inflater.Failure {
+            throw Failure(error: CarryonError(.http, "\(url): sent with Content-Encoding \(response.headers.first(name: "content-encoding") ?? ""), but \(failure)"),
+                          retryable: true)
         } catch let failure as Failure {
             throw failure
         } catch {
             throw Failure(error: CarryonError(.http, "\(url): reading the response failed: \(Self.describe(error))", cause: error),
                           retryable: true)
         }
+    }
+
+    /// The decoder for a response's `Content-Encoding`: nil for none (or `identity`), zlib's
+    /// inflate for `gzip`, `x-gzip` and `deflate`; any other coding is an error that names it.
+    private static func inflater(for encoding: String?, url: String) throws(Failure) -> Inflater? {
+        let codings = (encoding ?? "").lowercased().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        guard !codings.isEmpty else { return nil }
+        guard codings.count == 1, ["gzip", "x-gzip", "deflate"].contains(codings[0]) else {
+            throw Failure(error: CarryonError(.http, "\(url): sent with Content-Encoding \(encoding ?? ""), which Carryon cannot decode (it asks for gzip or deflate)"),
+                          retryable: false)
+        }
+        do { return try Inflater() } catch { throw Failure(error: CarryonError(.http, "\(url): \(error)"), retryable: false) }
     }
 
     private func readFile(_ url: String) throws(CarryonError) -> [UInt8] {
