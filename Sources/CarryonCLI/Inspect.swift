@@ -64,10 +64,7 @@ struct Inspect: AsyncParsableCommand {
             }
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let data = try encoder.encode(InspectReport(inspection, sizes: estimates))
-            print(String(decoding: data, as: UTF8.self))
+            try InspectReport.print(inspection, sizes: estimates)
         } else {
             print(InspectText(inspection: inspection, allSegments: allSegments, sizes: sizes ? estimates : nil).render(), terminator: "")
         }

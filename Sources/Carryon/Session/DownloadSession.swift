@@ -100,6 +100,12 @@ public actor DownloadSession {
     /// The renditions whose completion each running task has reported: several resources of a
     /// rendition can finish while one of them is between awaits, and each then sees none left.
     private var reportedRenditions: [String: Set<String>] = [:]
+    /// For each running task, the byte ranges still to come of each shared file (a file that
+    /// segments address by ranges): counted here, not read back from the index after every
+    /// range, which made a 90 000-range file cost 90 000 squared row reads.
+    private var rangesLeft: [String: [String: Int]] = [:]
+    /// For each running task, its renditions' durations, for the time-range events.
+    private var renditionDurations: [String: [String: Double]] = [:]
     private var lastProgressEvent: [String: Double] = [:]
     /// The last error of each task, also kept here because recording it in the index can fail
     /// for the same reason the task did (a full disk).
@@ -292,6 +298,8 @@ public actor DownloadSession {
         machines[id] = nil
         trackers[id] = nil
         reportedRenditions[id] = nil
+        rangesLeft[id] = nil
+        renditionDurations[id] = nil
         notifyFinished(id, .cancelled)
     }
 
@@ -698,6 +706,13 @@ public actor DownloadSession {
         }
         trackers[id] = ProgressTracker(resources: resources)
         reportedRenditions[id] = []
+        rangesLeft[id] = resources.reduce(into: [:]) { left, resource in
+            if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
+        }
+        renditionDurations[id] = try await read { db in
+            try Row.fetchAll(db, sql: "SELECT key, duration FROM rendition WHERE assetId = ?", arguments: [id])
+                .reduce(into: [String: Double]()) { $0[$1["key"]] = $1["duration"] }
+        }
         try await finishSharedFiles(id, resources: resources)
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
@@ -850,12 +865,7 @@ public actor DownloadSession {
         }
         trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
         if resource.kind == .segment, trackers[resource.assetId] != nil {
-            let duration = try await read { db in
-                try Double.fetchOne(db, sql: "SELECT duration FROM rendition WHERE assetId = ? AND key = ?",
-                                    arguments: [resource.assetId, resource.renditionKey]) ?? 0
-            }
-            // The snapshot is taken after the await, so that it includes every segment finished
-            // meanwhile: the last event carries the latest ranges.
+            let duration = renditionDurations[resource.assetId]?[resource.renditionKey] ?? 0
             if let snapshot = trackers[resource.assetId]?.snapshot(at: Self.now()) {
                 emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
                                       range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
@@ -863,11 +873,9 @@ public actor DownloadSession {
                                       expected: .init(start: 0, end: duration)))
             }
         }
-        if resource.rangeOffset != nil {
-            let siblings = try await read { db in
-                try ResourceRecord.filter(Column("assetId") == resource.assetId && Column("fileName") == resource.fileName).fetchAll(db)
-            }
-            try await finishSharedFiles(resource.assetId, resources: siblings)
+        if resource.rangeOffset != nil, let left = rangesLeft[resource.assetId]?[resource.fileName] {
+            rangesLeft[resource.assetId]?[resource.fileName] = left - 1
+            if left == 1 { try finishSharedFile(resource.fileName, of: resource.assetId) }
         }
         var left = trackers[resource.assetId]?.unfinished(in: resource.renditionKey)
         if left == nil {
@@ -884,13 +892,18 @@ public actor DownloadSession {
 
     /// Renames each shared file whose ranges are all in to its final name.
     private func finishSharedFiles(_ id: String, resources: [ResourceRecord]) async throws(CarryonError) {
-        let bundle = library.bundleURL(for: id)
         let byFile = Dictionary(grouping: resources.filter { $0.rangeOffset != nil }, by: \.fileName)
         for (fileName, ranges) in byFile where ranges.allSatisfy({ $0.state == .done }) {
-            let part = bundle.appendingPathComponent("\(fileName).part")
-            if FileManager.default.fileExists(atPath: part.path) {
-                try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
-            }
+            try finishSharedFile(fileName, of: id)
+        }
+    }
+
+    /// Renames a shared file whose ranges are all in to its final name.
+    private func finishSharedFile(_ fileName: String, of id: String) throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let part = bundle.appendingPathComponent("\(fileName).part")
+        if FileManager.default.fileExists(atPath: part.path) {
+            try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
         }
     }
 
