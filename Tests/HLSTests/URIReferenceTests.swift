@@ -93,6 +93,12 @@ struct URIReferenceTests {
         #expect(!URIReference.isAbsolute("1a:b"))
         #expect(URIReference.scheme(of: "HTTPS://cdn.example/x") == "https")
         #expect(URIReference.scheme(of: "//cdn.example/x") == nil)
+        // A colon after the first `/`, `?` or `#` ends no scheme; nor does one after a non-scheme.
+        for reference in ["a/b:c", "seg.ts?t=a:b", "seg.ts#t=1:2", "1a:b", "se g:x", ":x", "seg.ts"] {
+            #expect(URIReference.scheme(of: reference) == nil, "\(reference)")
+        }
+        #expect(URIReference.scheme(of: "data:text/plain,x") == "data")
+        #expect(URIReference.scheme(of: "Skd+v1.x-y:key") == "skd+v1.x-y")
     }
 
     @Test func queryOfAURI() {

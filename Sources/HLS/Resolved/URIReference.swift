@@ -73,7 +73,12 @@ public enum URIReference {
 
     /// The scheme of a URI, lower-cased, or nil for a relative reference.
     public static func scheme(of reference: String) -> String? {
-        Components(reference).scheme.map { $0.lowercased() }
+        // What Components finds, without splitting the rest: the text before the first `:`,
+        // when no `/`, `?` or `#` comes before it. Every segment's URI is checked this way.
+        let bytes = reference.utf8
+        guard let stop = bytes.firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }),
+              bytes[stop] == UInt8(ascii: ":"), Components.isScheme(reference[..<stop]) else { return nil }
+        return reference[..<stop].lowercased()
     }
 
     /// The query component of a URI, without `?`.
