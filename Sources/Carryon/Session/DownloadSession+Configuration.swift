@@ -1,0 +1,60 @@
+extension DownloadSession {
+    /// How a session runs its tasks.
+    public struct Configuration: Sendable {
+        /// Tasks downloading at once; others wait.
+        public var maximumConcurrentTasks: Int
+        /// Requests in flight at once, across all tasks.
+        public var maximumConcurrentRequests: Int
+        /// Requests in flight at once for one task.
+        public var maximumRequestsPerTask: Int
+        /// Connections to one host at once.
+        public var maximumConnectionsPerHost: Int
+        /// Redirects followed before a request fails.
+        public var maximumRedirects: Int
+        /// Retries with backoff for each request.
+        public var retry: RetryPolicy
+        /// How long one request may take.
+        public var requestTimeout: Duration
+        /// The largest playlist accepted.
+        public var maximumPlaylistBytes: Int
+        /// App code that supplies keys Carryon cannot fetch itself, by URI scheme (`skd`) or
+        /// by `KEYFORMAT`.
+        public var keyProviders: [String: any ContentKeyProvider] = [:]
+        /// The lifetime given to keys whose provider does not say.
+        public var keyLifetime = KeyLifetime()
+        /// The app's own master key for the key store; by default the library's.
+        public var masterKey: MasterKey?
+        /// How long a request may receive nothing, or less than 1 KB/s on average, before it is
+        /// a failed attempt (30 s by default, as aria2c's and yt-dlp's timeouts). It is retried
+        /// like any other; when every attempt stalls the task is suspended with a message that
+        /// names the resource, and ``DownloadTask/resume()`` continues from the bytes on disk.
+        public var stallTimeout: Duration = .seconds(30)
+        /// Whether a new task obtains its content keys before any media (the default: a key
+        /// that cannot be had fails the task at once), or leaves them for
+        /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as
+        /// PRESTOplay offers both.
+        public var prefetchKeys = true
+        /// The disk the library lives on, for the storage rules that every written chunk is
+        /// counted against; nil (the default): the library folder's file system. Tests give a
+        /// disk of any size here without filling one.
+        public var diskSpace: DiskSpace?
+
+        /// A configuration with the given limits; each parameter sets the property of the same name.
+        /// The defaults run 2 tasks at once with up to 8 requests in flight (8 for one task, 8
+        /// connections to one host), follow 5 redirects, give a request 60 seconds, accept playlists
+        /// up to 64 MiB, and retry with ``RetryPolicy``'s defaults. The key settings keep their
+        /// defaults; set them on the value.
+        public init(maximumConcurrentTasks: Int = 2, maximumConcurrentRequests: Int = 8, maximumRequestsPerTask: Int = 8,
+                    maximumConnectionsPerHost: Int = 8, maximumRedirects: Int = 5, retry: RetryPolicy = RetryPolicy(),
+                    requestTimeout: Duration = .seconds(60), maximumPlaylistBytes: Int = 64 << 20) {
+            self.maximumConcurrentTasks = maximumConcurrentTasks
+            self.maximumConcurrentRequests = maximumConcurrentRequests
+            self.maximumRequestsPerTask = maximumRequestsPerTask
+            self.maximumConnectionsPerHost = maximumConnectionsPerHost
+            self.maximumRedirects = maximumRedirects
+            self.retry = retry
+            self.requestTimeout = requestTimeout
+            self.maximumPlaylistBytes = maximumPlaylistBytes
+        }
+    }
+}

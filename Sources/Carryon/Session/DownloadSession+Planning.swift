@@ -1,0 +1,310 @@
+import Foundation
+import GRDB
+import HLS
+
+/// Reading a task's playlists into a plan, obtaining its keys, checking the storage rules before
+/// the media, and adding media selections to a bundle.
+extension DownloadSession {
+    // MARK: Downloading
+
+    func perform(_ id: String) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let lock = try lockBundle(id)
+        locks[id] = lock
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        let fetcher = playlistFetcher(for: asset)
+        if !asset.planned {
+            let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
+            let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
+            // Keys before any media: a key Carryon cannot obtain fails the task here.
+            if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
+            try await persist(plan, selection: selection, for: asset)
+            if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+        }
+        try await makeRoom(for: id)
+        emit(.willDownload(taskID: id, location: bundle))
+        try await transfer(id, asset: asset)
+    }
+
+    /// Obtains an asset's content keys again — from the origin, a `data:` URI or the app's
+    /// provider, as at download time — without fetching any media: after they were
+    /// invalidated, or to give them a new lifetime (`lifetime`, else the session's
+    /// ``Configuration/keyLifetime``; a provider's own answer wins). Returns the keys' ids.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` while the asset is downloading elsewhere or
+    ///   has not read its playlists; ``CarryonError/Code/keys`` when a key cannot be obtained
+    ///   (the keys kept so far stay as they were).
+    ///
+    /// With `onlyMissing`, only keys the store does not have or that were invalidated are
+    /// obtained (keys left for after the download, with ``Configuration/prefetchKeys`` off).
+    public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil, onlyMissing: Bool = false) async throws(CarryonError) -> [String] {
+        let id = try await resolveID(id)
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned else {
+            throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
+        }
+        let fetcher = playlistFetcher(for: asset)
+        // The playlists are read again for the keys they name; nothing is written but the keys.
+        let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options)
+            .plan(assetId: id, url: asset.url, pinnedVariant: asset.selection?.variant.uri,
+                  additionalVariants: asset.selection?.additionalVariants ?? [])
+        var keys = plan.keys
+        if onlyMissing {
+            let valid = Set(try await KeyStore(library: library, masterKey: configuration.masterKey).keys(of: id)
+                .filter { !$0.isInvalidated }.map(\.id))
+            keys.removeAll { valid.contains($0.id) }
+        }
+        try await obtainKeys(keys, for: id, fetcher: fetcher, lifetime: lifetime)
+        return keys.map(\.id)
+    }
+
+    /// Reads a task's playlists, chooses what it will download and obtains its keys (unless
+    /// ``Configuration/prefetchKeys`` is off) — everything but the media, which a later
+    /// ``DownloadTask/resume()`` fetches. For `carryon keys prefetch URL`: keys in hand before
+    /// anything is downloaded.
+    public func prepare(_ id: String) async throws(CarryonError) {
+        let id = try await resolveID(id)
+        guard running[id] == nil, !queue.contains(id) else {
+            throw CarryonError(.invalidState, "\(id) is downloading")
+        }
+        let lock = try lockBundle(id)
+        defer { withExtendedLifetime(lock) {} }
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        guard !asset.planned else { return }
+        let fetcher = playlistFetcher(for: asset)
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
+        if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
+        try await persist(plan, selection: selection, for: asset)
+        if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+    }
+
+    /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
+    /// only the locations its stream may lead to.
+    func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
+        PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+                        maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                        retry: configuration.retry, stallTimeout: configuration.stallTimeout)
+            .forStream(asset.url)
+    }
+
+    /// Creates an asset's bundle folder and takes its lock: this process works on it now.
+    func lockBundle(_ id: String) throws(CarryonError) -> FileLock {
+        let bundle = library.bundleURL(for: id)
+        do {
+            try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
+        } catch {
+            throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
+        }
+        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
+        }
+        return lock
+    }
+
+    /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
+    /// obtained before any is stored, so a failure leaves the key store as it was.
+    func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
+                            lifetime: KeyLifetime? = nil) async throws(CarryonError) {
+        guard !keys.isEmpty else { return }
+        let store = try KeyStore(library: library, masterKey: configuration.masterKey)
+        let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
+        var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
+        for key in keys {
+            // Awaited before the tuple is built: see SizeEstimator for the miscompile that a
+            // tuple built around an `await` meets in release builds.
+            let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
+            obtained.append((key, response))
+        }
+        for (key, response) in obtained {
+            try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
+                                  lifetime: response.lifetime ?? lifetime ?? configuration.keyLifetime)
+        }
+    }
+
+    /// Checks the library's storage rules before a transfer: when the bytes still to come
+    /// would break the quota or leave less free than the reserve (the library's minimum, else
+    /// ``DiskSpace/defaultReserve``), purges by the rules if the library is set to and that is
+    /// enough, and otherwise stops with the sizes involved. Then sets the session's
+    /// ``ByteBudget``, which holds the same rules against the bytes as they arrive.
+    func makeRoom(for id: String) async throws(CarryonError) {
+        let disk = configuration.diskSpace ?? .fileSystem(at: library.root.path)
+        let storage = StorageManager(library: library, freeBytes: disk.free)
+        let settings = try await storage.settings()
+        let reserve = settings.minimumFreeBytes ?? disk.defaultReserve
+        let incoming = try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(expectedBytes), 0) FROM resource WHERE assetId = ? AND state = 'pending'",
+                             arguments: [id]) ?? 0
+        }
+        let plan = try await storage.plan(incomingBytes: incoming, excluding: [id])
+        var libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
+        let free = plan.freeBytesAfter - plan.bytesFreed
+        let fitsQuota = settings.quotaBytes.map { libraryBytes + incoming <= $0 } ?? true
+        let keepsFree = free - incoming >= reserve
+        if !fitsQuota || !keepsFree {
+            guard settings.purgeOnDownload, plan.satisfied, plan.freeBytesAfter - incoming >= reserve else {
+                var rules: [String] = []
+                if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
+                rules.append("\(free) bytes are free and \(reserve) must stay free"
+                             + (settings.minimumFreeBytes == nil ? " (the default reserve: 1 GiB, or 5 % of a smaller disk)" : ""))
+                let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "`carryon purge` or `carryon storage --purge-on-download` can make room"
+                throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
+            }
+            for removal in plan.removals {
+                logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
+                try await delete(removal.id)
+            }
+            libraryBytes = plan.libraryBytesAfter
+        }
+        budget.measure(.init(quotaBytes: settings.quotaBytes, reserveBytes: reserve, reserveIsDefault: settings.minimumFreeBytes == nil),
+                       libraryBytes: libraryBytes)
+    }
+
+    /// Runs `body`, turning cancellation into ``CarryonError/Code/cancelled``.
+    func cancellable<T: Sendable>(_ body: () async throws -> T) async throws(CarryonError) -> T {
+        do {
+            return try await body()
+        } catch let error as CarryonError {
+            if Task.isCancelled { throw CarryonError(.cancelled, "stopped") }
+            throw error
+        } catch {
+            if Task.isCancelled || error is CancellationError { throw CarryonError(.cancelled, "stopped") }
+            throw CarryonError(.transfer, "\(error)", cause: error)
+        }
+    }
+
+    /// Plans more media selections into an existing bundle — more audio languages, more
+    /// subtitles — keeping everything already downloaded: the counterpart of downloading
+    /// additional media selections with AVAggregateAssetDownloadTask. Returns the keys of the
+    /// renditions added; the task is then suspended, and ``DownloadTask/resume()`` fetches only
+    /// what they need. The local playlists offer them from then on.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` when the task is downloading (suspend it
+    ///   first) or was cancelled, or has not read its playlists yet;
+    ///   ``CarryonError/Code/selection`` when the choice adds nothing the stream offers.
+    ///
+    /// With `variant`, the variant its bitrate and resolution bounds choose (by the rules of
+    /// ``MediaSelector``, e.g. `minimumBitrate` for a better one) is added too, and the local
+    /// multivariant playlist offers both.
+    public func addMediaSelections(_ id: String, audio: DownloadOptions.RenditionChoice = .none,
+                                   subtitles: DownloadOptions.RenditionChoice = .none,
+                                   variant: DownloadOptions? = nil) async throws(CarryonError) -> [String] {
+        let id = try await resolveID(id)
+        var machine = try await machine(id)
+        do { _ = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        let bundle = library.bundleURL(for: id)
+        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; suspend it there first")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned,
+              let current = asset.selection else {
+            throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
+        }
+        func merged(_ choice: DownloadOptions.RenditionChoice, type: String) -> DownloadOptions.RenditionChoice {
+            let have = current.renditions.filter { $0.type == type }.map(\.name)
+            switch choice {
+            case .all: return .all
+            case .none, .automatic: return have.isEmpty ? .none : .languages(have)
+            case .languages(let wanted): return .languages(have + wanted)
+            }
+        }
+        var options = asset.options
+        options.audio = merged(audio, type: "AUDIO")
+        options.subtitles = merged(subtitles, type: "SUBTITLES")
+        let fetcher = playlistFetcher(for: asset)
+        var additionalVariants = current.additionalVariants
+        if let variant {
+            let main = try await fetcher.fetch(asset.url)
+            let multivariant: MultivariantPlaylist
+            do {
+                multivariant = try MultivariantPlaylist(main.parsed.playlist, url: main.url, warnings: main.parsed.warnings)
+            } catch {
+                throw CarryonError(.playlist, "\(main.url): \(error)", cause: error)
+            }
+            let chosen = try MediaSelector(options: variant).chooseVariant(multivariant.variants)
+            if current.variants.contains(where: { $0.uri == chosen.uri }) {
+                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution?.description ?? chosen.uri), \(chosen.bandwidth) bit/s)")
+            }
+            additionalVariants.append(MediaSelector.selected(chosen))
+        }
+        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: options)
+            .plan(assetId: id, url: asset.url, pinnedVariant: current.variant.uri, additionalVariants: additionalVariants)
+        guard let selection else {
+            throw CarryonError(.selection, "\(id) is a single media playlist: it has no renditions or variants to add")
+        }
+        let addedURIs = selection.renditions.map(\.uri).filter { uri in !current.renditions.contains { $0.uri == uri } }
+            + additionalVariants.map(\.uri).filter { uri in !current.additionalVariants.contains { $0.uri == uri } }
+        guard !addedURIs.isEmpty else {
+            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map { "\($0.type.lowercased()) \($0.name)" }.joined(separator: ", ")))")
+        }
+        var saved = asset
+        saved.options = options
+        try await persist(plan, selection: selection, for: saved, keeping: true)
+        let encoded = String(decoding: (try? JSONEncoder().encode(options)) ?? Data(), as: UTF8.self)
+        try await write { db in
+            try db.execute(sql: "UPDATE asset SET options = ? WHERE id = ?", arguments: [encoded, id])
+        }
+        try await setState(id, machine)
+        emit(.mediaSelectionResolved(taskID: id, selection: selection))
+        return plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.key)
+    }
+
+    /// Writes a plan's playlists and rows. With `keeping`, resources the bundle already has
+    /// (the same URI and byte range, at the same file) keep their state, size and validators.
+    func persist(_ plan: DownloadPlan, selection: MediaSelection?, for asset: AssetRecord,
+                         keeping: Bool = false) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: asset.id)
+        if let origin = plan.originMain {
+            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: origin)), to: bundle.appendingPathComponent("origin/main.m3u8"))
+        }
+        for rendition in plan.renditions {
+            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: rendition.originText)),
+                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).m3u8"))
+            try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
+        }
+        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
+        let now = Date()
+        try await write { db in
+            var kept: [String: ResourceRecord] = [:]
+            if keeping {
+                for resource in try ResourceRecord.filter(Column("assetId") == asset.id).fetchAll(db) {
+                    kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] = resource
+                }
+            }
+            try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [asset.id])
+            try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [asset.id])
+            for rendition in plan.renditions { try rendition.record.insert(db) }
+            // One prepared statement for every row: a million segments are inserted in about
+            // a second, where encoding each record took fifteen.
+            let insert = try db.makeStatement(sql: """
+                INSERT INTO resource (assetId, renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state,
+                bytes, expectedBytes, exactSize, startTime, duration, etag, lastModified)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for var resource in plan.resources {
+                if let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
+                    resource.state = old.state
+                    resource.bytes = old.bytes
+                    resource.expectedBytes = old.expectedBytes
+                    resource.exactSize = old.exactSize
+                    resource.etag = old.etag
+                    resource.lastModified = old.lastModified
+                }
+                insert.setUncheckedArguments([
+                    resource.assetId, resource.renditionKey, resource.ordinal, resource.kind.rawValue, resource.uri,
+                    resource.rangeOffset, resource.rangeLength, resource.fileName, resource.state.rawValue, resource.bytes,
+                    resource.expectedBytes, resource.exactSize, resource.startTime, resource.duration, resource.etag,
+                    resource.lastModified,
+                ])
+                try insert.execute()
+            }
+            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, updatedAt = ? WHERE id = ?",
+                           arguments: [selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
+                                       plan.duration, now, asset.id])
+        }
+        try await writeManifest(asset.id)
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import GRDB
+import NIOFileSystem
+
+/// Fetching a task's resources: in playback order with bounded concurrency, out of turn for
+/// playback, each into a partial file renamed when complete; progress and time-range events.
+extension DownloadSession {
+    func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let resources = try await read { db in
+            try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db)
+        }
+        trackers[id] = ProgressTracker(resources: resources)
+        reportedRenditions[id] = []
+        rangesLeft[id] = resources.reduce(into: [:]) { left, resource in
+            if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
+        }
+        renditionDurations[id] = try await read { db in
+            try Row.fetchAll(db, sql: "SELECT key, duration FROM rendition WHERE assetId = ?", arguments: [id])
+                .reduce(into: [String: Double]()) { $0[$1["key"]] = $1["duration"] }
+        }
+        try await finishSharedFiles(id, resources: resources)
+        emitProgress(id, force: true)
+        let pending = resources.filter { $0.state == .pending }
+        // A stream read through a multivariant playlist declares its variants' bandwidth, which
+        // bounds how large a segment may grow (see ResourceRecord.growthLimit).
+        let bandwidthKnown = try await read { db in
+            try Bool.fetchOne(db, sql: "SELECT selection IS NOT NULL FROM asset WHERE id = ?", arguments: [id]) ?? false
+        }
+        let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
+                                      timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
+                                      stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown)
+        let perTask = configuration.maximumRequestsPerTask
+        transfers[id] = (fetcher, bundle)
+        defer { transfers[id] = nil }
+        try await cancellable {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var iterator = pending.makeIterator()
+                var inFlight = 0
+                while let resource = iterator.next() {
+                    if inFlight >= perTask {
+                        try await group.next()
+                        inFlight -= 1
+                    }
+                    group.addTask { try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true) }
+                    inFlight += 1
+                }
+                try await group.waitForAll()
+            }
+        }
+        let remaining = try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND state = 'pending'", arguments: [id]) ?? 0
+        }
+        guard remaining == 0 else {
+            throw CarryonError(.transfer, "\(remaining) resources are still missing after the transfer")
+        }
+        emitProgress(id, force: true)
+    }
+
+    /// Fetches `resource` unless it is done, or joins the fetch under way. A queued fetch (the
+    /// transfer's) waits for a request slot; playback's does not.
+    func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
+        let id = resource.id!
+        if let fetch = fetches[id] {
+            try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
+            return
+        }
+        if trackers[resource.assetId]?.isDone(id) == true { return }
+        let fetch = Task { try await self.fetch(resource, with: fetcher, into: bundle, queued: queued) }
+        fetches[id] = fetch
+        defer { fetches[id] = nil }
+        try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
+    }
+
+    /// Fetches the resources of a task this session is running now, ahead of its order, and
+    /// returns when they are on disk: how playback gets what the download has not reached yet.
+    /// The download then does not fetch them again.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidState`` if the task is not running in this session,
+    ///   or the fetch's error.
+    public func fetchNow(_ assetID: String, resources: [Int64]) async throws(CarryonError) {
+        guard let transfer = transfers[assetID] else {
+            throw CarryonError(.invalidState, "\(assetID) is not downloading in this process")
+        }
+        let records = try await read { db in
+            try ResourceRecord.filter(Column("assetId") == assetID && resources.contains(Column("id"))).fetchAll(db)
+        }
+        try await cancellable {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for record in records where record.state == .pending {
+                    group.addTask { try await self.fetchOnce(record, with: transfer.fetcher, into: transfer.bundle, queued: false) }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// The error that last stopped task `id` in this session: why it failed, or why the
+    /// session suspended it (``CarryonError/Code/stalled`` when the server stopped sending,
+    /// ``CarryonError/Code/storage`` when a storage rule would break); nil when it was not
+    /// stopped by an error, or not in this session.
+    public func lastError(of id: String) -> CarryonError? {
+        lastErrors[id]
+    }
+
+    /// Whether this session is downloading `assetID` now.
+    public func isTransferring(_ assetID: String) -> Bool {
+        transfers[assetID] != nil
+    }
+
+    nonisolated func fetch(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
+        if queued { try await requests.acquire() }
+        defer { if queued { Task { await requests.release() } } }
+        let final = bundle.appendingPathComponent(resource.fileName)
+        let part: URL
+        if let offset = resource.rangeOffset {
+            part = bundle.appendingPathComponent("\(resource.fileName).\(offset).part")
+        } else {
+            part = bundle.appendingPathComponent("\(resource.fileName).part")
+        }
+        try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let id = resource.id!
+        let assetId = resource.assetId
+        let counter = ByteBatcher()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
+                                             validators: .init(etag: resource.etag, lastModified: resource.lastModified),
+                                             limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
+            // Bytes are reported in batches: a task per body chunk would queue faster than the
+            // session drains them on a fast link.
+            if let batch = counter.add(delta) { Task { await self.recordBytes(batch, resource: id, asset: assetId) } }
+        }
+        if let rest = counter.drain() { await recordBytes(rest, resource: id, asset: assetId) }
+        let elapsed = clock.now - started
+        let url = URL(string: resource.uri)
+        AssetLogs(library: library).access(
+            .init(date: Date(), event: "download", uri: resource.uri,
+                  server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
+                  bytes: result.transferred,
+                  duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetId)
+        if let offset = resource.rangeOffset {
+            // Copy the range into the shared file at its offset; the shared file keeps its
+            // temporary name until every range of it is in.
+            let shared = FilePath(bundle.appendingPathComponent("\(resource.fileName).part").path)
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
+                try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
+                    var position: Int64 = 0
+                    for try await chunk in reader.readChunks(chunkLength: .kibibytes(256)) {
+                        try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(offset) + position)
+                        position += Int64(chunk.readableBytes)
+                    }
+                }
+            }
+            try FileManager.default.removeItem(at: part)
+        } else {
+            try BundleFiles.rename(part, to: final)
+        }
+        try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
+    }
+
+    func recordBytes(_ delta: Int, resource: Int64, asset: String) {
+        trackers[asset]?.add(delta, to: resource, at: Self.now())
+        emitProgress(asset, force: false)
+    }
+
+    func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
+        try await write { db in
+            try db.execute(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",
+                           arguments: [bytes, validators.etag, validators.lastModified, resource.id])
+        }
+        trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
+        if resource.kind == .segment, trackers[resource.assetId] != nil {
+            let duration = renditionDurations[resource.assetId]?[resource.renditionKey] ?? 0
+            if let snapshot = trackers[resource.assetId]?.snapshot(at: Self.now()) {
+                emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
+                                      range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
+                                      loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
+                                      expected: .init(start: 0, end: duration)))
+            }
+        }
+        if resource.rangeOffset != nil, let left = rangesLeft[resource.assetId]?[resource.fileName] {
+            rangesLeft[resource.assetId]?[resource.fileName] = left - 1
+            if left == 1 { try finishSharedFile(resource.fileName, of: resource.assetId) }
+        }
+        var left = trackers[resource.assetId]?.unfinished(in: resource.renditionKey)
+        if left == nil {
+            left = try await read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND renditionKey = ? AND state = 'pending'",
+                                 arguments: [resource.assetId, resource.renditionKey]) ?? 0
+            }
+        }
+        if left == 0, reportedRenditions[resource.assetId, default: []].insert(resource.renditionKey).inserted {
+            emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey))
+        }
+        emitProgress(resource.assetId, force: true)
+    }
+
+    /// Renames each shared file whose ranges are all in to its final name.
+    func finishSharedFiles(_ id: String, resources: [ResourceRecord]) async throws(CarryonError) {
+        let byFile = Dictionary(grouping: resources.filter { $0.rangeOffset != nil }, by: \.fileName)
+        for (fileName, ranges) in byFile where ranges.allSatisfy({ $0.state == .done }) {
+            try finishSharedFile(fileName, of: id)
+        }
+    }
+
+    /// Renames a shared file whose ranges are all in to its final name.
+    func finishSharedFile(_ fileName: String, of id: String) throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let part = bundle.appendingPathComponent("\(fileName).part")
+        if FileManager.default.fileExists(atPath: part.path) {
+            try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
+        }
+    }
+
+    func emitProgress(_ id: String, force: Bool) {
+        guard let tracker = trackers[id] else { return }
+        let now = Self.now()
+        if !force, let last = lastProgressEvent[id], now - last < 0.2 { return }
+        lastProgressEvent[id] = now
+        emit(.progress(taskID: id, progress: tracker.snapshot(at: now)))
+    }
+
+    /// Seconds on a monotonic clock, for rates.
+    static func now() -> Double {
+        let duration = ContinuousClock.now - start
+        return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static let start = ContinuousClock.now
+}
