@@ -140,6 +140,8 @@ public struct Segment: Sendable, Hashable {
     public var discontinuitySequence: Int
     /// Whether an `EXT-X-DISCONTINUITY` precedes the segment.
     public var discontinuity: Bool
+    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
+    public var isGap: Bool
     /// Seconds from the start of the playlist to the segment's start.
     public var startTime: Double
     /// The `EXTINF` duration in seconds.
@@ -150,12 +152,11 @@ public struct Segment: Sendable, Hashable {
     public var byteRange: ResolvedByteRange?
     /// The keys in effect (one per key format), empty when the segment is in the clear.
     public var keys: [SegmentKey]
-    /// The media initialization section in effect.
-    public var initSection: InitSection?
-    /// `EXT-X-PROGRAM-DATE-TIME` given for this segment.
-    public var programDateTime: DateTime?
-    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
-    public var isGap: Bool
+    /// The media initialization section in effect, kept once for all the segments it applies to.
+    var sharedInitSection: Shared<InitSection>?
+    /// The `EXT-X-PROGRAM-DATE-TIME`, boxed: most segments have none, and a million segments
+    /// would each carry room for one.
+    var sharedProgramDateTime: Shared<DateTime>?
     /// The `EXT-X-BITRATE` in effect, in kbit/s.
     public var bitrate: Int?
     /// The segment's partial segments (low-latency HLS).
@@ -163,6 +164,18 @@ public struct Segment: Sendable, Hashable {
 
     /// The key to use: the `identity` one if there is one, else the first.
     public var key: SegmentKey? { keys.first { $0.keyFormat == "identity" } ?? keys.first }
+
+    /// The media initialization section in effect.
+    public var initSection: InitSection? {
+        get { sharedInitSection?.value }
+        set { sharedInitSection = newValue.map(Shared.init) }
+    }
+
+    /// `EXT-X-PROGRAM-DATE-TIME` given for this segment.
+    public var programDateTime: DateTime? {
+        get { sharedProgramDateTime?.value }
+        set { sharedProgramDateTime = newValue.map(Shared.init) }
+    }
 
     /// The segment's end time in seconds from the start of the playlist.
     public var endTime: Double { startTime + duration }
@@ -276,7 +289,8 @@ struct MediaResolver {
         var result = MediaPlaylist(url: url)
         var targetDuration: Int?
         var keys: [SegmentKey] = []
-        var initSection: InitSection?
+        // Boxed once per EXT-X-MAP, and shared by every segment it applies to.
+        var initSection: Shared<InitSection>?
         var bitrate: Int?
         // Tags that apply to the next segment only.
         var inf: (Inf, line: Int)?
@@ -338,9 +352,9 @@ struct MediaResolver {
                 }
                 result.segments.append(Segment(
                     uri: absolute, line: number, mediaSequence: mediaSequence,
-                    discontinuitySequence: discontinuitySequence, discontinuity: pendingDiscontinuity,
+                    discontinuitySequence: discontinuitySequence, discontinuity: pendingDiscontinuity, isGap: pendingGap,
                     startTime: startTime, duration: info.duration, title: info.title, byteRange: range,
-                    keys: segmentKeys, initSection: initSection, programDateTime: pendingDate, isGap: pendingGap,
+                    keys: segmentKeys, sharedInitSection: initSection, sharedProgramDateTime: pendingDate.map(Shared.init),
                     bitrate: range == nil ? bitrate : nil, parts: pendingParts))
                 startTime += info.duration
                 let (next, overflow) = mediaSequence.addingReportingOverflow(1)
@@ -420,7 +434,7 @@ struct MediaResolver {
                         if keys.contains(where: { $0.method == .aes128 && $0.iv == nil }) {
                             warnings.append(PlaylistWarning(line: number, "an EXT-X-MAP encrypted with AES-128 needs an EXT-X-KEY with an IV"))
                         }
-                        initSection = InitSection(uri: uri, byteRange: range, keys: keys, line: number)
+                        initSection = Shared(InitSection(uri: uri, byteRange: range, keys: keys, line: number))
                         sawSegmentTag = true
                     case .programDateTime(let date):
                         pendingDate = date
