@@ -115,5 +115,9 @@ struct KeyStoreTests {
         #expect(!redacted.contains("AAECAw==") && redacted.contains(",IV=0x01") && redacted.contains("a.ts"))
         let plain = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"https://k/1\"\n"
         #expect(KeyStore.redactingDataKeys(in: Array(plain.utf8)) == Array(plain.utf8))
+        // In any case, and at the very end of the text.
+        let upper = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"DATA:;base64,AAECAw==\"\n"
+        #expect(!String(decoding: KeyStore.redactingDataKeys(in: Array(upper.utf8)), as: UTF8.self).contains("AAECAw=="))
+        #expect(KeyStore.redactingDataKeys(in: Array("data".utf8)) == Array("data".utf8))
     }
 }

@@ -85,6 +85,11 @@ struct DownloadPlan: Sendable {
         for (position, input) in inputs.enumerated() {
             let key = uniqueKey(for: input, taken: &keys)
             var localNames: [Int: String] = [:]       // segment index → local path (bundle-relative)
+            // Room for every segment up front: growing tables of a million entries cost a
+            // second of rehashing.
+            localNames.reserveCapacity(input.media.segments.count)
+            seen.reserveCapacity(seen.count + input.media.segments.count + 1)
+            resources.reserveCapacity(resources.count + input.media.segments.count + 1)
             var mapNames: [Int: String] = [:]         // line number of EXT-X-MAP → local path
             var segmentCounter = 0
             var initCounter = 0
