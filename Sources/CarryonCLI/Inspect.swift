@@ -20,6 +20,13 @@ struct Inspect: AsyncParsableCommand {
               carryon inspect https://example.com/main.m3u8 --sizes
               carryon inspect https://example.com/main.m3u8 --json | jq '.variants[].bandwidth'
               carryon inspect https://example.com/main.m3u8 --header 'Authorization: Bearer TOKEN'
+              carryon inspect ./packaged/main.m3u8 --strict
+
+            A playlist is read as players read it: a deviation from RFC 8216bis that a careful \
+            player survives (a quoted hexadecimal value, a lower-case enumerated value, a missing \
+            EXT-X-TARGETDURATION, IPTV-style EXTINF attributes, …) is a warning that names the \
+            line and says what was assumed. --strict refuses the first deviation instead (exit 1), \
+            for checking your own packaging.
             """
     )
 
@@ -35,6 +42,9 @@ struct Inspect: AsyncParsableCommand {
     @Flag(name: .customLong("all-segments"), help: "List every segment of a media playlist (by default the first and last ten).")
     var allSegments = false
 
+    @Flag(help: "Refuse the first deviation from RFC 8216bis (exit 1) instead of recovering from it with a warning.")
+    var strict = false
+
     @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' (repeatable).", valueName: "header"))
     var headers: [String] = []
 
@@ -47,7 +57,8 @@ struct Inspect: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let inspector = Inspector(headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
+        var inspector = Inspector(headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
+        if strict { inspector.fetcher.parseOptions = .strict }
         let inspection: Inspector.Inspection
         do {
             inspection = try await inspector.inspect(location)
@@ -104,7 +115,10 @@ struct InspectText {
         let warnings = inspection.resolved.warnings
         if !warnings.isEmpty {
             out += "\nWarnings (\(warnings.count))\n"
-            for warning in warnings { out += "  \(warning)\n" }
+            for warning in warnings {
+                out += "  line \(warning.line): \(warning.message)\n"
+                if let text = warning.lineText { out += "    \(text)\n" }
+            }
         }
         return out
     }
@@ -223,9 +237,13 @@ struct InspectText {
         out += "Discontinuities \(discontinuities)\n"
         let gaps = media.segments.filter(\.isGap).count
         if gaps > 0 { out += "Gaps            \(gaps)\n" }
+        let parts = media.segments.reduce(media.trailingParts.count) { $0 + $1.parts.count }
+        if parts > 0 || !media.preloadHints.isEmpty {
+            let hints = media.preloadHints.isEmpty ? "" : ", \(media.preloadHints.count) preload hint\(media.preloadHints.count == 1 ? "" : "s")"
+            out += "Partial segments \(parts)\(hints) (low-latency HLS; a download takes the full segments)\n"
+        }
 
         out += "\nSegments\n"
-        var table = TextTable(["SEQUENCE", "START", "DURATION", "RANGE", "FLAGS", "URI"])
         let shown: [Segment]
         var hidden = 0
         if allSegments || media.segments.count <= 20 {
@@ -234,18 +252,27 @@ struct InspectText {
             shown = Array(media.segments.prefix(10)) + Array(media.segments.suffix(10))
             hidden = media.segments.count - 20
         }
+        // Titles and IPTV attributes (`tvg-id="news"`) get a column only when a segment has one.
+        let titled = shown.contains { !$0.title.isEmpty || !$0.attributes.isEmpty }
+        var table = TextTable(["SEQUENCE", "START", "DURATION", "RANGE", "FLAGS"] + (titled ? ["TITLE"] : []) + ["URI"])
         for (index, segment) in shown.enumerated() {
             if hidden > 0 && index == 10 {
-                table.add(["…", "", "", "", "", "\(hidden) more (--all-segments lists them)"])
+                table.add(["…", "", "", "", ""] + (titled ? [""] : []) + ["\(hidden) more (--all-segments lists them)"])
             }
             var flags: [String] = []
             if segment.discontinuity { flags.append("discontinuity") }
             if segment.isGap { flags.append("gap") }
             if segment.key != nil { flags.append("encrypted") }
             if segment.programDateTime != nil { flags.append("date") }
-            table.add([String(segment.mediaSequence), formatDuration(segment.startTime), formatNumber(segment.duration),
-                       segment.byteRange?.description ?? "-", flags.isEmpty ? "-" : flags.joined(separator: ","),
-                       relative(segment.uri, to: media.url)])
+            if !segment.parts.isEmpty { flags.append("\(segment.parts.count) part\(segment.parts.count == 1 ? "" : "s")") }
+            var title = segment.attributes.map { "\($0.name)=\($0.value.description)" }
+            if !segment.title.isEmpty { title.append(segment.title) }
+            var row = [String(segment.mediaSequence), formatDuration(segment.startTime),
+                       segment.isDurationKnown ? formatNumber(segment.duration) : "unknown",
+                       segment.byteRange?.description ?? "-", flags.isEmpty ? "-" : flags.joined(separator: ",")]
+            if titled { row.append(title.isEmpty ? "-" : title.joined(separator: " ")) }
+            row.append(relative(segment.uri, to: media.url))
+            table.add(row)
         }
         out += table.render(indent: 2)
     }
@@ -264,6 +291,11 @@ func relative(_ uri: String, to base: String) -> String {
     guard let slash = base.lastIndex(of: "/") else { return uri }
     let folder = base[...slash]
     return uri.hasPrefix(folder) ? String(uri.dropFirst(folder.count)) : uri
+}
+
+/// A bitrate that a playlist read leniently may leave out: "unknown bitrate" when it does.
+func formatBitrate(_ bitsPerSecond: Int?) -> String {
+    bitsPerSecond.map { formatBitrate($0) } ?? "unknown bitrate"
 }
 
 func formatBitrate(_ bitsPerSecond: Int) -> String {

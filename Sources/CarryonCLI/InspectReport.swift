@@ -51,7 +51,7 @@ struct InspectReport: Encodable {
 
     struct VariantJSON: Encodable {
         var uri: String
-        var bandwidth: Int
+        var bandwidth: Int?
         var averageBandwidth: Int?
         var score: Double?
         var codecs: String?
@@ -191,6 +191,12 @@ struct InspectReport: Encodable {
         var map: MapJSON?
         var programDateTime: String?
         var bitrate: Int?
+        /// False when the playlist gives no duration (`#EXTINF:-1`); absent when it does.
+        var durationKnown: Bool?
+        /// IPTV-style `EXTINF` attributes, as written (`tvg-id`, `group-title`, …).
+        var attributes: [String: String]?
+        /// Low-latency HLS partial segments.
+        var parts: [PartJSON]?
 
         init(_ segment: Segment) {
             uri = segment.uri
@@ -206,6 +212,27 @@ struct InspectReport: Encodable {
             map = segment.initSection.map { MapJSON(uri: $0.uri, byteRange: $0.byteRange.map(ByteRangeJSON.init)) }
             programDateTime = segment.programDateTime?.text
             bitrate = segment.bitrate
+            durationKnown = segment.isDurationKnown ? nil : false
+            if !segment.attributes.isEmpty {
+                attributes = Dictionary(segment.attributes.map { ($0.name, $0.value.text) }, uniquingKeysWith: { first, _ in first })
+            }
+            parts = segment.parts.isEmpty ? nil : segment.parts.map(PartJSON.init)
+        }
+    }
+
+    struct PartJSON: Encodable {
+        var uri: String
+        var duration: Double
+        var independent: Bool?
+        var byteRange: ByteRangeJSON?
+        var gap: Bool?
+
+        init(_ part: PartialSegment) {
+            uri = part.uri
+            duration = part.duration
+            independent = part.independent ? true : nil
+            byteRange = part.byteRange.map(ByteRangeJSON.init)
+            gap = part.isGap ? true : nil
         }
     }
 

@@ -33,6 +33,9 @@ struct TaskRunner {
         /// The local multivariant playlist (`done`).
         var playlist: String?
         var error: String?
+        /// The deviations the stream's playlists were read past (`warnings`), each naming the
+        /// playlist and line.
+        var warnings: [String]?
     }
 
     func run(_ tasks: [DownloadTask]) async throws {
@@ -159,6 +162,10 @@ final class ProgressDisplay: @unchecked Sendable {
                 clearBar()
                 let renditions = selection.renditions.map { "\($0.type.lowercased()) \($0.language ?? $0.name)" }
                 printNote("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
+            case .playlistWarnings(let id, let warnings):
+                clearBar()
+                let count = warnings.count == 1 ? "1 place" : "\(warnings.count) places"
+                printNote("\(id): the stream's playlists deviate from RFC 8216bis in \(count); read as players read them (carryon logs \(id) --error lists each)")
             default:
                 break
             }
@@ -228,6 +235,9 @@ final class ProgressDisplay: @unchecked Sendable {
         case .failed(_, let error):
             line.event = "failed"
             line.error = error.message
+        case .playlistWarnings(_, let warnings):
+            line.event = "warnings"
+            line.warnings = warnings
         }
         return line
     }

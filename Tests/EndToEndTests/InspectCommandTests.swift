@@ -166,13 +166,18 @@ struct InspectCommandTests {
         }
     }
 
-    @Test("a malformed playlist exits 1 naming the line and what is wrong")
+    @Test("a deviation is a warning naming the line; with --strict it exits 1 naming the line and what is wrong")
     func malformed() async throws {
         try await withServedStream { base in
-            let result = try await runCarryon(["inspect", base + "/broken.m3u8"])
+            let result = try await runCarryon(["inspect", base + "/broken.m3u8", "--strict"])
             #expect(result.status == 1)
             #expect(result.standardError.contains("line 2"))
             #expect(result.standardError.contains("BANDWIDTH"))
+            let lenient = try await runCarryon(["inspect", base + "/broken.m3u8"])
+            #expect(lenient.status == 0, "\(lenient.standardError)")
+            #expect(lenient.standardOutput.contains("line 2: EXT-X-STREAM-INF lacks the required attribute BANDWIDTH; the bandwidth is unknown"))
+            #expect(lenient.standardOutput.contains("    #EXT-X-STREAM-INF:RESOLUTION=1x1"))
+            #expect(lenient.standardOutput.contains("unknown bitrate"))
         }
     }
 

@@ -117,7 +117,7 @@ struct ByteRangeTests {
     }
 
     @Test func mapByteRangeMustBeQuoted() {
-        expectPlaylistError(.invalidValue, line: 2) { _ = try parseTag("#EXT-X-MAP:URI=\"a.mp4\",BYTERANGE=720@0") }
+        expectPlaylistError(.invalidValue, line: 2) { _ = try parseTag("#EXT-X-MAP:URI=\"a.mp4\",BYTERANGE=720@0", options: .strict) }
     }
 
     // MARK: EXT-X-PART

@@ -16,17 +16,34 @@ struct Malformed: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { fault }
 
-    /// Reads `text` as far as `reading` says.
-    func read() throws {
+    /// Reads `text` as far as `reading` says, strictly by default: a lenient read recovers from
+    /// many of these faults with a warning (see `LenientReadingTests`).
+    func read(_ options: Playlist.ParseOptions = .strict) throws {
+        _ = try warnings(options)
+    }
+
+    /// Reads `text` as far as `reading` says, and returns the warnings.
+    func warnings(_ options: Playlist.ParseOptions) throws -> [PlaylistWarning] {
         switch reading {
-        case .parse: _ = try Playlist.parse(text)
-        case .media: _ = try MediaPlaylist(parsing: text, url: "https://cdn.example.com/v.m3u8")
-        case .multivariant: _ = try MultivariantPlaylist(parsing: text, url: "https://cdn.example.com/main.m3u8")
+        case .parse:
+            let parsed = try Playlist.parse(text, options: options)
+            // Read leniently, tags of the other kind of playlist are the resolver's to warn about.
+            if options.contains(.strict) { return parsed.warnings }
+            switch parsed.playlist.kind {
+            case .multivariant:
+                return try MultivariantPlaylist(parsed.playlist, url: "https://cdn.example.com/main.m3u8", warnings: parsed.warnings).warnings
+            case .media:
+                return try MediaPlaylist(parsed.playlist, url: "https://cdn.example.com/v.m3u8", warnings: parsed.warnings).warnings
+            }
+        case .media: return try MediaPlaylist(parsing: text, url: "https://cdn.example.com/v.m3u8", options: options).warnings
+        case .multivariant: return try MultivariantPlaylist(parsing: text, url: "https://cdn.example.com/main.m3u8", options: options).warnings
         }
     }
 }
 
-/// Malformed playlists are refused with an error that names the fault and the line.
+/// Malformed playlists are refused with an error that names the fault and the line: read
+/// strictly, every one; read leniently, those no safe reading exists for, while the rest are
+/// warnings on the same line.
 @Suite("Malformed input")
 struct MalformedInputTests {
     static let header: [Malformed] = [
@@ -202,6 +219,27 @@ struct MalformedInputTests {
         expectPlaylistError(input.code, line: input.line) { try input.read() }
     }
 
+    /// Read leniently, each fault is either the same error or a warning on its line: none is
+    /// passed over in silence.
+    @Test(arguments: header + characters + attributeLists + missingAttributes + valueTypes + structure)
+    func leniently(_ input: Malformed) {
+        do {
+            let warnings = try input.warnings([])
+            if let line = input.line {
+                #expect(warnings.contains { $0.line == line }, "\(warnings)")
+            } else {
+                #expect(!warnings.isEmpty)
+            }
+        } catch let error as PlaylistError {
+            // A fault found by parsing alone may, once the lenient read also resolves the
+            // playlist, be refused there instead: on the same line, for what follows from it.
+            #expect(error.code == input.code || input.reading == .parse, "\(error)")
+            #expect(error.line == input.line, "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     // MARK: Bytes
 
     @Test func invalidUTF8NamesItsLine() {
@@ -235,7 +273,7 @@ struct MalformedInputTests {
 
     @Test func errorShowsTheLineAndItsText() {
         let error = expectPlaylistError(.missingValue, line: 3) {
-            _ = try Playlist.parse("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:RESOLUTION=1280x720\nv.m3u8\n")
+            _ = try Playlist.parse("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-STREAM-INF:RESOLUTION=1280x720\nv.m3u8\n", options: .strict)
         }
         #expect(error?.lineText == "#EXT-X-STREAM-INF:RESOLUTION=1280x720")
         #expect(error?.message.contains("BANDWIDTH") == true)

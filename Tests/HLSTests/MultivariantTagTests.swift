@@ -50,7 +50,7 @@ struct MultivariantTagTests {
 
     @Test func closedCaptionsOtherTokenIsAnError() {
         expectPlaylistError(.invalidValue, line: 2) {
-            _ = try parseTag("#EXT-X-STREAM-INF:BANDWIDTH=1,CLOSED-CAPTIONS=cc")
+            _ = try parseTag("#EXT-X-STREAM-INF:BANDWIDTH=1,CLOSED-CAPTIONS=cc", options: .strict)
         }
     }
 

@@ -35,8 +35,9 @@ enum Fixture {
 }
 
 /// Parses `#EXTM3U` followed by `line` and returns the tag on the second line.
-func parseTag(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> Tag {
-    let playlist = try Playlist(parsing: "#EXTM3U\n\(line)\n")
+func parseTag(_ line: String, options: Playlist.ParseOptions = [],
+              sourceLocation: SourceLocation = #_sourceLocation) throws -> Tag {
+    let playlist = try Playlist(parsing: "#EXTM3U\n\(line)\n", options: options)
     return try #require(playlist.lines[1].tag, "line 2 is not a tag", sourceLocation: sourceLocation)
 }
 

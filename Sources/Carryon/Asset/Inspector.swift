@@ -7,7 +7,7 @@ import HLS
 /// ```swift
 /// let inspection = try await Inspector().inspect("https://example.com/main.m3u8")
 /// if case .multivariant(let main) = inspection.playlist {
-///     for variant in main.variants { print(variant.bandwidth, variant.resolution ?? "audio only") }
+///     for variant in main.variants { print(variant.bandwidth ?? 0, variant.resolution ?? "audio only") }
 /// }
 /// ```
 public struct Inspector: Sendable {
@@ -52,7 +52,8 @@ public struct Inspector: Sendable {
         public var resolved: ResolvedPlaylist
     }
 
-    /// Fetches, parses and resolves the playlist at `location` (a URL or a local path).
+    /// Fetches, parses and resolves the playlist at `location` (a URL or a local path), as
+    /// leniently or strictly as the fetcher's ``PlaylistFetcher/parseOptions`` say.
     ///
     /// - Throws: ``CarryonError``; a playlist that cannot be parsed or resolved has code
     ///   ``CarryonError/Code/playlist`` with the `PlaylistError` (module `HLS`) as cause.
@@ -62,10 +63,12 @@ public struct Inspector: Sendable {
         do {
             switch playlist.kind {
             case .multivariant:
-                let resolved = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+                let resolved = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings,
+                                                        options: fetched.parsed.options)
                 return Inspection(url: fetched.url, playlist: playlist, resolved: .multivariant(resolved))
             case .media:
-                let resolved = try MediaPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+                let resolved = try MediaPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings,
+                                                 options: fetched.parsed.options)
                 return Inspection(url: fetched.url, playlist: playlist, resolved: .media(resolved))
             }
         } catch {

@@ -33,7 +33,7 @@ public struct SizeEstimator: Sendable {
 
     /// Estimates for each variant and rendition, by the URI of its media playlist.
     public func estimate(_ main: MultivariantPlaylist) async -> [String: Outcome] {
-        var jobs: [(uri: String, bitrate: Int, namedBy: String)] = []
+        var jobs: [(uri: String, bitrate: Int?, namedBy: String)] = []
         for variant in main.variants where !jobs.contains(where: { $0.uri == variant.uri }) {
             jobs.append((variant.uri, variant.averageBandwidth ?? variant.bandwidth, "\(main.url), line \(variant.line)"))
         }
@@ -90,7 +90,8 @@ public struct SizeEstimator: Sendable {
         let fetched = try await fetcher.fetch(uri, namedBy: namedBy)
         let media: MediaPlaylist
         do {
-            media = try MediaPlaylist(fetched.parsed.playlist, url: fetched.url, imports: imports)
+            media = try MediaPlaylist(fetched.parsed.playlist, url: fetched.url, imports: imports,
+                                      warnings: fetched.parsed.warnings, options: fetched.parsed.options)
         } catch {
             throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
         }

@@ -26,6 +26,16 @@ struct DownloadPlan: Sendable {
     var duration: Double
     /// The content keys the renditions use, each once, named `k1`, `k2`… in order of use.
     var keys: [PlannedKey] = []
+    /// The deviations from RFC 8216bis the stream's playlists were read past, for the asset's
+    /// error log: the multivariant playlist's first, then each rendition's.
+    var warnings: [PlaylistNotice] = []
+
+    /// A deviation one of the stream's playlists was read past (see `Playlist.ParseOptions`).
+    struct PlaylistNotice: Sendable {
+        /// The playlist's absolute URL.
+        var playlist: String
+        var warning: PlaylistWarning
+    }
 
     /// A content key to obtain before any media: the local playlists name it `keys/<id>`,
     /// which the playback server answers from the key store.
@@ -196,18 +206,31 @@ struct DownloadPlan: Sendable {
 
         let localMain: String
         if let main, let selection {
+            // For a variant that declares no BANDWIDTH (read leniently): its planned bytes over its duration.
+            var plannedBytes: [String: Int] = [:]
+            for resource in resources { plannedBytes[resource.renditionKey, default: 0] += resource.expectedBytes }
+            var estimatedBandwidth: [String: Int] = [:]
+            for rendition in planned where rendition.record.duration > 0 {
+                estimatedBandwidth[rendition.record.uri] = Int(Double(plannedBytes[rendition.record.key, default: 0] * 8) / rendition.record.duration)
+            }
             localMain = try localMultivariantPlaylist(main.playlist, resolved: main.resolved, selection: selection,
                                                       // An audio-only variant may also be one of its renditions: one URI, two inputs.
                                                       keys: Dictionary(zip(inputs.map(\.uri), planned.map(\.record.key)),
-                                                                       uniquingKeysWith: { first, _ in first }))
+                                                                       uniquingKeysWith: { first, _ in first }),
+                                                      estimatedBandwidth: estimatedBandwidth)
         } else {
             let rendition = planned[0]
             let bytes = resources.reduce(0) { $0 + $1.expectedBytes }
             let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
             localMain = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=\(max(1, bandwidth))\n\(rendition.record.key)/index.m3u8\n"
         }
+        var warnings: [PlaylistNotice] = []
+        if let main { warnings = main.resolved.warnings.map { PlaylistNotice(playlist: main.resolved.url, warning: $0) } }
+        for input in inputs {
+            warnings += input.media.warnings.map { PlaylistNotice(playlist: input.media.url, warning: $0) }
+        }
         return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
-                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys)
+                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys, warnings: warnings)
     }
 
     /// A group of renditions: a `GROUP-ID` within a `TYPE`.
@@ -291,148 +314,5 @@ struct DownloadPlan: Sendable {
     static func relativePath(_ target: String, fromFolder folder: String) -> String {
         let prefix = folder + "/"
         return target.hasPrefix(prefix) ? String(target.dropFirst(prefix.count)) : "../" + target
-    }
-
-    /// The rendition's playlist with every URI pointing at the bundle's files, variables made
-    /// explicit, and the low-latency tags (whose parts are not downloaded) left out.
-    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [Int: String],
-                                   mapFiles: [Int: String], keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
-        var playlist = input.playlist
-        var segmentIndex = 0
-        var lines: [Line] = []
-        lines.reserveCapacity(playlist.lines.count)
-        for (index, line) in playlist.lines.enumerated() {
-            var line = line
-            switch line.content {
-            case .uri:
-                if let file = segmentFiles[segmentIndex] {
-                    line.content = .uri(relativePath(file, fromFolder: key))
-                } else {
-                    // A gap segment: nothing was fetched; keep a name inside the bundle.
-                    line.content = .uri("gap-\(segmentIndex)")
-                }
-                segmentIndex += 1
-            case .tag(.map(var map)):
-                if let file = mapFiles[index + 1] {
-                    map.uri = relativePath(file, fromFolder: key)
-                    line.content = .tag(.map(map))
-                }
-            case .tag(.key(var tag)):
-                if let local = keyLines[index + 1] {
-                    // A key the bundle keeps goes through the playback server; another key
-                    // format of the same segments, which Carryon did not obtain, goes.
-                    guard let local else { continue }
-                    tag.uri = local
-                    line.content = .tag(.key(tag))
-                }
-            case .tag(.define(let define)):
-                if let value = input.media.variables[define.name] {
-                    line.content = .tag(.define(.value(name: define.name, value: value)))
-                }
-            case .tag(.part), .tag(.preloadHint), .tag(.renditionReport), .tag(.skip):
-                continue
-            default:
-                break
-            }
-            lines.append(line)
-        }
-        playlist.lines = lines
-        do {
-            return try playlist.write()
-        } catch {
-            throw CarryonError(.playlist, "cannot write the local playlist of \(input.uri): \(error)", cause: error)
-        }
-    }
-
-    /// The multivariant playlist with only the chosen variant and renditions, pointing at the
-    /// bundle's playlists. Renditions carried in the variant (no URI) and closed captions of the
-    /// chosen groups stay; I-frame variants, session keys and steering go.
-    static func localMultivariantPlaylist(_ playlist: Playlist, resolved: MultivariantPlaylist, selection: MediaSelection,
-                                          keys: [String: String]) throws(CarryonError) -> String {
-        var output = playlist
-        var lines: [Line] = []
-        var renditionIndex = 0
-        var variantIndex = 0
-        var keepNextURI = false
-        // The first STREAM-INF of each chosen variant's URI (a URI may be listed twice).
-        var chosenVariants: [MultivariantPlaylist.Variant] = []
-        for uri in selection.variants.map(\.uri) {
-            if let variant = resolved.variants.first(where: { $0.uri == uri }) { chosenVariants.append(variant) }
-        }
-        let chosenLines = Set(chosenVariants.map(\.line))
-        // A GROUP-ID names a group of renditions of one TYPE; groups of two types may share it.
-        var groups: Set<RenditionGroup> = []
-        for chosenVariant in chosenVariants {
-            if let group = chosenVariant.audio { groups.insert(.init(type: .audio, id: group)) }
-            if let group = chosenVariant.video { groups.insert(.init(type: .video, id: group)) }
-            if let group = chosenVariant.subtitles { groups.insert(.init(type: .subtitles, id: group)) }
-            if case .group(let group)? = chosenVariant.closedCaptions { groups.insert(.init(type: .closedCaptions, id: group)) }
-        }
-        var nextURI: String?
-        // Groups that keep at least one rendition in the local playlist.
-        var keptGroups: Set<RenditionGroup> = []
-        for rendition in resolved.renditions {
-            let group = RenditionGroup(type: rendition.type, id: rendition.groupID)
-            if let uri = rendition.uri {
-                if keys[uri] != nil, selection.renditions.contains(where: { $0.uri == uri }) { keptGroups.insert(group) }
-            } else if groups.contains(group) {
-                keptGroups.insert(group)
-            }
-        }
-        for line in playlist.lines {
-            var line = line
-            switch line.content {
-            case .uri:
-                if keepNextURI, let uri = nextURI {
-                    line.content = .uri("\(keys[uri] ?? "video")/index.m3u8")
-                    lines.append(line)
-                    keepNextURI = false
-                }
-                continue
-            case .tag(.streamInf):
-                let variant = resolved.variants[variantIndex]
-                variantIndex += 1
-                if chosenLines.contains(variant.line), case .tag(.streamInf(var stream)) = line.content {
-                    nextURI = variant.uri
-                    // A group none of whose renditions was kept must not be referenced.
-                    if let group = variant.audio, !keptGroups.contains(.init(type: .audio, id: group)) { stream.audio = nil }
-                    if let group = variant.video, !keptGroups.contains(.init(type: .video, id: group)) { stream.video = nil }
-                    if let group = variant.subtitles, !keptGroups.contains(.init(type: .subtitles, id: group)) { stream.subtitles = nil }
-                    if stream != (line.tag.flatMap { if case .streamInf(let s) = $0 { s } else { nil } }) {
-                        line.content = .tag(.streamInf(stream))
-                    }
-                    keepNextURI = true
-                    lines.append(line)
-                }
-                continue
-            case .tag(.media(var tag)):
-                let rendition = resolved.renditions[renditionIndex]
-                renditionIndex += 1
-                if let uri = rendition.uri {
-                    guard let key = keys[uri], selection.renditions.contains(where: { $0.uri == uri }) else { continue }
-                    tag.uri = "\(key)/index.m3u8"
-                    line.content = .tag(.media(tag))
-                } else if !groups.contains(.init(type: rendition.type, id: rendition.groupID)) {
-                    continue
-                }
-            case .tag(.define(let define)):
-                if let value = resolved.variables[define.name] {
-                    line.content = .tag(.define(.value(name: define.name, value: value)))
-                }
-            case .tag(.iFrameStreamInf), .tag(.sessionKey), .tag(.contentSteering):
-                continue
-            case .tag(.sessionData(let data)) where data.uri != nil:
-                continue
-            default:
-                break
-            }
-            lines.append(line)
-        }
-        output.lines = lines
-        do {
-            return try output.write()
-        } catch {
-            throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
-        }
     }
 }

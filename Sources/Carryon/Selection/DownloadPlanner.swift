@@ -23,7 +23,7 @@ struct DownloadPlanner: Sendable {
         case .media:
             let media = try resolveMedia(playlist, url: fetched.url, imports: nil, warnings: fetched.parsed.warnings)
             try check(media, rule: rule)
-            let bitrate = media.duration > 0 ? 1_000_000 : 1
+            let bitrate = media.duration > 0 ? Self.unknownBitrate : 1
             let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: fetched.url, fetched: fetched.bytes, playlist: playlist, media: media,
                                            estimatedBitrate: bitrate)
@@ -43,7 +43,8 @@ struct DownloadPlanner: Sendable {
             selection.additionalVariants = additionalVariants
             let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
                 .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
-            let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth
+            // A variant without BANDWIDTH (read leniently) is estimated as a media playlist alone is.
+            let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth ?? Self.unknownBitrate
             var inputs: [DownloadPlan.Input] = []
             let videoFetched = try await streamFetcher.fetch(selection.variant.uri, namedBy: main.url)
             let video = try resolveMedia(videoFetched.parsed.playlist, url: videoFetched.url, imports: main.variables,
@@ -58,7 +59,7 @@ struct DownloadPlanner: Sendable {
                 let media = try resolveMedia(fetchedVariant.parsed.playlist, url: fetchedVariant.url, imports: main.variables,
                                              warnings: fetchedVariant.parsed.warnings)
                 try check(media, rule: rule)
-                let bitrate = variant.averageBandwidth ?? variant.bandwidth
+                let bitrate = variant.averageBandwidth ?? variant.bandwidth ?? Self.unknownBitrate
                 inputs.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
                                     isMain: false, uri: variant.uri, fetched: fetchedVariant.bytes,
                                     playlist: fetchedVariant.parsed.playlist, media: media,
@@ -80,6 +81,9 @@ struct DownloadPlanner: Sendable {
                                           selection: selection), selection)
         }
     }
+
+    /// The bitrate assumed for the estimate of a stream that declares none: 1 Mbit/s.
+    static let unknownBitrate = 1_000_000
 
     private func resolveMedia(_ playlist: Playlist, url: String, imports: [String: String]?,
                               warnings: [PlaylistWarning]) throws(CarryonError) -> MediaPlaylist {

@@ -35,8 +35,9 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     public struct Variant: Sendable, Hashable, Codable {
         /// The variant's media playlist (absolute).
         public var uri: String
-        /// The variant's peak bitrate in bits per second (`BANDWIDTH`).
-        public var bandwidth: Int
+        /// The variant's peak bitrate in bits per second (`BANDWIDTH`); nil when a playlist read
+        /// leniently leaves it out.
+        public var bandwidth: Int?
         /// The variant's average bitrate in bits per second (`AVERAGE-BANDWIDTH`); nil when the
         /// playlist does not give it.
         public var averageBandwidth: Int?
@@ -175,11 +176,15 @@ public struct MediaSelector: Sendable {
         let useScore = candidates.allSatisfy { $0.score != nil }
         candidates.sort { lhs, rhs in
             if useScore, lhs.score != rhs.score { return lhs.score! < rhs.score! }
-            if lhs.bandwidth != rhs.bandwidth { return lhs.bandwidth < rhs.bandwidth }
+            // A variant whose bandwidth is unknown is the last choice.
+            let left = lhs.bandwidth ?? lhs.averageBandwidth ?? -1
+            let right = rhs.bandwidth ?? rhs.averageBandwidth ?? -1
+            if left != right { return left < right }
             return (lhs.resolution?.pixels ?? 0) < (rhs.resolution?.pixels ?? 0)
         }
         let withinMaximums = candidates.filter { variant in
-            if let maximum = options.maximumBitrate, variant.bandwidth > maximum { return false }
+            if let maximum = options.maximumBitrate, let bandwidth = variant.bandwidth ?? variant.averageBandwidth,
+               bandwidth > maximum { return false }
             if let maximum = options.maximumResolution, let resolution = variant.resolution,
                resolution.width > maximum.width || resolution.height > maximum.height { return false }
             return true
@@ -188,7 +193,7 @@ public struct MediaSelector: Sendable {
         let hasMinimums = options.minimumBitrate != nil || options.minimumResolution != nil
         guard hasMinimums else { return withinMaximums.last! }
         let meetingMinimums = withinMaximums.filter { variant in
-            if let minimum = options.minimumBitrate, variant.bandwidth < minimum { return false }
+            if let minimum = options.minimumBitrate, (variant.bandwidth ?? variant.averageBandwidth ?? -1) < minimum { return false }
             if let minimum = options.minimumResolution {
                 guard let resolution = variant.resolution, resolution.width >= minimum.width,
                       resolution.height >= minimum.height else { return false }

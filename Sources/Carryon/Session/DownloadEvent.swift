@@ -22,13 +22,19 @@ public enum DownloadEvent: Sendable {
     case finished(taskID: String, location: URL)
     /// The task stopped with an error; what is done is kept (`didCompleteWithError`).
     case failed(taskID: String, error: CarryonError)
+    /// The stream's playlists deviate from their specification in ways a careful player
+    /// survives, and Carryon read past them: each warning names the playlist and line, says what
+    /// was wrong and what was assumed (`https://cdn.example/v.m3u8, line 12: …`). Sent once,
+    /// when the playlists are first read (and for the playlists a media selection adds); the
+    /// asset's error log keeps them.
+    case playlistWarnings(taskID: String, warnings: [String])
 
     /// The task the event is about.
     public var taskID: String {
         switch self {
         case .stateChanged(let id, _), .mediaSelectionResolved(let id, _), .willDownload(let id, _),
              .progress(let id, _), .timeRangeLoaded(let id, _, _, _, _), .renditionCompleted(let id, _),
-             .finished(let id, _), .failed(let id, _):
+             .finished(let id, _), .failed(let id, _), .playlistWarnings(let id, _):
             id
         }
     }

@@ -22,6 +22,7 @@ extension DownloadSession {
             if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
             try await persist(plan, selection: selection, for: asset)
             if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+            reportPlaylistWarnings(plan.warnings, for: asset)
         }
         try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
@@ -79,6 +80,24 @@ extension DownloadSession {
         if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
         try await persist(plan, selection: selection, for: asset)
         if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+        reportPlaylistWarnings(plan.warnings, for: asset)
+    }
+
+    /// Writes the deviations the stream's playlists were read past to the asset's error log
+    /// (`x-error-domain` `hls`, `x-error-code` `playlist-warning`, `cs-uri` the playlist, the
+    /// line and what was assumed in `x-comment`) and reports them in one event.
+    func reportPlaylistWarnings(_ notices: [DownloadPlan.PlaylistNotice], for asset: AssetRecord) {
+        guard !notices.isEmpty else { return }
+        let logs = AssetLogs(library: library)
+        let now = Date()
+        var described: [String] = []
+        for notice in notices {
+            let warning = notice.warning
+            let comment = "line \(warning.line): \(warning.message)" + (warning.lineText.map { " [\($0)]" } ?? "")
+            logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: "hls", errorCode: "playlist-warning", comment: comment), for: asset.id)
+            described.append("\(notice.playlist), \(comment)")
+        }
+        emit(.playlistWarnings(taskID: asset.id, warnings: described))
     }
 
     /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
@@ -226,7 +245,7 @@ extension DownloadSession {
             }
             let chosen = try MediaSelector(options: variant).chooseVariant(multivariant.variants)
             if current.variants.contains(where: { $0.uri == chosen.uri }) {
-                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution?.description ?? chosen.uri), \(chosen.bandwidth) bit/s)")
+                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution?.description ?? chosen.uri), \(chosen.bandwidth.map { "\($0) bit/s" } ?? "bandwidth unknown"))")
             }
             additionalVariants.append(MediaSelector.selected(chosen))
         }
@@ -249,6 +268,9 @@ extension DownloadSession {
         }
         try await setState(id, machine)
         emit(.mediaSelectionResolved(taskID: id, selection: selection))
+        // The playlists the added renditions bring; the others were reported when first read.
+        let addedPlaylists = Set(plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.uri))
+        reportPlaylistWarnings(plan.warnings.filter { addedPlaylists.contains($0.playlist) }, for: saved)
         return plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.key)
     }
 

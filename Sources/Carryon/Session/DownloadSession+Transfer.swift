@@ -23,9 +23,13 @@ extension DownloadSession {
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
-        // bounds how large a segment may grow (see ResourceRecord.growthLimit).
+        // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
+        // leniently may leave it out.
         let bandwidthKnown = try await read { db in
-            try Bool.fetchOne(db, sql: "SELECT selection IS NOT NULL FROM asset WHERE id = ?", arguments: [id]) ?? false
+            try Bool.fetchOne(db, sql: """
+                SELECT selection IS NOT NULL AND json_extract(selection, '$.variant.bandwidth') IS NOT NULL
+                FROM asset WHERE id = ?
+                """, arguments: [id]) ?? false
         }
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),

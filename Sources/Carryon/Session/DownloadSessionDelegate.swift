@@ -75,7 +75,7 @@ extension DownloadSession {
                     delegate.downloadTask(task, didCompleteWithError: nil)
                 case .failed(_, let error):
                     delegate.downloadTask(task, didCompleteWithError: error)
-                case .stateChanged:
+                case .stateChanged, .playlistWarnings:
                     break
                 }
             }

@@ -34,6 +34,9 @@ public struct PlaylistFetcher: Sendable {
     /// Which locations this fetcher reads (``LocationRule/anyLocation`` by default: what a
     /// person types). A fetcher for what a stream names is made with ``forStream(_:)``.
     public var rule: LocationRule = .anyLocation
+    /// How playlists are read: leniently by default, recovering with a warning from what players
+    /// survive; `Playlist.ParseOptions.strict` (module `HLS`) refuses every deviation.
+    public var parseOptions: Playlist.ParseOptions = []
 
     /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
     /// accept playlists up to 64 MiB, give a request 30 seconds, try a failed request up to 4
@@ -104,7 +107,7 @@ public struct PlaylistFetcher: Sendable {
         let url = try Self.absoluteURL(for: location)
         let (finalURL, bytes) = try await fetchBytes(url, namedBy: namedBy)
         do {
-            return Fetched(url: finalURL, bytes: bytes, parsed: try Playlist.parse(bytes: bytes))
+            return Fetched(url: finalURL, bytes: bytes, parsed: try Playlist.parse(bytes: bytes, options: parseOptions))
         } catch {
             throw CarryonError(.playlist, "\(finalURL): \(error)", cause: error)
         }
@@ -160,7 +163,7 @@ public struct PlaylistFetcher: Sendable {
     }
 
     private func requestBytes(_ url: String, meter: StallMeter) async throws(Failure) -> Body {
-        var request = HTTPClientRequest(url: url)
+        var request = HTTPClientRequest(url: URIReference.encodingSpaces(url))
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
         if !request.headers.contains(name: "accept-encoding") {

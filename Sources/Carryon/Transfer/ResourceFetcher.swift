@@ -159,7 +159,8 @@ struct ResourceFetcher: Sendable {
         }
         if let expectedTotal, existing == expectedTotal { return Attempt(total: existing, status: nil, received: 0) }
 
-        var request = HTTPClientRequest(url: uri)
+        // A space in a URI (read leniently) is fetched as browsers fetch it, as %20.
+        var request = HTTPClientRequest(url: URIReference.encodingSpaces(uri))
         for header in headers { request.headers.add(name: header.name, value: header.value) }
         let requestedStart: Int?
         if let range {

@@ -75,20 +75,36 @@ public struct PlaylistError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 /// Something in a playlist that breaks the specification but that a client can recover from
-/// (RFC 8216bis section 6.3.1), such as an unknown attribute. Reading goes on.
+/// (RFC 8216bis section 6.3.1), such as an unknown attribute or a quoted hexadecimal value.
+/// Reading goes on; the message says what was wrong and what was assumed:
+///
+/// ```
+/// line 12: EXT-X-DATERANGE: SCTE35-OUT is a hexadecimal-sequence, written quoted; read as 0xFC30…
+///   #EXT-X-DATERANGE:ID="ad1",START-DATE="2020-01-01T00:00:00Z",SCTE35-OUT="0xFC30…"
+/// ```
+///
+/// With ``Playlist/ParseOptions/strict`` a deviation is a ``PlaylistError`` instead.
 public struct PlaylistWarning: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number.
     public var line: Int
-    /// What was recovered from.
+    /// The text of that line (shortened if very long, with control characters made visible),
+    /// when the warning is about what the line says.
+    public var lineText: String?
+    /// What was wrong, and what was assumed.
     public var message: String
 
     /// Creates a warning about the given 1-based line.
-    public init(line: Int, _ message: String) {
+    public init(line: Int, lineText: String? = nil, _ message: String) {
         self.line = line
+        self.lineText = lineText
         self.message = message
     }
 
-    public var description: String { "line \(line): \(message)" }
+    public var description: String {
+        var text = "line \(line): \(message)"
+        if let lineText { text += "\n  \(lineText)" }
+        return text
+    }
 }
 
 /// The text of a line made fit for an error message: control characters escaped and very long

@@ -37,6 +37,13 @@ public struct Line: Sendable {
         case tag(Tag)
     }
 
+    /// Forgets the text the line was read from, so that it is written in canonical form (as a
+    /// line whose content was changed is).
+    public mutating func makeCanonical() {
+        storedSource = nil
+        sourceIsURI = false
+    }
+
     /// The tag on this line, if it is one.
     public var tag: Tag? {
         if case .tag(let tag) = content { return tag }

@@ -23,7 +23,8 @@
 /// }
 /// ```
 public struct Playlist: Sendable, Hashable {
-    /// The lines of the playlist, the first being `#EXTM3U`.
+    /// The lines of the playlist: `#EXTM3U` first, after any blank and comment lines a playlist
+    /// read leniently had before it.
     public var lines: [Line]
 
     /// Whether the text ends with a line terminator. Kept so that an unchanged playlist is
@@ -38,13 +39,25 @@ public struct Playlist: Sendable, Hashable {
 
     /// Which of the two kinds of playlist this is, decided by the tags it contains.
     ///
-    /// A playlist with variant, rendition or session tags is multivariant; anything else —
-    /// including a playlist with no segments yet — is a media playlist.
+    /// A playlist with variant streams (`EXT-X-STREAM-INF`, `EXT-X-I-FRAME-STREAM-INF`) is
+    /// multivariant; otherwise one with segments (`EXTINF`) is a media playlist; otherwise one
+    /// with renditions or session tags is multivariant. Anything else — including a playlist with
+    /// no segments yet — is a media playlist. A tag of the other kind (an `EXT-X-SESSION-KEY`
+    /// strayed into a media playlist) is then the resolver's to refuse, or, read leniently, to
+    /// ignore or apply with a warning.
     public var kind: Kind {
+        var otherMultivariantTags = false
+        var segments = false
         for line in lines {
-            if case .tag(let tag) = line.content, tag.scope == .multivariant { return .multivariant }
+            guard case .tag(let tag) = line.content else { continue }
+            switch tag {
+            case .streamInf, .iFrameStreamInf: return .multivariant
+            case .media, .sessionData, .sessionKey, .contentSteering: otherMultivariantTags = true
+            case .inf: segments = true
+            default: continue
+            }
         }
-        return .media
+        return otherMultivariantTags && !segments ? .multivariant : .media
     }
 
     /// The two kinds of playlist of RFC 8216bis section 4.

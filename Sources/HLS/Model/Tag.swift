@@ -111,6 +111,14 @@ extension Tag {
         return false
     }
 
+    /// Whether this is a tag of a name RFC 8216bis defines that a lenient parse could not read
+    /// and ignored (`#EXT-X-VERSION:` with no value, `#EXT-X-PLAYLIST-TYPE:LIVE`), kept as
+    /// ``unknown(name:value:)`` so that no line is lost.
+    public var isIgnoredKnownTag: Bool {
+        if case .unknown(let name, _) = self { return TagName(rawValue: name) != nil }
+        return false
+    }
+
     /// The tag's name as written, without the leading `#`, e.g. `EXT-X-STREAM-INF`.
     public var name: String {
         switch self {

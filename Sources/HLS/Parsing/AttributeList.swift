@@ -56,6 +56,12 @@ enum AttributeList {
                 }
                 value = .quoted(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
                 index += 1
+                // White space before the comma or the end of the line is no part of the value.
+                var afterSpace = index
+                while afterSpace < count, bytes[afterSpace] == UInt8(ascii: " ") || bytes[afterSpace] == UInt8(ascii: "\t") {
+                    afterSpace += 1
+                }
+                if afterSpace == count || bytes[afterSpace] == UInt8(ascii: ",") { index = afterSpace }
                 if index < count, bytes[index] != UInt8(ascii: ",") {
                     throw TagError(.malformedAttributeList,
                                    "\(tag): expected ',' after the quoted value of \(name), found '\(Character(Unicode.Scalar(bytes[index])))'")
@@ -93,22 +99,31 @@ enum AttributeList {
 
 /// Decodes the attributes of one tag into typed values, remembering which it used so that the
 /// rest can be kept (and warned about, unless they are client attributes).
+///
+/// A value in the wrong form that still has one meaning — a quoted number, a bare
+/// quoted-string, a lower-case enumerated value, `1280X720` — is read with a warning (an error in
+/// strict mode); one that has none is an error.
 struct AttributeReader {
     let tag: String
+    let recoveries: Recoveries
     private var attributes: [Attribute]
     private var used: [Bool]
-    private(set) var warnings: [String] = []
+    /// Attributes whose malformed value is kept as written, already warned about.
+    private var keptAsWritten: Set<String> = []
 
-    init(_ attributes: [Attribute], tag: String) {
+    init(_ attributes: [Attribute], tag: String, recoveries: Recoveries) {
         self.tag = tag
+        self.recoveries = recoveries
         self.attributes = attributes
         self.used = Array(repeating: false, count: attributes.count)
     }
 
     func hasAttribute(_ name: String) -> Bool { attributes.contains { $0.name == name } }
 
-    /// Records something recovered from.
-    mutating func warn(_ message: String) { warnings.append(message) }
+    /// A deviation: a warning, or in strict mode an error.
+    func recover(_ kind: String, _ code: PlaylistError.Code, _ message: @autoclosure () -> String) throws(TagError) {
+        try recoveries.recover(kind, code, message())
+    }
 
     private mutating func take(_ name: String) -> AttributeValue? {
         for index in attributes.indices where attributes[index].name == name {
@@ -116,6 +131,12 @@ struct AttributeReader {
             return attributes[index].value
         }
         return nil
+    }
+
+    /// Leaves an attribute among the rest, kept as written.
+    private mutating func keep(_ name: String) {
+        for index in attributes.indices where attributes[index].name == name { used[index] = false }
+        keptAsWritten.insert(name)
     }
 
     private func missing(_ name: String) -> TagError {
@@ -126,10 +147,21 @@ struct AttributeReader {
         TagError(.invalidValue, "\(tag): \(name)=\(value) is not \(expected)")
     }
 
+    /// The text of a value that should be unquoted; a quoted one is read with a warning.
+    private func unquoted(_ name: String, _ value: AttributeValue, _ kind: String) throws(TagError) -> String {
+        switch value {
+        case .token(let text): return text
+        case .quoted(let text):
+            try recover("quoted-value", .invalidValue, "\(tag): \(name) is \(kind), written quoted; read as \(text)")
+            return text
+        }
+    }
+
     mutating func string(_ name: String) throws(TagError) -> String? {
         guard let value = take(name) else { return nil }
         guard case .quoted(let text) = value else {
-            throw invalid(name, value, "a quoted-string (it needs double quotes)")
+            try recover("bare-string", .invalidValue, "\(tag): \(name)=\(value) is a quoted-string written without quotes; read as \"\(value.text)\"")
+            return value.text
         }
         return text
     }
@@ -139,35 +171,38 @@ struct AttributeReader {
         return value
     }
 
-    /// An enumerated-string; a quoted one is accepted with a warning.
-    mutating func enumerated(_ name: String) -> String? {
+    /// An enumerated-string; a quoted one is read with a warning.
+    mutating func enumerated(_ name: String) throws(TagError) -> String? {
         guard let value = take(name) else { return nil }
         if case .quoted = value {
-            warnings.append("\(tag): \(name) should not be quoted; read as \(value.text)")
+            try recover("quoted-value", .invalidValue, "\(tag): \(name) should not be quoted; read as \(value.text)")
         }
         return value.text
     }
 
     mutating func enumerated(required name: String) throws(TagError) -> String {
-        guard let value = enumerated(name) else { throw missing(name) }
+        guard let value = try enumerated(name) else { throw missing(name) }
         return value
     }
 
+    /// One of the values the specification defines; one written in lower case is read with a
+    /// warning.
     mutating func enumeration<E: RawRepresentable>(_ name: String, _ type: E.Type) throws(TagError) -> E?
     where E.RawValue == String {
-        guard let text = enumerated(name) else { return nil }
-        guard let value = E(rawValue: text) else {
-            throw TagError(.invalidValue, "\(tag): \(name)=\(text) is not one of the values the specification defines")
+        guard let text = try enumerated(name) else { return nil }
+        if let value = E(rawValue: text) { return value }
+        if let value = E(rawValue: text.uppercased()) {
+            try recover("lower-case", .invalidValue, "\(tag): \(name)=\(text) is written in lower case; read as \(value.rawValue)")
+            return value
         }
-        return value
+        throw TagError(.invalidValue, "\(tag): \(name)=\(text) is not one of the values the specification defines")
     }
 
     mutating func integer(_ name: String) throws(TagError) -> Int? {
         guard let value = take(name) else { return nil }
-        guard case .token(let text) = value, let number = Number.decimalInteger(text.utf8) else {
-            throw invalid(name, value, "a decimal integer")
-        }
-        return number
+        let text = try unquoted(name, value, "a decimal-integer")
+        if let number = Number.decimalInteger(text.utf8) { return number }
+        return try Number.lenientInteger(text.utf8, what: "\(tag): \(name)", recoveries: recoveries)
     }
 
     mutating func integer(required name: String) throws(TagError) -> Int {
@@ -177,10 +212,14 @@ struct AttributeReader {
 
     mutating func float(_ name: String, signed: Bool = false) throws(TagError) -> Double? {
         guard let value = take(name) else { return nil }
-        guard case .token(let text) = value, let number = Number.decimalFloat(text, signed: signed) else {
-            throw invalid(name, value, signed ? "a signed decimal number" : "a decimal number")
+        let text = try unquoted(name, value, signed ? "a signed-decimal-floating-point" : "a decimal-floating-point")
+        if let number = Number.decimalFloat(text, signed: signed) { return number }
+        let trimmed = text.trimmingWhiteSpace
+        if let number = Number.decimalFloat(trimmed, signed: signed) {
+            try recover("space-in-value", .invalidValue, "\(tag): white space around \(name)=\(trimmed) is ignored")
+            return number
         }
-        return number
+        throw invalid(name, value, signed ? "a signed decimal number" : "a decimal number")
     }
 
     mutating func float(required name: String, signed: Bool = false) throws(TagError) -> Double {
@@ -188,29 +227,45 @@ struct AttributeReader {
         return value
     }
 
-    mutating func hex(_ name: String) throws(TagError) -> HexSequence? {
+    /// A hexadecimal-sequence. With `keepingMalformed`, for values that change nothing fetched
+    /// (SCTE-35 messages), a malformed one is kept as written among the other attributes, with a
+    /// warning, instead of refused.
+    mutating func hex(_ name: String, keepingMalformed: Bool = false) throws(TagError) -> HexSequence? {
         guard let value = take(name) else { return nil }
-        guard case .token(let text) = value, let hex = HexSequence(text) else {
-            throw invalid(name, value, "a hexadecimal sequence (0x…)")
-        }
-        return hex
+        let text = try unquoted(name, value, "a hexadecimal-sequence")
+        if let hex = HexSequence(text) { return hex }
+        guard keepingMalformed else { throw invalid(name, value, "a hexadecimal sequence (0x…)") }
+        try recover("malformed-hex", .invalidValue,
+                    "\(tag): \(name)=\(value.description.prefix(40)) is not a hexadecimal sequence (0x…); kept as written")
+        keep(name)
+        return nil
     }
 
     mutating func resolution(_ name: String) throws(TagError) -> Resolution? {
         guard let value = take(name) else { return nil }
-        guard case .token(let text) = value, let resolution = Resolution(text) else {
-            throw invalid(name, value, "a resolution (WIDTHxHEIGHT)")
+        let text = try unquoted(name, value, "a decimal-resolution")
+        if let resolution = Resolution(text) { return resolution }
+        let lowered = String(text.trimmingWhiteSpace.map { $0 == "X" ? "x" : $0 })
+        if let resolution = Resolution(lowered) {
+            try recover("resolution-form", .invalidValue, "\(tag): \(name)=\(text) is not written WIDTHxHEIGHT; read as \(resolution)")
+            return resolution
         }
-        return resolution
+        throw invalid(name, value, "a resolution (WIDTHxHEIGHT)")
     }
 
     /// A `YES`/`NO` attribute. Nil when absent.
     mutating func yesNo(_ name: String) throws(TagError) -> Bool? {
-        guard let text = enumerated(name) else { return nil }
+        guard let text = try enumerated(name) else { return nil }
         switch text {
         case "YES": return true
         case "NO": return false
-        default: throw TagError(.invalidValue, "\(tag): \(name)=\(text) is neither YES nor NO")
+        default:
+            let upper = text.uppercased()
+            guard upper == "YES" || upper == "NO" else {
+                throw TagError(.invalidValue, "\(tag): \(name)=\(text) is neither YES nor NO")
+            }
+            try recover("lower-case", .invalidValue, "\(tag): \(name)=\(text) is written in lower case; read as \(upper)")
+            return upper == "YES"
         }
     }
 
@@ -223,13 +278,34 @@ struct AttributeReader {
         return range
     }
 
+    /// A quoted date; a malformed one is kept as written among the other attributes, with a
+    /// warning (dates change nothing fetched).
     mutating func dateTime(_ name: String) throws(TagError) -> DateTime? {
         guard let text = try string(name) else { return nil }
         guard let date = DateTime(text) else {
-            throw TagError(.invalidValue, "\(tag): \(name)=\"\(text)\" is not an ISO 8601 date and time with a time zone")
+            try recover("bad-date", .invalidValue, "\(tag): \(name)=\"\(text)\" is not an ISO 8601 date and time with a time zone; kept as written")
+            keep(name)
+            return nil
         }
         return date
     }
+
+    /// A `URI` attribute. A space in it is read as `%20` when the URI is resolved, with a warning.
+    mutating func uri(_ name: String = "URI") throws(TagError) -> String? {
+        guard let text = try string(name) else { return nil }
+        if text.utf8.contains(UInt8(ascii: " ")) {
+            try recover("space-in-uri", .invalidValue, "\(tag): \(name)=\"\(text)\" has a space in it; read as %20")
+        }
+        return text
+    }
+
+    mutating func uri(required name: String) throws(TagError) -> String {
+        guard let value = try uri(name) else { throw missing(name) }
+        return value
+    }
+
+    /// The value as written, whatever its form: for attributes that take more than one.
+    mutating func value(_ name: String) -> AttributeValue? { take(name) }
 
     /// Attributes not taken so far, in order. Each is reported as a warning unless it is a
     /// client attribute (`X-…`) or one of `quiet` (legacy attributes such as `PROGRAM-ID`).
@@ -237,8 +313,8 @@ struct AttributeReader {
         var rest: [Attribute] = []
         for index in attributes.indices where !used[index] {
             let attribute = attributes[index]
-            if !attribute.name.hasPrefix("X-") && !quiet.contains(attribute.name) {
-                warnings.append("\(tag): unknown attribute \(attribute.name) kept as written")
+            if !attribute.name.hasPrefix("X-") && !quiet.contains(attribute.name) && !keptAsWritten.contains(attribute.name) {
+                recoveries.note("unknown-attribute", "\(tag): unknown attribute \(attribute.name) kept as written")
             }
             rest.append(attribute)
         }

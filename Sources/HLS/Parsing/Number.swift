@@ -101,6 +101,33 @@ enum Number {
         return text.withUTF8 { decimalFloat($0, signed: signed) }
     }
 
+    /// A decimal integer as careless packagers write it — with white space around it
+    /// (`EXT-X-VERSION: 3`), as a decimal number (`1280000.0`, rounded to the nearest integer) or
+    /// negative (0 is assumed) — read with a warning, or in strict mode refused.
+    ///
+    /// - Parameters:
+    ///   - bytes: The value as written, which is not a plain decimal integer.
+    ///   - what: The tag or attribute, for the message.
+    /// - Throws: ``TagError`` when no integer can be read, or in strict mode.
+    static func lenientInteger<Bytes: Collection<UInt8>>(_ bytes: Bytes, what: String, recoveries: Recoveries) throws(TagError) -> Int {
+        let written = String(decoding: bytes, as: UTF8.self)
+        let text = written.trimmingWhiteSpace
+        if let number = decimalInteger(text.utf8) {
+            try recoveries.recover("space-in-value", .invalidValue, "\(what): white space around the value \(text) is ignored")
+            return number
+        }
+        guard let number = decimalFloat(text, signed: true), abs(number) < 0x1p62 else {
+            throw TagError(.invalidValue, "\(what): \"\(written)\" is not a decimal integer")
+        }
+        if number < 0 {
+            try recoveries.recover("negative", .invalidValue, "\(what): \(text) is negative; 0 is assumed")
+            return 0
+        }
+        let rounded = Int(number.rounded())
+        try recoveries.recover("integer-as-float", .invalidValue, "\(what): \(text) is not a decimal integer; read as \(rounded)")
+        return rounded
+    }
+
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         var value = 1.0
         for _ in 0..<exponent { value *= 10 }
@@ -136,5 +163,16 @@ enum Number {
             result += String(digits[..<point]) + "." + String(digits[point...])
         }
         return result
+    }
+}
+
+extension String {
+    /// The text without spaces and tabs at either end.
+    var trimmingWhiteSpace: String {
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+              let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+        else { return "" }
+        return String(self[first...last])
     }
 }

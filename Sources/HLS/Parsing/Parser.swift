@@ -13,21 +13,25 @@ extension Playlist {
         public var playlist: Playlist
         /// Deviations from the specification that the parser recovered from, in line order.
         public var warnings: [PlaylistWarning]
+        /// The options the playlist was parsed with, for resolving it the same way.
+        public var options: ParseOptions
     }
 
     /// Parses M3U8 text.
     ///
-    /// Lines may end in LF or CRLF. The parser reads the text in place, without copying it line by
-    /// line. A fault the specification lets a client recover from — an unknown attribute, a
-    /// quoted enumerated value — becomes a warning; anything else throws a ``PlaylistError`` that
-    /// names the line.
+    /// Lines may end in LF or CRLF (a lone CR is read as a line end, with a warning). The parser
+    /// reads the text in place, without copying it line by line. By default a deviation a careful
+    /// player survives — an unknown attribute, a quoted hexadecimal value, a lower-case
+    /// enumerated value, comment lines before `#EXTM3U` — becomes a warning that says what was
+    /// assumed; with ``ParseOptions/strict`` it throws. Anything no safe reading exists for
+    /// throws a ``PlaylistError`` that names the line.
     ///
     /// - Throws: ``PlaylistError`` for text that is not a playlist.
-    public static func parse(_ text: String) throws(PlaylistError) -> Parsed {
+    public static func parse(_ text: String, options: ParseOptions = []) throws(PlaylistError) -> Parsed {
         var text = text
         text.makeContiguousUTF8()
         let result: Result<Parsed, PlaylistError> = text.utf8.withContiguousStorageIfAvailable { buffer in
-            var parser = Parser(text: text, bytes: buffer)
+            var parser = Parser(text: text, bytes: buffer, options: options)
             do throws(PlaylistError) {
                 return .success(try parser.run())
             } catch {
@@ -40,10 +44,10 @@ extension Playlist {
     /// Parses M3U8 bytes, which must be UTF-8.
     ///
     /// - Throws: ``PlaylistError`` with code ``PlaylistError/Code/invalidUTF8`` naming the first
-    ///   line that is not UTF-8, or any error of ``parse(_:)-(String)``.
-    public static func parse<Bytes: Collection<UInt8>>(bytes: Bytes) throws(PlaylistError) -> Parsed {
+    ///   line that is not UTF-8, or any error of ``parse(_:options:)-(String,_)``.
+    public static func parse<Bytes: Collection<UInt8>>(bytes: Bytes, options: ParseOptions = []) throws(PlaylistError) -> Parsed {
         if let text = String(validating: bytes, as: UTF8.self) {
-            return try parse(text)
+            return try parse(text, options: options)
         }
         var line = 1
         var current: [UInt8] = []
@@ -59,25 +63,31 @@ extension Playlist {
         throw PlaylistError(.invalidUTF8, line: line, "the playlist is not valid UTF-8 (RFC 8216bis section 4.1 requires it)")
     }
 
-    /// Parses M3U8 text, ignoring warnings. See ``parse(_:)-(String)``.
-    public init(parsing text: String) throws(PlaylistError) {
-        self = try Playlist.parse(text).playlist
+    /// Parses M3U8 text, ignoring warnings. See ``parse(_:options:)-(String,_)``.
+    public init(parsing text: String, options: ParseOptions = []) throws(PlaylistError) {
+        self = try Playlist.parse(text, options: options).playlist
     }
 }
 
-/// The line reader: splits the input at line feeds and types each line.
+/// The line reader: splits the input at line ends and types each line.
 struct Parser {
     let text: String
     let bytes: UnsafeBufferPointer<UInt8>
-    var warnings: [PlaylistWarning] = []
+    let options: Playlist.ParseOptions
+    let recoveries: Recoveries
     var lineNumber = 0
-    /// The first media-only and multivariant-only tag seen, to refuse a playlist mixing them.
+    /// Whether `#EXTM3U` has been read; lines before it may only be blank or comments.
+    var sawHeader = false
+    /// The first media-only and multivariant-only tag seen, to refuse a playlist mixing them
+    /// (in strict mode; otherwise the resolvers ignore the tags of the other kind).
     var firstMediaTag: (line: Int, name: String)?
     var firstMultivariantTag: (line: Int, name: String)?
 
-    init(text: String, bytes: UnsafeBufferPointer<UInt8>) {
+    init(text: String, bytes: UnsafeBufferPointer<UInt8>, options: Playlist.ParseOptions) {
         self.text = text
         self.bytes = bytes
+        self.options = options
+        self.recoveries = Recoveries(strict: options.contains(.strict))
     }
 
     mutating func run() throws(PlaylistError) -> Playlist.Parsed {
@@ -93,9 +103,18 @@ struct Parser {
         }
         // A UTF-8 byte order mark is forbidden but harmless: skip it and say so.
         if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
-            warnings.append(PlaylistWarning(line: 1, "the playlist starts with a byte order mark, which RFC 8216bis forbids; it is ignored"))
+            recoveries.line = 1
+            recoveries.text = UnsafeBufferPointer(rebasing: bytes[3..<min(count, 80)])
+            do throws(TagError) {
+                try recoveries.recover("byte-order-mark", .structure,
+                                       "the playlist starts with a byte order mark, which RFC 8216bis forbids; it is ignored")
+            } catch {
+                throw PlaylistError(error.code, line: 1, error.message)
+            }
             start = 3
         }
+        // Only a playlist with a carriage return needs looking for lone ones (old Mac line ends).
+        let hasCarriageReturn = memchr(base + start, 0x0D, count - start) != nil
         // Reserve about what is needed: growing an array of lines copies it, and reserving far
         // too much costs page faults on large playlists.
         var lines: [Line] = []
@@ -104,16 +123,40 @@ struct Parser {
         let utf8 = text.utf8
         while start < count {
             let newline = memchr(base + start, 0x0A, count - start)
-            let end = newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+            var end = newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+            var next: Int? = newline == nil ? nil : end + 1
             var contentEnd = end
-            if contentEnd > start, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-            if newline == nil, contentEnd == start, lineNumber > 0 {
-                // Only a CR after the last line feed: what is left of a CRLF, not a blank line
+            var loneCarriageReturn = false
+            var endsWithCarriageReturn = false
+            if hasCarriageReturn, let found = memchr(base + start, 0x0D, end - start) {
+                let carriageReturn = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+                contentEnd = carriageReturn
+                if carriageReturn + 1 == end {
+                    // CRLF, or a CR that ends the text: a line end either way.
+                    if newline == nil { endsWithCarriageReturn = true }
+                } else {
+                    // A CR inside what an LF would make one line: the line ends there.
+                    end = carriageReturn
+                    next = carriageReturn + 1
+                    loneCarriageReturn = true
+                }
+            }
+            if next == nil, contentEnd == start, lineNumber > 0 {
+                // Only a CR after the last line end: what is left of a CRLF, not a blank line
                 // (which no text without a final line feed could write back).
                 break
             }
             lineNumber += 1
             let line = UnsafeBufferPointer(rebasing: bytes[start..<contentEnd])
+            recoveries.line = lineNumber
+            recoveries.text = line
+            if loneCarriageReturn {
+                do throws(TagError) {
+                    try recoveries.recover("lone-cr", .structure, "the line ends in a carriage return without a line feed; read as a line end")
+                } catch {
+                    throw self.error(error.code, line, error.message)
+                }
+            }
             let content = try parseLine(line)
             if case .uri(let uri) = content, uri.utf8.count == line.count {
                 // The line is its URI: keep the text once (and spare a retain of the input).
@@ -122,14 +165,18 @@ struct Parser {
                 let source = text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: contentEnd)]
                 lines.append(Line(content, source: source))
             }
-            if newline == nil {
-                endsWithNewline = false
+            guard let next else {
+                endsWithNewline = endsWithCarriageReturn
                 break
             }
             endsWithNewline = true
-            start = end + 1
+            start = next
         }
-        return Playlist.Parsed(playlist: Playlist(lines: lines, endsWithNewline: endsWithNewline), warnings: warnings)
+        if !sawHeader {
+            throw PlaylistError(.missingHeader, line: lineNumber, "the playlist has no #EXTM3U line, only blank lines and comments; this is not an M3U8 playlist")
+        }
+        return Playlist.Parsed(playlist: Playlist(lines: lines, endsWithNewline: endsWithNewline),
+                               warnings: recoveries.finish(), options: options)
     }
 
     /// About how many lines the text has, from the line feeds in its first 64 KiB: a little
@@ -158,17 +205,35 @@ struct Parser {
         PlaylistError(code, line: lineNumber, lineText: displayText(line), message)
     }
 
-    private mutating func warn(_ message: String) {
-        warnings.append(PlaylistWarning(line: lineNumber, message))
+    /// A deviation on the current line: a warning, or in strict mode an error naming the line.
+    private func recover(_ kind: String, _ code: PlaylistError.Code, _ line: UnsafeBufferPointer<UInt8>,
+                         _ message: @autoclosure () -> String) throws(PlaylistError) {
+        do throws(TagError) {
+            try recoveries.recover(kind, code, message())
+        } catch {
+            throw self.error(error.code, line, error.message)
+        }
     }
 
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
     private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>) throws(PlaylistError) -> Line.Content {
-        if lineNumber == 1 {
-            guard line.count >= 7, line[0] == UInt8(ascii: "#"), line[1] == UInt8(ascii: "E"),
-                  line[2] == UInt8(ascii: "X"), line[3] == UInt8(ascii: "T"), line[4] == UInt8(ascii: "M"),
-                  line[5] == UInt8(ascii: "3"), line[6] == UInt8(ascii: "U")
-            else {
-                throw error(.missingHeader, line, "the first line must be #EXTM3U; this is not an M3U8 playlist")
+        if !sawHeader {
+            if line.count >= 7, line[0] == UInt8(ascii: "#"), line[1] == UInt8(ascii: "E"),
+               line[2] == UInt8(ascii: "X"), line[3] == UInt8(ascii: "T"), line[4] == UInt8(ascii: "M"),
+               line[5] == UInt8(ascii: "3"), line[6] == UInt8(ascii: "U") {
+                sawHeader = true
+            } else if line.allSatisfy(Parser.isSpace) {
+                try recover("before-header", .missingHeader, line, "a blank line before #EXTM3U is ignored")
+                return .blank
+            } else if line[0] == UInt8(ascii: "#"), !(line.count >= 4 && line[1] == UInt8(ascii: "E")
+                                                      && line[2] == UInt8(ascii: "X") && line[3] == UInt8(ascii: "T")) {
+                try recover("before-header", .missingHeader, line, "a comment before #EXTM3U is ignored")
+                return .comment(String(decoding: UnsafeBufferPointer(rebasing: line[1...]), as: UTF8.self))
+            } else {
+                throw error(.missingHeader, line, lineNumber == 1
+                    ? "the first line must be #EXTM3U; this is not an M3U8 playlist"
+                    : "#EXTM3U must come before any tag or URI (only blank lines and comments may precede it); this is not an M3U8 playlist")
             }
         }
         guard let first = line.first else { return .blank }
@@ -181,18 +246,27 @@ struct Parser {
         // A URI line; surrounding white space is not part of it.
         var start = 0
         var end = line.count
-        while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        while start < end, Parser.isSpace(line[start]) { start += 1 }
+        while end > start, Parser.isSpace(line[end - 1]) { end -= 1 }
         if start == end { return .blank }
-        if start > 0 || end < line.count { warn("white space around a URI is ignored") }
+        if start > 0 || end < line.count { try recover("uri-space", .structure, line, "white space around a URI is ignored") }
         return .uri(String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
     }
 
+    /// Reads a tag line. White space after a value is dealt with where the value is read (an
+    /// EXTINF title or an unknown tag's value keeps it); after a name without a value it is
+    /// ignored with a warning.
     private mutating func parseTag(_ line: UnsafeBufferPointer<UInt8>) throws(PlaylistError) -> Tag {
+        let whole = line
         // Name: from after '#' to ':' or the end.
         var colon = 1
         while colon < line.count, line[colon] != UInt8(ascii: ":") { colon += 1 }
-        let name = UnsafeBufferPointer(rebasing: line[1..<colon])
+        var nameEnd = colon
+        if colon == line.count, Parser.isSpace(line[colon - 1]) {
+            while Parser.isSpace(line[nameEnd - 1]) { nameEnd -= 1 }
+            try recover("trailing-space", .structure, line, "white space after the tag is ignored")
+        }
+        let name = UnsafeBufferPointer(rebasing: line[1..<nameEnd])
         let value: UnsafeBufferPointer<UInt8>? = colon < line.count ? UnsafeBufferPointer(rebasing: line[(colon + 1)...]) : nil
 
         // EXTINF is most lines of a media playlist: match it first.
@@ -209,10 +283,10 @@ struct Parser {
         do throws(TagError) {
             tag = try decode(known, value: value)
         } catch {
-            throw self.error(error.code, line, error.message)
+            throw self.error(error.code, whole, error.message)
         }
         // Pass the scope and name rather than the tag, which would be retained for the call.
-        try checkScope(tag.scope, known, line)
+        if recoveries.strict { try checkScope(tag.scope, known, whole) }
         return tag
     }
 
@@ -231,147 +305,163 @@ struct Parser {
         }
     }
 
+    /// Tags a player does without: with nothing after the colon, the tag is ignored (with a
+    /// warning) rather than the playlist refused.
+    private static func ignorableWhenEmpty(_ name: TagName) -> Bool {
+        switch name {
+        case .version, .targetDuration, .mediaSequence, .discontinuitySequence, .bitrate, .playlistType,
+             .programDateTime, .start, .dateRange, .sessionData, .partInf, .part, .preloadHint, .skip,
+             .contentSteering, .define:
+            true
+        default:
+            false
+        }
+    }
+
     private mutating func decode(_ name: TagName, value: UnsafeBufferPointer<UInt8>?) throws(TagError) -> Tag {
         let tagName = name.rawValue
+        let recoveries = self.recoveries
+        if value?.first.map(Parser.isSpace) ?? true, value?.allSatisfy(Parser.isSpace) ?? true,
+           Parser.ignorableWhenEmpty(name) {
+            try recoveries.recover("empty-value", .missingValue, "\(tagName) has no value after its colon; the tag is ignored")
+            return .unknown(name: tagName, value: value.map { String(decoding: $0, as: UTF8.self) })
+        }
         func required() throws(TagError) -> UnsafeBufferPointer<UInt8> {
             guard let value, !value.isEmpty else { throw TagError(.missingValue, "\(tagName) needs a value after ':'") }
             return value
         }
         func integer() throws(TagError) -> Int {
             let value = try required()
-            guard let number = Number.decimalInteger(value) else {
-                throw TagError(.invalidValue, "\(tagName): \"\(String(decoding: value, as: UTF8.self))\" is not a decimal integer")
-            }
-            return number
+            if let number = Number.decimalInteger(value) { return number }
+            return try Number.lenientInteger(value, what: tagName, recoveries: recoveries)
         }
         /// The attribute list; with `allowingNone`, for tags whose attributes are all optional,
         /// an empty or absent list too (the writer writes `ServerControl()` as an empty list).
         func attributes(allowingNone: Bool = false) throws(TagError) -> AttributeReader {
-            if allowingNone, value?.isEmpty ?? true { return AttributeReader([], tag: tagName) }
-            return AttributeReader(try AttributeList.parse(try required(), tag: tagName), tag: tagName)
+            if allowingNone, value?.isEmpty ?? true { return AttributeReader([], tag: tagName, recoveries: recoveries) }
+            return AttributeReader(try AttributeList.parse(try required(), tag: tagName), tag: tagName, recoveries: recoveries)
         }
-        func noValue(_ tag: Tag) -> Tag {
-            if value != nil { warn("\(tagName) takes no value; the value is ignored") }
+        func noValue(_ tag: Tag) throws(TagError) -> Tag {
+            guard let value else { return tag }
+            if name == .m3u, !value.allSatisfy(Parser.isSpace) {
+                try recoveries.recover("header-attributes", .structure,
+                    "#EXTM3U carries attributes (\(String(decoding: value, as: UTF8.self).prefix(60))), an IPTV extension; they are ignored")
+            } else {
+                try recoveries.recover("value-ignored", .structure, "\(tagName) takes no value; the value is ignored")
+            }
             return tag
+        }
+        /// The value as text, white space around it ignored with a warning.
+        func trimmedText() throws(TagError) -> String {
+            let value = try required()
+            var start = 0
+            var end = value.count
+            while start < end, Parser.isSpace(value[start]) { start += 1 }
+            while end > start, Parser.isSpace(value[end - 1]) { end -= 1 }
+            if start > 0 || end < value.count {
+                try recoveries.recover("space-in-value", .invalidValue, "\(tagName): white space around the value is ignored")
+            }
+            return String(decoding: UnsafeBufferPointer(rebasing: value[start..<end]), as: UTF8.self)
         }
         switch name {
         case .inf:
-            let value = try required()
-            var comma = 0
-            while comma < value.count, value[comma] != UInt8(ascii: ",") { comma += 1 }
-            let durationBytes = UnsafeBufferPointer(rebasing: value[0..<comma])
-            guard let duration = Number.decimalFloat(durationBytes) else {
-                throw TagError(.invalidValue, "EXTINF: \"\(String(decoding: durationBytes, as: UTF8.self))\" is not a duration in seconds")
-            }
-            if comma == value.count { warn("EXTINF lacks the comma after its duration") }
-            let title = comma + 1 < value.count
-                ? String(decoding: UnsafeBufferPointer(rebasing: value[(comma + 1)...]), as: UTF8.self) : ""
-            return .inf(Inf(duration: duration, title: title))
-        case .m3u: return noValue(.m3u)
+            return .inf(try Inf(reading: try required(), recoveries: recoveries))
+        case .m3u: return try noValue(.m3u)
         case .version: return .version(try integer())
-        case .independentSegments: return noValue(.independentSegments)
-        case .endList: return noValue(.endList)
-        case .iFramesOnly: return noValue(.iFramesOnly)
-        case .discontinuity: return noValue(.discontinuity)
-        case .gap: return noValue(.gap)
+        case .independentSegments: return try noValue(.independentSegments)
+        case .endList: return try noValue(.endList)
+        case .iFramesOnly: return try noValue(.iFramesOnly)
+        case .discontinuity: return try noValue(.discontinuity)
+        case .gap: return try noValue(.gap)
         case .mediaSequence: return .mediaSequence(try integer())
         case .discontinuitySequence: return .discontinuitySequence(try integer())
         case .bitrate: return .bitrate(try integer())
         case .targetDuration:
             let value = try required()
             if let number = Number.decimalInteger(value) { return .targetDuration(number) }
-            if let number = Number.decimalFloat(value), number < Double(Int.max) {
-                warn("EXT-X-TARGETDURATION must be a decimal integer; \(Number.format(number)) is read as \(Int(number.rounded(.up)))")
+            let text = try trimmedText()
+            if let number = Number.decimalInteger(text.utf8) { return .targetDuration(number) }
+            if let number = Number.decimalFloat(text), number < Double(Int.max) {
+                try recoveries.recover("integer-as-float", .invalidValue,
+                    "EXT-X-TARGETDURATION must be a decimal integer; \(Number.format(number)) is read as \(Int(number.rounded(.up)))")
                 return .targetDuration(Int(number.rounded(.up)))
             }
-            throw TagError(.invalidValue, "EXT-X-TARGETDURATION: \"\(String(decoding: value, as: UTF8.self))\" is not a decimal integer")
+            throw TagError(.invalidValue, "EXT-X-TARGETDURATION: \"\(text)\" is not a decimal integer")
         case .playlistType:
-            let text = String(decoding: try required(), as: UTF8.self)
-            guard let type = PlaylistType(rawValue: text) else {
-                throw TagError(.invalidValue, "EXT-X-PLAYLIST-TYPE: \"\(text)\" is neither EVENT nor VOD")
+            let text = try trimmedText()
+            if let type = PlaylistType(rawValue: text) { return .playlistType(type) }
+            if let type = PlaylistType(rawValue: text.uppercased()) {
+                try recoveries.recover("lower-case", .invalidValue, "EXT-X-PLAYLIST-TYPE: \(text) is written in lower case; read as \(type.rawValue)")
+                return .playlistType(type)
             }
-            return .playlistType(type)
+            try recoveries.recover("unknown-playlist-type", .invalidValue,
+                                   "EXT-X-PLAYLIST-TYPE: \"\(text)\" is neither EVENT nor VOD; the tag is ignored")
+            return .unknown(name: tagName, value: value.map { String(decoding: $0, as: UTF8.self) })
         case .byteRange:
-            let text = String(decoding: try required(), as: UTF8.self)
+            let text = try trimmedText()
             guard let range = ByteRange(text) else {
                 throw TagError(.invalidValue, "EXT-X-BYTERANGE: \"\(text)\" is not a byte range (length[@offset])")
             }
             return .byteRange(range)
         case .programDateTime:
-            let text = String(decoding: try required(), as: UTF8.self)
+            let text = try trimmedText()
             guard let date = DateTime(text) else {
-                throw TagError(.invalidValue, "EXT-X-PROGRAM-DATE-TIME: \"\(text)\" is not an ISO 8601 date and time with a time zone")
+                try recoveries.recover("bad-date", .invalidValue,
+                    "EXT-X-PROGRAM-DATE-TIME: \"\(text)\" is not an ISO 8601 date and time with a time zone; the tag is ignored")
+                return .unknown(name: tagName, value: value.map { String(decoding: $0, as: UTF8.self) })
             }
             return .programDateTime(date)
         case .start:
             var reader = try attributes()
-            let tag = Tag.start(try Start(reading: &reader))
-            return finish(tag, reader)
+            return .start(try Start(reading: &reader))
         case .define:
             var reader = try attributes()
-            let tag = Tag.define(try Define(reading: &reader))
-            return finish(tag, reader)
+            return .define(try Define(reading: &reader))
         case .partInf:
             var reader = try attributes()
-            let tag = Tag.partInf(try PartInf(reading: &reader))
-            return finish(tag, reader)
+            return .partInf(try PartInf(reading: &reader))
         case .serverControl:
             var reader = try attributes(allowingNone: true)
-            let tag = Tag.serverControl(try ServerControl(reading: &reader))
-            return finish(tag, reader)
+            return .serverControl(try ServerControl(reading: &reader))
         case .key, .sessionKey:
             var reader = try attributes()
             let key = try Key(reading: &reader)
             if name == .sessionKey, key.method == .none {
                 throw TagError(.invalidValue, "EXT-X-SESSION-KEY must not have METHOD=NONE")
             }
-            return finish(name == .key ? .key(key) : .sessionKey(key), reader)
+            return name == .key ? .key(key) : .sessionKey(key)
         case .map:
             var reader = try attributes()
-            let tag = Tag.map(try Map(reading: &reader))
-            return finish(tag, reader)
+            return .map(try Map(reading: &reader))
         case .part:
             var reader = try attributes()
-            let tag = Tag.part(try Part(reading: &reader))
-            return finish(tag, reader)
+            return .part(try Part(reading: &reader))
         case .dateRange:
             var reader = try attributes()
-            let tag = Tag.dateRange(try DateRange(reading: &reader))
-            return finish(tag, reader)
+            return .dateRange(try DateRange(reading: &reader))
         case .skip:
             var reader = try attributes()
-            let tag = Tag.skip(try Skip(reading: &reader))
-            return finish(tag, reader)
+            return .skip(try Skip(reading: &reader))
         case .preloadHint:
             var reader = try attributes()
-            let tag = Tag.preloadHint(try PreloadHint(reading: &reader))
-            return finish(tag, reader)
+            return .preloadHint(try PreloadHint(reading: &reader))
         case .renditionReport:
             var reader = try attributes(allowingNone: true)
-            let tag = Tag.renditionReport(try RenditionReport(reading: &reader))
-            return finish(tag, reader)
+            return .renditionReport(try RenditionReport(reading: &reader))
         case .media:
             var reader = try attributes()
-            let tag = Tag.media(try Rendition(reading: &reader))
-            return finish(tag, reader)
+            return .media(try Rendition(reading: &reader))
         case .streamInf, .iFrameStreamInf:
             var reader = try attributes()
             let stream = try StreamInf(reading: &reader, iFrame: name == .iFrameStreamInf)
-            return finish(name == .streamInf ? .streamInf(stream) : .iFrameStreamInf(stream), reader)
+            return name == .streamInf ? .streamInf(stream) : .iFrameStreamInf(stream)
         case .sessionData:
             var reader = try attributes()
-            let tag = Tag.sessionData(try SessionData(reading: &reader))
-            return finish(tag, reader)
+            return .sessionData(try SessionData(reading: &reader))
         case .contentSteering:
             var reader = try attributes()
-            let tag = Tag.contentSteering(try ContentSteering(reading: &reader))
-            return finish(tag, reader)
+            return .contentSteering(try ContentSteering(reading: &reader))
         }
-    }
-
-    private mutating func finish(_ tag: Tag, _ reader: AttributeReader) -> Tag {
-        for message in reader.warnings { warn(message) }
-        return tag
     }
 }
 

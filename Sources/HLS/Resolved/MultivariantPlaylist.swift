@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// let main = try MultivariantPlaylist(parsing: text, url: "https://cdn.example/main.m3u8")
-/// let best = main.variants.max { $0.bandwidth < $1.bandwidth }!
+/// let best = main.variants.max { ($0.bandwidth ?? 0) < ($1.bandwidth ?? 0) }!
 /// let audio = main.renditions(ofType: .audio, inGroup: best.audio)
 /// ```
 public struct MultivariantPlaylist: Sendable, Hashable {
@@ -57,9 +57,19 @@ public struct MultivariantPlaylist: Sendable, Hashable {
 
     /// Resolves a parsed multivariant playlist.
     ///
+    /// - Parameters:
+    ///   - playlist: A multivariant playlist.
+    ///   - url: The absolute URL it was read from.
+    ///   - warnings: Warnings from parsing, carried into ``warnings``.
+    ///   - options: ``Playlist/ParseOptions/strict`` to refuse what is otherwise recovered from
+    ///     with a warning: an `EXT-X-STREAM-INF` followed by another (the first, without a URI,
+    ///     is dropped), media playlist tags (ignored), a URI line after no `EXT-X-STREAM-INF`
+    ///     (ignored).
     /// - Throws: ``PlaylistError`` naming the line, for a media playlist, an `EXT-X-STREAM-INF`
     ///   without a URI line after it, or an undefined variable.
-    public init(_ playlist: Playlist, url: String, warnings: [PlaylistWarning] = []) throws(PlaylistError) {
+    public init(_ playlist: Playlist, url: String, warnings: [PlaylistWarning] = [],
+                options: Playlist.ParseOptions = []) throws(PlaylistError) {
+        let strict = options.contains(.strict)
         self.url = url
         version = nil
         independentSegments = false
@@ -73,6 +83,11 @@ public struct MultivariantPlaylist: Sendable, Hashable {
         var warnings = warnings
         var variables = Variables(lineCount: playlist.lines.count)
         var pendingStream: (StreamInf, line: Int)?
+        /// A deviation on this line: a warning, or in strict mode the error.
+        func recover(_ error: TagError, line number: Int, _ line: Line) throws(TagError) {
+            if strict { throw error }
+            warnings.append(PlaylistWarning(line: number, lineText: line.source.map(displayText), error.message))
+        }
 
         for (index, line) in playlist.lines.enumerated() {
             let number = index + 1
@@ -84,7 +99,7 @@ public struct MultivariantPlaylist: Sendable, Hashable {
                 case .blank, .comment: continue
                 case .uri(let written):
                     guard let (stream, tagLine) = pendingStream else {
-                        warnings.append(PlaylistWarning(line: number, "the URI line \(written) follows no EXT-X-STREAM-INF and is ignored"))
+                        try recover(TagError(.structure, "the URI line \(written) follows no EXT-X-STREAM-INF and is ignored"), line: number, line)
                         continue
                     }
                     let uri = URIReference.resolve(try variables.substitute(written), against: url)
@@ -92,7 +107,10 @@ public struct MultivariantPlaylist: Sendable, Hashable {
                     pendingStream = nil
                 case .tag(let tag):
                     if let (_, tagLine) = pendingStream, tag.name != Tag.m3u.name, !tag.isUnknown {
-                        throw TagError(.structure, "the EXT-X-STREAM-INF on line \(tagLine) must be followed by its URI line, not by \(tag.name)")
+                        guard case .streamInf = tag else {
+                            throw TagError(.structure, "the EXT-X-STREAM-INF on line \(tagLine) must be followed by its URI line, not by \(tag.name)")
+                        }
+                        try recover(TagError(.structure, "another EXT-X-STREAM-INF follows the one on line \(tagLine), which has no URI line; that one is dropped"), line: number, line)
                     }
                     switch tag {
                     case .m3u, .unknown: break
@@ -115,7 +133,7 @@ public struct MultivariantPlaylist: Sendable, Hashable {
                     case .sessionKey(let key): sessionKeys.append(try key.resolved(variables, base: url))
                     case .contentSteering(let steering): contentSteering = try steering.resolved(variables, base: url)
                     default:
-                        throw TagError(.mixedPlaylist, "\(tag.name) belongs in a media playlist, not a multivariant playlist")
+                        try recover(TagError(.mixedPlaylist, "\(tag.name) belongs in a media playlist, not a multivariant playlist; ignored"), line: number, line)
                     }
                 }
             } catch {
@@ -130,10 +148,10 @@ public struct MultivariantPlaylist: Sendable, Hashable {
         self.warnings = warnings.sorted { $0.line < $1.line }
     }
 
-    /// Parses and resolves M3U8 text. See ``init(_:url:warnings:)``.
-    public init(parsing text: String, url: String) throws(PlaylistError) {
-        let parsed = try Playlist.parse(text)
-        try self.init(parsed.playlist, url: url, warnings: parsed.warnings)
+    /// Parses and resolves M3U8 text. See ``init(_:url:warnings:options:)``.
+    public init(parsing text: String, url: String, options: Playlist.ParseOptions = []) throws(PlaylistError) {
+        let parsed = try Playlist.parse(text, options: options)
+        try self.init(parsed.playlist, url: url, warnings: parsed.warnings, options: options)
     }
 
     private static func checkGroups(variants: [Variant], renditions: [Rendition], warnings: inout [PlaylistWarning]) {

@@ -81,6 +81,13 @@ public enum URIReference {
         return reference[..<stop].lowercased()
     }
 
+    /// The URI with each space written `%20`, as browsers and players fetch a URI that a playlist
+    /// wrote with spaces in it (`URI="my key.bin"`, a segment `part 1.ts`).
+    public static func encodingSpaces(_ uri: String) -> String {
+        guard uri.utf8.contains(UInt8(ascii: " ")) else { return uri }
+        return uri.split(separator: " ", omittingEmptySubsequences: false).joined(separator: "%20")
+    }
+
     /// The query component of a URI, without `?`.
     public static func query(of reference: String) -> Substring? {
         Components(reference).query
@@ -89,7 +96,8 @@ public enum URIReference {
     /// Resolves `reference` against `base` (RFC 3986 section 5.2.2, strict).
     ///
     /// A reference with a scheme is returned with its dot segments removed; `data:` URIs are
-    /// returned as they are.
+    /// returned as they are. A space, which no URI may hold but playlists sometimes do
+    /// (`URI="my key.bin"`), is kept; ``encodingSpaces(_:)`` makes the result fetchable.
     public static func resolve(_ reference: String, against base: String) -> String {
         resolve(reference, against: Components(base))
     }

@@ -33,8 +33,15 @@ public struct Key: Sendable, Hashable {
     public var effectiveKeyFormat: String { keyFormat ?? "identity" }
 
     init(reading reader: inout AttributeReader) throws(TagError) {
-        method = KeyMethod(rawValue: try reader.enumerated(required: "METHOD"))
-        uri = try reader.string("URI")
+        let methodText = try reader.enumerated(required: "METHOD")
+        let known: [KeyMethod] = [.none, .aes128, .sampleAES, .sampleAESCTR]
+        if let upper = known.first(where: { $0.rawValue == methodText.uppercased() }), upper.rawValue != methodText {
+            try reader.recover("lower-case", .invalidValue, "\(reader.tag): METHOD=\(methodText) is written in lower case; read as \(upper.rawValue)")
+            method = upper
+        } else {
+            method = KeyMethod(rawValue: methodText)
+        }
+        uri = try reader.uri()
         iv = try reader.hex("IV")
         keyFormat = try reader.string("KEYFORMAT")
         keyFormatVersions = try reader.string("KEYFORMATVERSIONS")
@@ -46,7 +53,7 @@ public struct Key: Sendable, Hashable {
             throw TagError(.invalidValue, "\(reader.tag): IV=\(iv) is longer than 128 bits")
         }
         if method == .none, uri != nil || iv != nil || keyFormat != nil {
-            reader.warn("\(reader.tag) with METHOD=NONE should have no other attributes; they are ignored")
+            try reader.recover("key-none-attributes", .structure, "\(reader.tag) with METHOD=NONE should have no other attributes; they are ignored")
         }
     }
 
@@ -79,7 +86,7 @@ public struct Map: Sendable, Hashable {
     }
 
     init(reading reader: inout AttributeReader) throws(TagError) {
-        uri = try reader.string(required: "URI")
+        uri = try reader.uri(required: "URI")
         byteRange = try reader.byteRange("BYTERANGE")
         otherAttributes = reader.rest()
     }

@@ -1,16 +1,92 @@
 /// `EXTINF`: the duration of the next media segment and an optional title
 /// (RFC 8216bis section 4.4.4.1).
 public struct Inf: Sendable, Hashable {
-    /// The duration in seconds.
+    /// The duration in seconds. Negative when the playlist writes an unknown duration (IPTV
+    /// playlists write `-1`); see ``isDurationKnown``.
     public var duration: Double
     /// The title after the comma, as written (empty when none).
     public var title: String
+    /// Attributes between the duration and the comma, as IPTV playlists write them
+    /// (`#EXTINF:-1 tvg-id="news" group-title="News",News`); empty in a playlist that follows
+    /// RFC 8216bis, which has none.
+    public var attributes: [Attribute]
 
     /// Creates an `EXTINF` for a segment of `duration` seconds, with an optional title.
     /// ``Playlist/write()`` refuses a duration that is negative or not finite.
-    public init(duration: Double, title: String = "") {
+    public init(duration: Double, title: String = "", attributes: [Attribute] = []) {
         self.duration = duration
         self.title = title
+        self.attributes = attributes
+    }
+
+    /// Whether the duration is given: false for the negative durations of IPTV playlists.
+    public var isDurationKnown: Bool { duration >= 0 }
+
+    /// Reads the value of an `EXTINF` tag: `duration,[title]`, with IPTV attributes between the
+    /// duration and the comma read leniently.
+    init(reading value: UnsafeBufferPointer<UInt8>, recoveries: Recoveries) throws(TagError) {
+        let count = value.count
+        var start = 0
+        while start < count, value[start] == UInt8(ascii: " ") || value[start] == UInt8(ascii: "\t") { start += 1 }
+        var end = start
+        while end < count, value[end] != UInt8(ascii: ","), value[end] != UInt8(ascii: " "), value[end] != UInt8(ascii: "\t") {
+            end += 1
+        }
+        let durationBytes = UnsafeBufferPointer(rebasing: value[start..<end])
+        if start > 0 {
+            try recoveries.recover("space-in-value", .invalidValue, "EXTINF: white space before the duration is ignored")
+        }
+        if let duration = Number.decimalFloat(durationBytes) {
+            self.duration = duration
+        } else if let duration = Number.decimalFloat(durationBytes, signed: true), duration < 0 {
+            try recoveries.recover("unknown-duration", .invalidValue,
+                "EXTINF: the duration \(Number.format(duration)) is negative, which IPTV playlists write for an unknown duration; read as unknown")
+            self.duration = duration
+        } else {
+            throw TagError(.invalidValue, "EXTINF: \"\(String(decoding: durationBytes, as: UTF8.self))\" is not a duration in seconds")
+        }
+        // IPTV attributes: `name="value"` pairs separated by spaces, up to a comma outside quotes.
+        var index = end
+        var attributes: [Attribute] = []
+        var malformed = false
+        while index < count, value[index] != UInt8(ascii: ",") {
+            if value[index] == UInt8(ascii: " ") || value[index] == UInt8(ascii: "\t") {
+                index += 1
+                continue
+            }
+            let nameStart = index
+            while index < count, value[index] != UInt8(ascii: "="), value[index] != UInt8(ascii: ","),
+                  value[index] != UInt8(ascii: " ") {
+                index += 1
+            }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: value[nameStart..<index]), as: UTF8.self)
+            guard !name.isEmpty, index < count, value[index] == UInt8(ascii: "=") else {
+                if index == nameStart { index += 1 }
+                malformed = true
+                continue
+            }
+            index += 1
+            if index < count, value[index] == UInt8(ascii: "\"") {
+                let valueStart = index + 1
+                index = valueStart
+                while index < count, value[index] != UInt8(ascii: "\"") { index += 1 }
+                attributes.append(Attribute(name: name, value: .quoted(String(decoding: UnsafeBufferPointer(rebasing: value[valueStart..<index]), as: UTF8.self))))
+                if index < count { index += 1 } else { malformed = true }
+            } else {
+                let valueStart = index
+                while index < count, value[index] != UInt8(ascii: ","), value[index] != UInt8(ascii: " ") { index += 1 }
+                attributes.append(Attribute(name: name, value: .token(String(decoding: UnsafeBufferPointer(rebasing: value[valueStart..<index]), as: UTF8.self))))
+            }
+        }
+        if !attributes.isEmpty || malformed {
+            try recoveries.recover("extinf-attributes", .malformedAttributeList,
+                "EXTINF carries attributes (\(attributes.prefix(3).map(\.name).joined(separator: ", "))\(attributes.count > 3 ? ", …" : "")), an IPTV extension; they are kept\(malformed ? " where they can be read" : "")")
+        }
+        self.attributes = attributes
+        if index == count {
+            try recoveries.recover("extinf-comma", .structure, "EXTINF lacks the comma after its duration; the title is empty")
+        }
+        title = index + 1 < count ? String(decoding: UnsafeBufferPointer(rebasing: value[(index + 1)...]), as: UTF8.self) : ""
     }
 }
 
@@ -192,7 +268,7 @@ public struct Part: Sendable, Hashable {
     }
 
     init(reading reader: inout AttributeReader) throws(TagError) {
-        uri = try reader.string(required: "URI")
+        uri = try reader.uri(required: "URI")
         duration = try reader.float(required: "DURATION")
         independent = try reader.yesNo("INDEPENDENT") ?? false
         byteRange = try reader.byteRange("BYTERANGE")

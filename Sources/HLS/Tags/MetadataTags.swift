@@ -59,9 +59,9 @@ public struct DateRange: Sendable, Hashable {
         endDate = try reader.dateTime("END-DATE")
         duration = try reader.float("DURATION")
         plannedDuration = try reader.float("PLANNED-DURATION")
-        scte35Command = try reader.hex("SCTE35-CMD")
-        scte35Out = try reader.hex("SCTE35-OUT")
-        scte35In = try reader.hex("SCTE35-IN")
+        scte35Command = try reader.hex("SCTE35-CMD", keepingMalformed: true)
+        scte35Out = try reader.hex("SCTE35-OUT", keepingMalformed: true)
+        scte35In = try reader.hex("SCTE35-IN", keepingMalformed: true)
         endOnNext = try reader.yesNo("END-ON-NEXT") ?? false
         otherAttributes = reader.rest()
         if endOnNext, `class` == nil {
@@ -145,7 +145,7 @@ public struct PreloadHint: Sendable, Hashable {
 
     init(reading reader: inout AttributeReader) throws(TagError) {
         type = PreloadHintType(rawValue: try reader.enumerated(required: "TYPE"))
-        uri = try reader.string(required: "URI")
+        uri = try reader.uri(required: "URI")
         byteRangeStart = try reader.integer("BYTERANGE-START")
         byteRangeLength = try reader.integer("BYTERANGE-LENGTH")
         otherAttributes = reader.rest()
@@ -180,7 +180,7 @@ public struct RenditionReport: Sendable, Hashable {
     }
 
     init(reading reader: inout AttributeReader) throws(TagError) {
-        uri = try reader.string("URI")
+        uri = try reader.uri()
         lastMediaSequence = try reader.integer("LAST-MSN")
         lastPart = try reader.integer("LAST-PART")
         otherAttributes = reader.rest()

@@ -77,7 +77,7 @@ public struct Rendition: Sendable, Hashable {
             throw TagError(.missingValue, "EXT-X-MEDIA lacks the required attribute TYPE")
         }
         self.type = type
-        uri = try reader.string("URI")
+        uri = try reader.uri()
         groupID = try reader.string(required: "GROUP-ID")
         language = try reader.string("LANGUAGE")
         assocLanguage = try reader.string("ASSOC-LANGUAGE")
@@ -93,7 +93,7 @@ public struct Rendition: Sendable, Hashable {
         channels = try reader.string("CHANNELS")
         otherAttributes = reader.rest()
         if isDefault && !autoselect && reader.hasAttribute("AUTOSELECT") {
-            reader.warn("EXT-X-MEDIA \"\(name)\": DEFAULT=YES requires AUTOSELECT=YES")
+            try reader.recover("default-autoselect", .structure, "EXT-X-MEDIA \"\(name)\": DEFAULT=YES requires AUTOSELECT=YES")
         }
         switch type {
         case .subtitles where uri == nil:
@@ -154,7 +154,7 @@ public struct SessionData: Sendable, Hashable {
     init(reading reader: inout AttributeReader) throws(TagError) {
         dataID = try reader.string(required: "DATA-ID")
         value = try reader.string("VALUE")
-        uri = try reader.string("URI")
+        uri = try reader.uri()
         format = try reader.enumeration("FORMAT", SessionDataFormat.self)
         language = try reader.string("LANGUAGE")
         otherAttributes = reader.rest()

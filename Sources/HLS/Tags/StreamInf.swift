@@ -1,8 +1,9 @@
 /// The attributes of `EXT-X-STREAM-INF` (a variant stream) and `EXT-X-I-FRAME-STREAM-INF`
 /// (an I-frame variant), RFC 8216bis sections 4.4.6.2 and 4.4.6.3.
 public struct StreamInf: Sendable, Hashable {
-    /// Peak segment bitrate in bits per second. Required.
-    public var bandwidth: Int
+    /// Peak segment bitrate in bits per second. Required by RFC 8216bis; nil when a playlist
+    /// read leniently leaves it out (the variant is then ordered last when choosing).
+    public var bandwidth: Int?
     /// Average segment bitrate in bits per second.
     public var averageBandwidth: Int?
     /// The author's preference among variants: higher is better.
@@ -49,7 +50,7 @@ public struct StreamInf: Sendable, Hashable {
     /// writing either in the other tag throws ``PlaylistError`` with code
     /// ``PlaylistError/Code/unwritable``.
     public init(
-        bandwidth: Int, averageBandwidth: Int? = nil, score: Double? = nil, codecs: String? = nil,
+        bandwidth: Int?, averageBandwidth: Int? = nil, score: Double? = nil, codecs: String? = nil,
         supplementalCodecs: String? = nil, resolution: Resolution? = nil, frameRate: Double? = nil,
         hdcpLevel: HDCPLevel? = nil, allowedCPC: String? = nil, videoRange: VideoRange? = nil,
         requiredVideoLayout: String? = nil, stableVariantID: String? = nil, audio: String? = nil,
@@ -89,16 +90,20 @@ public struct StreamInf: Sendable, Hashable {
     static let legacyAttributes: Set<String> = ["PROGRAM-ID"]
 
     init(reading reader: inout AttributeReader, iFrame: Bool) throws(TagError) {
-        bandwidth = try reader.integer(required: "BANDWIDTH")
+        bandwidth = try reader.integer("BANDWIDTH")
+        if bandwidth == nil {
+            try reader.recover("no-bandwidth", .missingValue,
+                               "\(reader.tag) lacks the required attribute BANDWIDTH; the bandwidth is unknown (ordered last when choosing)")
+        }
         averageBandwidth = try reader.integer("AVERAGE-BANDWIDTH")
         score = try reader.float("SCORE")
         codecs = try reader.string("CODECS")
         supplementalCodecs = try reader.string("SUPPLEMENTAL-CODECS")
         resolution = try reader.resolution("RESOLUTION")
         frameRate = try reader.float("FRAME-RATE")
-        hdcpLevel = reader.enumerated("HDCP-LEVEL").map(HDCPLevel.init(rawValue:))
+        hdcpLevel = try reader.enumerated("HDCP-LEVEL").map(HDCPLevel.init(rawValue:))
         allowedCPC = try reader.string("ALLOWED-CPC")
-        videoRange = reader.enumerated("VIDEO-RANGE").map(VideoRange.init(rawValue:))
+        videoRange = try reader.enumerated("VIDEO-RANGE").map(VideoRange.init(rawValue:))
         requiredVideoLayout = try reader.string("REQ-VIDEO-LAYOUT")
         stableVariantID = try reader.string("STABLE-VARIANT-ID")
         audio = try reader.string("AUDIO")
@@ -107,7 +112,8 @@ public struct StreamInf: Sendable, Hashable {
         closedCaptions = nil
         pathwayID = try reader.string("PATHWAY-ID")
         if iFrame {
-            uri = try reader.string(required: "URI")
+            uri = try reader.uri()
+            if uri == nil { throw TagError(.missingValue, "\(reader.tag) lacks the required attribute URI") }
         } else {
             uri = nil
             closedCaptions = try Self.readClosedCaptions(&reader)
@@ -116,16 +122,26 @@ public struct StreamInf: Sendable, Hashable {
     }
 
     private static func readClosedCaptions(_ reader: inout AttributeReader) throws(TagError) -> ClosedCaptions? {
-        // A quoted group id, or the enumerated string NONE: try the quoted form first.
-        if let group = try? reader.string("CLOSED-CAPTIONS") { return .group(group) }
-        guard let token = reader.enumerated("CLOSED-CAPTIONS") else { return nil }
-        guard token == "NONE" else {
-            throw TagError(.invalidValue, "\(reader.tag): CLOSED-CAPTIONS=\(token) is neither a quoted group id nor NONE")
+        // A quoted group id, or the enumerated string NONE.
+        switch reader.value("CLOSED-CAPTIONS") {
+        case nil: return nil
+        case .quoted(let group)?: return .group(group)
+        case .token(let token)?:
+            if token == "NONE" { return ClosedCaptions.none }
+            if token.uppercased() == "NONE" {
+                try reader.recover("lower-case", .invalidValue, "\(reader.tag): CLOSED-CAPTIONS=\(token) is written in lower case; read as NONE")
+                return ClosedCaptions.none
+            }
+            try reader.recover("bare-string", .invalidValue,
+                               "\(reader.tag): CLOSED-CAPTIONS=\(token) is neither NONE nor quoted; read as the group \"\(token)\"")
+            return .group(token)
         }
-        return ClosedCaptions.none
     }
 
     func write(to writer: inout AttributeWriter, iFrame: Bool) throws(PlaylistError) {
+        guard let bandwidth else {
+            throw PlaylistError(.unwritable, "\(iFrame ? "EXT-X-I-FRAME-STREAM-INF" : "EXT-X-STREAM-INF") needs a BANDWIDTH to be written")
+        }
         writer.integer("BANDWIDTH", bandwidth)
         writer.integer("AVERAGE-BANDWIDTH", averageBandwidth)
         try writer.float("SCORE", score)

@@ -80,6 +80,9 @@ extension Tag {
             guard inf.duration.isFinite, inf.duration >= 0 else {
                 throw PlaylistError(.unwritable, "EXTINF duration \(inf.duration) is not a finite, non-negative number")
             }
+            guard inf.attributes.isEmpty else {
+                throw PlaylistError(.unwritable, "EXTINF attributes (\(inf.attributes.map(\.name).joined(separator: ", "))) are an IPTV extension that RFC 8216bis does not allow")
+            }
             try checkSingleLine(inf.title, "an EXTINF title")
             return Number.format(inf.duration) + "," + inf.title
         case .byteRange(let range):

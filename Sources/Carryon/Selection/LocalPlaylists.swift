@@ -1,0 +1,215 @@
+import HLS
+
+/// The playlists a bundle holds: the origin's, pointing at the bundle's files, and always in the
+/// strict form of RFC 8216bis, however leniently the origin's were read.
+///
+/// A playlist read without a warning is copied line by line (each unchanged line as the origin
+/// wrote it). One read with warnings is written canonically: every line in canonical form, and
+/// what the reader assumed written out — the `EXT-X-TARGETDURATION` it computed, the media
+/// sequence it applied, an `EXTINF` for a lone resource, `EXT-X-KEY` for a stray
+/// `EXT-X-SESSION-KEY` — while what it ignored (tags of the other kind of playlist, tags it could
+/// not read, malformed SCTE-35 values, IPTV attributes) is left out.
+extension DownloadPlan {
+    /// The rendition's playlist with every URI pointing at the bundle's files, variables made
+    /// explicit, and the low-latency tags (whose parts are not downloaded) left out.
+    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [Int: String],
+                                   mapFiles: [Int: String], keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
+        var playlist = input.playlist
+        let media = input.media
+        let canonical = !media.warnings.isEmpty
+        var segmentIndex = 0
+        var lines: [Line] = []
+        lines.reserveCapacity(playlist.lines.count + 4)
+        var sawHeader = false
+        var sawInf = false
+        for (index, line) in playlist.lines.enumerated() {
+            var line = line
+            if !sawHeader {
+                // Blank lines and comments a lenient read allowed before #EXTM3U go.
+                guard case .tag(.m3u) = line.content else { continue }
+                sawHeader = true
+                lines.append(canonical ? Line(tag: .m3u) : line)
+                if canonical {
+                    // What the reader took these to be, once, before any segment.
+                    lines.append(Line(tag: .targetDuration(media.targetDuration)))
+                    if media.mediaSequence != 0 { lines.append(Line(tag: .mediaSequence(media.mediaSequence))) }
+                    if media.discontinuitySequence != 0 {
+                        lines.append(Line(tag: .discontinuitySequence(media.discontinuitySequence)))
+                    }
+                }
+                continue
+            }
+            switch line.content {
+            case .uri:
+                if canonical, !sawInf {
+                    // A lone resource without EXTINF: its duration is unknown.
+                    lines.append(Line(tag: .inf(Inf(duration: 0))))
+                }
+                sawInf = false
+                if let file = segmentFiles[segmentIndex] {
+                    line.content = .uri(relativePath(file, fromFolder: key))
+                } else {
+                    // A gap segment: nothing was fetched; keep a name inside the bundle.
+                    line.content = .uri("gap-\(segmentIndex)")
+                }
+                segmentIndex += 1
+            case .tag(.inf(var inf)):
+                sawInf = true
+                if canonical {
+                    if !inf.isDurationKnown { inf.duration = 0 }
+                    inf.attributes = []
+                    line.content = .tag(.inf(inf))
+                }
+            case .tag(.targetDuration), .tag(.mediaSequence), .tag(.discontinuitySequence):
+                if canonical { continue }
+            case .tag(.map(var map)):
+                if let file = mapFiles[index + 1] {
+                    map.uri = relativePath(file, fromFolder: key)
+                    line.content = .tag(.map(map))
+                }
+            case .tag(.key(var tag)), .tag(.sessionKey(var tag)):
+                // A stray EXT-X-SESSION-KEY was applied as an EXT-X-KEY, and is written as one.
+                var changed = !(line.tag.map { if case .key = $0 { true } else { false } } ?? false)
+                if let local = keyLines[index + 1] {
+                    // A key the bundle keeps goes through the playback server; another key
+                    // format of the same segments, which Carryon did not obtain, goes.
+                    guard let local else { continue }
+                    tag.uri = local
+                    changed = true
+                }
+                if changed || canonical { line.content = .tag(.key(tag)) }
+            case .tag(.define(let define)):
+                if let value = media.variables[define.name] {
+                    line.content = .tag(.define(.value(name: define.name, value: value)))
+                }
+            case .tag(.dateRange(var range)) where canonical:
+                // Values kept as written because they were malformed.
+                let typed: Set<String> = ["SCTE35-CMD", "SCTE35-OUT", "SCTE35-IN", "START-DATE", "END-DATE"]
+                range.otherAttributes.removeAll { typed.contains($0.name) }
+                line.content = .tag(.dateRange(range))
+            case .tag(.part), .tag(.preloadHint), .tag(.renditionReport), .tag(.skip):
+                continue
+            case .tag(let tag) where tag.scope == .multivariant || tag.isIgnoredKnownTag:
+                continue
+            default:
+                if canonical { line.makeCanonical() }
+            }
+            lines.append(line)
+        }
+        playlist.lines = lines
+        do {
+            return try playlist.write()
+        } catch {
+            throw CarryonError(.playlist, "cannot write the local playlist of \(input.uri): \(error)", cause: error)
+        }
+    }
+
+    /// The multivariant playlist with only the chosen variant and renditions, pointing at the
+    /// bundle's playlists. Renditions carried in the variant (no URI) and closed captions of the
+    /// chosen groups stay; I-frame variants, session keys and steering go. A chosen variant
+    /// without `BANDWIDTH` gets `estimatedBandwidth[uri]`, the bits per second its planned bytes
+    /// make over its duration.
+    static func localMultivariantPlaylist(_ playlist: Playlist, resolved: MultivariantPlaylist, selection: MediaSelection,
+                                          keys: [String: String],
+                                          estimatedBandwidth: [String: Int] = [:]) throws(CarryonError) -> String {
+        var output = playlist
+        let canonical = !resolved.warnings.isEmpty
+        var lines: [Line] = []
+        var renditionIndex = 0
+        var keepNextURI = false
+        // The first STREAM-INF of each chosen variant's URI (a URI may be listed twice).
+        var chosenVariants: [MultivariantPlaylist.Variant] = []
+        for uri in selection.variants.map(\.uri) {
+            if let variant = resolved.variants.first(where: { $0.uri == uri }) { chosenVariants.append(variant) }
+        }
+        // Variants by the line of their tag; a tag a lenient read dropped (a STREAM-INF followed
+        // by another) has none.
+        let variantsByLine = Dictionary(resolved.variants.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+        let chosenLines = Set(chosenVariants.map(\.line))
+        // A GROUP-ID names a group of renditions of one TYPE; groups of two types may share it.
+        var groups: Set<RenditionGroup> = []
+        for chosenVariant in chosenVariants {
+            if let group = chosenVariant.audio { groups.insert(.init(type: .audio, id: group)) }
+            if let group = chosenVariant.video { groups.insert(.init(type: .video, id: group)) }
+            if let group = chosenVariant.subtitles { groups.insert(.init(type: .subtitles, id: group)) }
+            if case .group(let group)? = chosenVariant.closedCaptions { groups.insert(.init(type: .closedCaptions, id: group)) }
+        }
+        var nextURI: String?
+        // Groups that keep at least one rendition in the local playlist.
+        var keptGroups: Set<RenditionGroup> = []
+        for rendition in resolved.renditions {
+            let group = RenditionGroup(type: rendition.type, id: rendition.groupID)
+            if let uri = rendition.uri {
+                if keys[uri] != nil, selection.renditions.contains(where: { $0.uri == uri }) { keptGroups.insert(group) }
+            } else if groups.contains(group) {
+                keptGroups.insert(group)
+            }
+        }
+        var sawHeader = false
+        for (index, line) in playlist.lines.enumerated() {
+            var line = line
+            if !sawHeader {
+                guard case .tag(.m3u) = line.content else { continue }
+                sawHeader = true
+                lines.append(canonical ? Line(tag: .m3u) : line)
+                continue
+            }
+            switch line.content {
+            case .uri:
+                if keepNextURI, let uri = nextURI {
+                    line.content = .uri("\(keys[uri] ?? "video")/index.m3u8")
+                    lines.append(line)
+                    keepNextURI = false
+                }
+                continue
+            case .tag(.streamInf(var stream)):
+                guard let variant = variantsByLine[index + 1], chosenLines.contains(variant.line) else { continue }
+                nextURI = variant.uri
+                let written = stream
+                // A group none of whose renditions was kept must not be referenced.
+                if let group = variant.audio, !keptGroups.contains(.init(type: .audio, id: group)) { stream.audio = nil }
+                if let group = variant.video, !keptGroups.contains(.init(type: .video, id: group)) { stream.video = nil }
+                if let group = variant.subtitles, !keptGroups.contains(.init(type: .subtitles, id: group)) { stream.subtitles = nil }
+                if stream.bandwidth == nil {
+                    stream.bandwidth = stream.averageBandwidth ?? max(1, estimatedBandwidth[variant.uri] ?? 1)
+                }
+                if canonical || stream != written { line.content = .tag(.streamInf(stream)) }
+                keepNextURI = true
+                lines.append(line)
+                continue
+            case .tag(.media(var tag)):
+                let rendition = resolved.renditions[renditionIndex]
+                renditionIndex += 1
+                if let uri = rendition.uri {
+                    guard let key = keys[uri], selection.renditions.contains(where: { $0.uri == uri }) else { continue }
+                    tag.uri = "\(key)/index.m3u8"
+                    line.content = .tag(.media(tag))
+                } else if !groups.contains(.init(type: rendition.type, id: rendition.groupID)) {
+                    continue
+                } else if canonical {
+                    line.makeCanonical()
+                }
+            case .tag(.define(let define)):
+                if let value = resolved.variables[define.name] {
+                    line.content = .tag(.define(.value(name: define.name, value: value)))
+                }
+            case .tag(.iFrameStreamInf), .tag(.sessionKey), .tag(.contentSteering):
+                continue
+            case .tag(.sessionData(let data)) where data.uri != nil:
+                continue
+            case .tag(let tag) where tag.scope == .media || tag.isIgnoredKnownTag:
+                // Media playlist tags a lenient read ignored here.
+                continue
+            default:
+                if canonical { line.makeCanonical() }
+            }
+            lines.append(line)
+        }
+        output.lines = lines
+        do {
+            return try output.write()
+        } catch {
+            throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
+        }
+    }
+}
