@@ -33,3 +33,21 @@ public func ffmpegDecode(_ input: String, extraArguments: [String] = []) async t
     let ffmpeg = try requireFFmpeg()
     return try await run(ffmpeg, ["-nostdin", "-v", "error"] + extraArguments + ["-i", input, "-map", "0", "-f", "null", "-"])
 }
+
+/// The video frames ffprobe decodes from `input` (a path or URL): the count, not an exit status,
+/// proves a stream plays to its end.
+public func decodedVideoFrames(_ input: String, extraArguments: [String] = []) async throws -> Int {
+    _ = try requireFFmpeg()
+    guard let ffprobe = findExecutable("ffprobe") else {
+        throw TestSupportError("ffprobe is not installed (it comes with ffmpeg): apt-get install -y ffmpeg")
+    }
+    let result = try await run(ffprobe, ["-v", "error"] + extraArguments + [
+        "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", input,
+    ])
+    // An HLS input lists its streams under each program too: the first count is the stream's.
+    let counts = result.standardOutput.split(whereSeparator: \.isNewline).compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    guard result.status == 0, let frames = counts.first else {
+        throw TestSupportError("ffprobe could not count the frames of \(input): \(result.standardError)")
+    }
+    return frames
+}

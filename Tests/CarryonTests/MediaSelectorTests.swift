@@ -192,4 +192,22 @@ struct MediaSelectorTests {
         #expect(DownloadOptions.RenditionChoice(parsing: "NONE") == .none)
         #expect(DownloadOptions.RenditionChoice(parsing: "en, de") == .languages(["en", "de"]))
     }
+
+    @Test("a variant that declares no BANDWIDTH (read leniently) is the last choice, and is chosen when it is the only one")
+    func unknownBandwidthIsLastChoice() throws {
+        let mixed = try MultivariantPlaylist(parsing: """
+            #EXTM3U
+            #EXT-X-STREAM-INF:RESOLUTION=1920x1080
+            unknown.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360
+            known.m3u8
+
+            """, url: "https://cdn.example/main.m3u8")
+        let chosen = try MediaSelector(options: DownloadOptions()).select(from: mixed).variant
+        #expect(chosen.uri == "https://cdn.example/known.m3u8")
+        let alone = try MultivariantPlaylist(parsing: "#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=640x360\nonly.m3u8\n",
+                                             url: "https://cdn.example/main.m3u8")
+        let only = try MediaSelector(options: DownloadOptions(maximumBitrate: 100)).select(from: alone).variant
+        #expect(only.uri == "https://cdn.example/only.m3u8" && only.bandwidth == nil)
+    }
 }

@@ -46,11 +46,33 @@ struct InspectCommandTests {
 
         """
 
+    static let iptv = """
+        #EXTM3U x-tvg-url="http://epg.example.com/guide.xml"
+        #EXTINF:-1 tvg-id="news.example" group-title="News",News Channel
+        http://stream.example.com/news.ts
+
+        """
+
+    static let lowLatency = """
+        #EXTM3U
+        #EXT-X-TARGETDURATION:4
+        #EXT-X-PART-INF:PART-TARGET=2.0
+        #EXT-X-PART:DURATION=2.0,URI="s1.part1.mp4",INDEPENDENT=YES
+        #EXT-X-PART:DURATION=2.0,URI="s1.part2.mp4"
+        #EXTINF:4,
+        s1.mp4
+        #EXT-X-PRELOAD-HINT:TYPE=PART,URI="s2.part1.mp4"
+        #EXT-X-ENDLIST
+
+        """
+
     private func withServedStream(_ body: @Sendable (String) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             try folder.write(Self.main, to: "main.m3u8")
             try folder.write(Self.media, to: "v360/index.m3u8")
             try folder.write("#EXTM3U\n#EXT-X-STREAM-INF:RESOLUTION=1x1\nv.m3u8\n", to: "broken.m3u8")
+            try folder.write(Self.iptv, to: "iptv.m3u8")
+            try folder.write(Self.lowLatency, to: "ll.m3u8")
             try await Origin(root: folder.path).withRunning { origin in try await body(origin.baseURL) }
         }
     }
@@ -163,6 +185,36 @@ struct InspectCommandTests {
             #expect(result.standardOutput.isEmpty)
             #expect(result.standardError.contains(base + "/missing.m3u8"))
             #expect(result.standardError.contains("404"))
+        }
+    }
+
+    @Test("an IPTV list shows each entry's attributes and title and its unknown duration, with the warnings")
+    func iptvList() async throws {
+        try await withServedStream { base in
+            let result = try await runCarryon(["inspect", base + "/iptv.m3u8"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let out = result.standardOutput
+            #expect(out.contains("tvg-id=\"news.example\" group-title=\"News\" News Channel"), "\(out)")
+            #expect(out.contains("unknown"), "\(out)")
+            #expect(out.contains("line 1: #EXTM3U carries attributes"), "\(out)")
+            let report = try json(try await runCarryon(["inspect", base + "/iptv.m3u8", "--json"]).standardOutput)
+            let segment = try #require((report["segments"] as? [[String: Any]])?.first)
+            #expect(segment["durationKnown"] as? Bool == false)
+            #expect((segment["attributes"] as? [String: String])?["tvg-id"] == "news.example")
+        }
+    }
+
+    @Test("partial segments beside full segments are shown, and said not to be downloaded")
+    func lowLatencyParts() async throws {
+        try await withServedStream { base in
+            let result = try await runCarryon(["inspect", base + "/ll.m3u8"])
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("Partial segments 2, 1 preload hint (low-latency HLS; a download takes the full segments)"),
+                    "\(result.standardOutput)")
+            #expect(result.standardOutput.contains("2 parts"))
+            let report = try json(try await runCarryon(["inspect", base + "/ll.m3u8", "--json"]).standardOutput)
+            let segment = try #require((report["segments"] as? [[String: Any]])?.first)
+            #expect((segment["parts"] as? [[String: Any]])?.count == 2)
         }
     }
 

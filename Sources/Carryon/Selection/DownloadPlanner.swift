@@ -101,6 +101,17 @@ struct DownloadPlanner: Sendable {
     /// fetch, with a message that says why. A stream read over HTTP may only name http(s)
     /// resources: a remote playlist must not make Carryon read local files.
     private func check(_ media: MediaPlaylist, rule: LocationRule) throws(CarryonError) {
+        // A method of encryption no specification defines is never guessed: the bundle could
+        // not say how its segments are encrypted.
+        let methods: [KeyMethod] = [.aes128, .sampleAES, .sampleAESCTR]
+        var checkedKeyLines = Set<Int>()
+        for segment in media.segments {
+            for key in segment.keys + (segment.initSection?.keys ?? []) where checkedKeyLines.insert(key.line).inserted {
+                guard methods.contains(key.method) else {
+                    throw CarryonError(.unsupported, "\(media.url), line \(key.line): EXT-X-KEY METHOD=\(key.method.rawValue) is not a method RFC 8216bis defines (AES-128, SAMPLE-AES, SAMPLE-AES-CTR); Carryon does not guess how the segments are encrypted")
+                }
+            }
+        }
         for segment in media.segments where !segment.isGap {
             // Keys of other schemes (data:, an app's own) are not fetched: ContentKeyFetcher
             // decodes them or asks the app's provider.

@@ -261,6 +261,12 @@ struct Parser {
         // Name: from after '#' to ':' or the end.
         var colon = 1
         while colon < line.count, line[colon] != UInt8(ascii: ":") { colon += 1 }
+        // `#EXTM3U x-tvg-url="…"`: IPTV lists write attributes after the header and a space.
+        if line.count > 7, Parser.isSpace(line[7]), line[1] == UInt8(ascii: "E"), line[2] == UInt8(ascii: "X"),
+           line[3] == UInt8(ascii: "T"), line[4] == UInt8(ascii: "M"), line[5] == UInt8(ascii: "3"), line[6] == UInt8(ascii: "U"),
+           line[7...].contains(where: { !Parser.isSpace($0) }) {
+            colon = 7
+        }
         var nameEnd = colon
         if colon == line.count, Parser.isSpace(line[colon - 1]) {
             while Parser.isSpace(line[nameEnd - 1]) { nameEnd -= 1 }
