@@ -62,6 +62,8 @@ struct Inspect: AsyncParsableCommand {
         let inspection: Inspector.Inspection
         do {
             inspection = try await inspector.inspect(location)
+        } catch where strict && error.code == .playlist {
+            throw fail(oneLine(error.description), hint: "--strict refuses every deviation from RFC 8216bis; without it Carryon reads past this one as players do, with a warning that says what it assumes.")
         } catch {
             throw fail(error)
         }

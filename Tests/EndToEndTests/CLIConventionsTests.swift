@@ -144,7 +144,7 @@ struct CLIConventionsTests {
         "state": ["state"], "selection": ["selection"], "location": ["location"],
         "progress": ["bytesDone", "bytesExpected", "fraction", "bytesPerSecond", "secondsRemaining"],
         "time-range": ["rendition", "start", "end"], "rendition-completed": ["rendition"], "finished": ["location"],
-        "failed": ["error"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
+        "failed": ["error"], "warnings": ["warnings"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
     ]
     static var eventNames: Set<String> { Set(eventKeys.keys) }
     /// The keys always there (a rate and a time left are unknown at first; an error only on failure).

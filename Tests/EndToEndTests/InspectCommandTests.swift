@@ -225,6 +225,7 @@ struct InspectCommandTests {
             #expect(result.status == 1)
             #expect(result.standardError.contains("line 2"))
             #expect(result.standardError.contains("BANDWIDTH"))
+            #expect(result.standardError.contains("hint: --strict refuses every deviation from RFC 8216bis; without it Carryon reads past this one"))
             let lenient = try await runCarryon(["inspect", base + "/broken.m3u8"])
             #expect(lenient.status == 0, "\(lenient.standardError)")
             #expect(lenient.standardOutput.contains("line 2: EXT-X-STREAM-INF lacks the required attribute BANDWIDTH; the bandwidth is unknown"))

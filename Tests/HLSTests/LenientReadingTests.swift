@@ -205,6 +205,13 @@ struct LenientReadingTests {
         #expect(media.targetDuration == 7)
     }
 
+    @Test("a missing EXT-X-TARGETDURATION beside a segment of absurd length is assumed without overflowing (found by fuzzing)")
+    func missingTargetDurationWithHugeSegment() throws {
+        let media = try MediaPlaylist(parsing: "#EXTM3U\n#EXTINF:66666646666666666662.833,\ns1.ts\n#EXT-X-ENDLIST\n", url: mediaURL)
+        #expect(media.targetDuration == 1 << 62)
+        #expect(media.warnings.contains { $0.message.contains("no EXT-X-TARGETDURATION") })
+    }
+
     @Test("a tag with nothing after its colon (EXT-X-VERSION:) is ignored")
     func emptyValueAfterColon() throws {
         let media = try lenientMedia("""

@@ -270,9 +270,12 @@ struct MediaResolver {
         if let targetDuration {
             result.targetDuration = targetDuration
         } else {
-            let assumed = Int(longestSegment.rounded(.up))
+            // A segment may claim any finite length; the target duration is an Int.
+            let assumed = longestSegment < 0x1p62 ? Int(longestSegment.rounded(.up)) : Int(0x1p62)
             if strict { throw PlaylistError(.structure, "the media playlist has no EXT-X-TARGETDURATION, which RFC 8216bis requires") }
-            warnings.append(PlaylistWarning(line: 1, "the media playlist has no EXT-X-TARGETDURATION, which RFC 8216bis requires; the longest segment, \(assumed) s (rounded up), is assumed"))
+            // Said of the #EXTM3U line: lines a lenient read allowed before it are not the playlist.
+            let header = (playlist.lines.firstIndex { if case .tag(.m3u) = $0.content { true } else { false } } ?? 0) + 1
+            warnings.append(PlaylistWarning(line: header, "the media playlist has no EXT-X-TARGETDURATION, which RFC 8216bis requires; the longest segment, \(assumed) s (rounded up), is assumed"))
             result.targetDuration = assumed
         }
         result.trailingParts = pendingParts
