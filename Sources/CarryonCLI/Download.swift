@@ -108,7 +108,7 @@ struct StreamOptions: ParsableArguments {
 
     @OptionGroup var variant: VariantBounds
 
-    @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones.")
+    @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones. Either way the maximums bound the choice first.")
     var noHDR = false
 
     @Flag(name: .customLong("no-multichannel"), help: "Take only the stereo rendition of each audio language.")

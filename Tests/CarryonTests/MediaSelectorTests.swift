@@ -85,6 +85,17 @@ struct MediaSelectorTests {
         #expect(try variant(DownloadOptions(maximumResolution: Resolution(width: 1280, height: 720), prefersHDR: false)) == "sdr720.m3u8")
     }
 
+    @Test("a maximum is a hard bound: the HDR preference chooses only among the variants within it")
+    func maximumBeforeHDR() throws {
+        // Only SDR 360p fits: the PQ 720p is never taken for preferring HDR.
+        #expect(try variant(DownloadOptions(maximumResolution: Resolution(width: 640, height: 360))) == "sdr360.m3u8")
+        #expect(try variant(DownloadOptions(maximumBitrate: 1_000_000)) == "sdr360.m3u8")
+        // Where the bound allows an HDR variant, the preference still takes it.
+        #expect(try variant(DownloadOptions(maximumResolution: Resolution(width: 1280, height: 720))) == "pq720.m3u8")
+        // Nothing within the bound: the lowest of the preferred range.
+        #expect(try variant(DownloadOptions(maximumBitrate: 100_000)) == "pq720.m3u8")
+    }
+
     @Test("minimum and maximum together: the lowest variant meeting both")
     func bounds() throws {
         let options = DownloadOptions(minimumBitrate: 1_000_000, maximumResolution: Resolution(width: 1920, height: 1080), prefersHDR: false)

@@ -25,8 +25,9 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     public var maximumBitrate: Int?
     /// Take no variant wider or higher than this; when every variant is, the smallest.
     public var maximumResolution: Resolution?
-    /// Take an HDR (PQ or HLG) variant when the stream has one (default true); when false,
-    /// prefer SDR variants. (AVAssetDownloadTaskPrefersHDRKey.)
+    /// Take an HDR (PQ or HLG) variant when the stream has one within the maximums (default
+    /// true); when false, prefer SDR variants. The maximums are hard bounds: the preference
+    /// never takes a variant above them. (AVAssetDownloadTaskPrefersHDRKey.)
     public var prefersHDR: Bool
     /// For each chosen audio language, take its multichannel rendition as well as its stereo one
     /// (default true); when false, only the stereo one. (AVAssetDownloadTaskPrefersMultichannelKey.)

@@ -83,14 +83,16 @@ public struct MediaSelection: Sendable, Hashable, Codable {
 /// Chooses a variant and renditions from a multivariant playlist by ``DownloadOptions``, with
 /// AVFoundation's rules made explicit:
 ///
-/// 1. Variants are narrowed by dynamic range: with `prefersHDR`, to the PQ/HLG variants if there
-///    are any; without, to the SDR ones if there are any.
-/// 2. Among those within the maximums (bitrate, resolution), the lowest variant that meets the
-///    minimums is chosen; with no minimums, the highest. When no variant meets the minimums,
-///    the highest within the maximums; when none is within the maximums, the lowest of all.
+/// 1. The maximums (bitrate, resolution) are hard bounds: only the variants within them are
+///    candidates.
+/// 2. The candidates are narrowed by dynamic range: with `prefersHDR`, to the PQ/HLG variants if
+///    there are any; without, to the SDR ones if there are any.
+/// 3. Of those, the lowest variant that meets the minimums is chosen; with no minimums, the
+///    highest. When no variant meets the minimums, the highest candidate; when no variant is
+///    within the maximums, the lowest of all (of the preferred range if it has any).
 ///    "Highest" orders by `SCORE` when every variant has one, else by peak bandwidth, then
 ///    resolution.
-/// 3. Audio and subtitle renditions come from the variant's groups, by
+/// 4. Audio and subtitle renditions come from the variant's groups, by
 ///    ``DownloadOptions/RenditionChoice``; renditions without a URI (carried in the variant)
 ///    need no download, and closed captions never do.
 public struct MediaSelector: Sendable {
@@ -170,29 +172,19 @@ public struct MediaSelector: Sendable {
         guard !all.isEmpty else {
             throw CarryonError(.selection, "the multivariant playlist has no variant stream to download")
         }
-        let hdr = all.filter { $0.videoRange?.isHDR == true }
-        let sdr = all.filter { $0.videoRange?.isHDR != true }
-        var candidates = options.prefersHDR ? (hdr.isEmpty ? all : hdr) : (sdr.isEmpty ? all : sdr)
-        let useScore = candidates.allSatisfy { $0.score != nil }
-        candidates.sort { lhs, rhs in
-            if useScore, lhs.score != rhs.score { return lhs.score! < rhs.score! }
-            // A variant whose bandwidth is unknown is the last choice.
-            let left = lhs.bandwidth ?? lhs.averageBandwidth ?? -1
-            let right = rhs.bandwidth ?? rhs.averageBandwidth ?? -1
-            if left != right { return left < right }
-            return (lhs.resolution?.pixels ?? 0) < (rhs.resolution?.pixels ?? 0)
-        }
-        let withinMaximums = candidates.filter { variant in
+        // The maximums are hard bounds: the dynamic-range preference chooses only among what they allow.
+        let withinMaximums = preferredRange(all.filter { variant in
             if let maximum = options.maximumBitrate, let bandwidth = variant.bandwidth ?? variant.averageBandwidth,
                bandwidth > maximum { return false }
             if let maximum = options.maximumResolution, let resolution = variant.resolution,
                resolution.width > maximum.width || resolution.height > maximum.height { return false }
             return true
-        }
-        guard !withinMaximums.isEmpty else { return candidates.first! }
+        })
+        guard !withinMaximums.isEmpty else { return Self.ordered(preferredRange(all)).first! }
+        let candidates = Self.ordered(withinMaximums)
         let hasMinimums = options.minimumBitrate != nil || options.minimumResolution != nil
-        guard hasMinimums else { return withinMaximums.last! }
-        let meetingMinimums = withinMaximums.filter { variant in
+        guard hasMinimums else { return candidates.last! }
+        let meetingMinimums = candidates.filter { variant in
             if let minimum = options.minimumBitrate, (variant.bandwidth ?? variant.averageBandwidth ?? -1) < minimum { return false }
             if let minimum = options.minimumResolution {
                 guard let resolution = variant.resolution, resolution.width >= minimum.width,
@@ -200,7 +192,27 @@ public struct MediaSelector: Sendable {
             }
             return true
         }
-        return meetingMinimums.first ?? withinMaximums.last!
+        return meetingMinimums.first ?? candidates.last!
+    }
+
+    /// Of `variants`: with `prefersHDR` the PQ and HLG ones if there are any; without, the SDR
+    /// ones (or those that do not say) if there are any; otherwise all of them.
+    private func preferredRange(_ variants: [MultivariantPlaylist.Variant]) -> [MultivariantPlaylist.Variant] {
+        let preferred = variants.filter { ($0.videoRange?.isHDR == true) == options.prefersHDR }
+        return preferred.isEmpty ? variants : preferred
+    }
+
+    /// `variants` from lowest to highest: by `SCORE` when every one has one, else by peak
+    /// bandwidth (unknown lowest, so chosen last), then resolution.
+    private static func ordered(_ variants: [MultivariantPlaylist.Variant]) -> [MultivariantPlaylist.Variant] {
+        let useScore = variants.allSatisfy { $0.score != nil }
+        return variants.sorted { lhs, rhs in
+            if useScore, lhs.score != rhs.score { return lhs.score! < rhs.score! }
+            let left = lhs.bandwidth ?? lhs.averageBandwidth ?? -1
+            let right = rhs.bandwidth ?? rhs.averageBandwidth ?? -1
+            if left != right { return left < right }
+            return (lhs.resolution?.pixels ?? 0) < (rhs.resolution?.pixels ?? 0)
+        }
     }
 
     // MARK: Renditions
