@@ -1,6 +1,7 @@
 @testable import Carryon
 import CarryonTestSupport
 import Foundation
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -97,6 +98,28 @@ struct KeyStoreTests {
             let fromEnvironment = try MasterKey.forLibrary(at: folder, environment: ["CARRYON_MASTER_KEY": hex])
             #expect(fromEnvironment.key == (try MasterKey(bytes: Array(repeating: 0xab, count: 32))).key)
             #expect(throws: CarryonError.self) { try MasterKey.forLibrary(at: folder, environment: ["CARRYON_MASTER_KEY": "abc"]) }
+        }
+    }
+
+    @Test("creators racing for a new library's master key all get the same complete key, never an empty file")
+    func masterKeyRace() async throws {
+        try await withTemporaryDirectory { root in
+            // Many fresh libraries, each opened by several threads at once: the window between
+            // creating master.key and writing it is what a loser used to read.
+            for round in 0..<200 {
+                let folder = root.appendingPathComponent("\(round)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let results = Mutex<[Result<[UInt8], CarryonError>]>([])
+                DispatchQueue.concurrentPerform(iterations: 6) { _ in
+                    let result = Result { () throws(CarryonError) in try MasterKey.forLibrary(at: folder, environment: [:]).key.withUnsafeBytes { Array($0) } }
+                    results.withLock { $0.append(result) }
+                }
+                let keys = try results.withLock { try $0.map { try $0.get() } }
+                #expect(keys.count == 6 && Set(keys).count == 1 && keys[0].count == 32,
+                        "round \(round): the racers got different keys")
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                #expect(leftovers == ["master.key"], "round \(round): \(leftovers)")
+            }
         }
     }
 

@@ -29,20 +29,8 @@ public struct MasterKey: Sendable {
             return try MasterKey(bytes: bytes)
         }
         let path = root.appendingPathComponent("master.key").path
-        // Created exclusively with mode 0600, so no other process ever sees it half written
-        // or readable by others; a second process losing the race reads the winner's.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor >= 0 {
-            var generator = SystemRandomNumberGenerator()
-            let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            fsync(descriptor)
-            close(descriptor)
-            guard written == 32 else {
-                unlink(path)
-                throw CarryonError(.keys, "cannot write the master key to \(path)")
-            }
-            return try MasterKey(bytes: bytes)
+        if access(path, F_OK) != 0 {
+            try create(at: path)
         }
         var info = stat()
         guard stat(path, &info) == 0 else {
@@ -55,6 +43,30 @@ public struct MasterKey: Sendable {
             throw CarryonError(.keys, "\(path) is not a 32-byte master key")
         }
         return try MasterKey(bytes: [UInt8](data))
+    }
+
+    /// Writes 32 random bytes to `path` unless it exists, complete or not at all: into a
+    /// temporary file (mode 0600) first, which is then linked into place. `link` fails when
+    /// `path` exists, so of two processes creating it at once one wins and the other reads the
+    /// winner's key; neither ever reads a half-written one.
+    private static func create(at path: String) throws(CarryonError) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let temporary = "\(path).\(getpid()).\(UInt64.random(in: 0...UInt64.max, using: &generator)).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CarryonError(.keys, "cannot create the master key \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == 32, synced else {
+            throw CarryonError(.keys, "cannot write the master key to \(path): \(String(cString: strerror(errno)))")
+        }
+        guard link(temporary, path) == 0 || errno == EEXIST else {
+            throw CarryonError(.keys, "cannot create the master key \(path): \(String(cString: strerror(errno)))")
+        }
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {
