@@ -21,8 +21,8 @@ struct CarryonCommand: AsyncParsableCommand {
             }
         } catch ExitCodeError.failure {
             Foundation.exit(1)
-        } catch ExitCodeError.interrupted {
-            Foundation.exit(130)
+        } catch ExitCodeError.interrupted(let signal) {
+            Foundation.exit(128 + signal)
         } catch {
             exit(withError: error)
         }
@@ -48,7 +48,7 @@ struct CarryonCommand: AsyncParsableCommand {
 
             Errors: one line saying what went wrong, then a hint line saying what to do.
             Exit status: 0 on success, 1 when the work failed, 64 for a usage error, 130 when \
-            interrupted (a download is suspended, not lost).
+            interrupted, 143 on SIGTERM (a download is suspended, not lost).
 
             Shell completions: carryon --generate-completion-script bash|zsh|fish \
             (README.md says where to put them).

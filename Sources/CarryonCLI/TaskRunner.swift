@@ -6,8 +6,9 @@ import Glibc
 #endif
 
 /// Runs tasks to the end for `download` and `resume`: shows progress (a bar on a terminal, plain
-/// lines otherwise, JSON events with `--json`), suspends cleanly on Ctrl-C, and sets the exit
-/// status: 0 when every task completed, 1 when one failed, 130 when interrupted.
+/// lines otherwise, JSON events with `--json`), suspends its own tasks cleanly on Ctrl-C or
+/// SIGTERM, and sets the exit status: 0 when every task completed, 1 when one failed, 130 when
+/// interrupted (143 when terminated).
 struct TaskRunner {
     let session: DownloadSession
     let json: Bool
@@ -40,8 +41,8 @@ struct TaskRunner {
 
     func run(_ tasks: [DownloadTask]) async throws {
         let interrupted = InterruptFlag()
-        let signalSource = installInterruptHandler(interrupted)
-        defer { signalSource.cancel() }
+        let signalSources = installInterruptHandlers(interrupted, suspending: tasks)
+        defer { for source in signalSources { source.cancel() } }
         let events = await session.events()
         let display = ProgressDisplay(json: json)
         let watcher = Task {
@@ -85,40 +86,46 @@ struct TaskRunner {
             if state == .failed || state == .cancelled || stopped != nil { failed = true }
         }
         await session.shutdown()
-        if interrupted.isSet {
+        if let signal = interrupted.signal {
             if !json { printNote("suspended; `carryon resume` continues") }
-            throw ExitCodeError.interrupted
+            throw ExitCodeError.interrupted(signal: signal)
         }
         if failed { throw ExitCodeError.failure }
     }
 
-    private func installInterruptHandler(_ flag: InterruptFlag) -> any DispatchSourceSignal {
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "carryon.signals"))
-        let session = self.session
-        source.setEventHandler {
-            flag.set()
-            Task {
-                for task in (try? await session.tasks()) ?? [] { try? await task.suspend() }
+    /// On SIGINT (Ctrl-C) or SIGTERM (systemd, a container stopping), suspends `tasks`: the
+    /// ones this process runs, never another process's downloads in the same library.
+    private func installInterruptHandlers(_ flag: InterruptFlag, suspending tasks: [DownloadTask]) -> [any DispatchSourceSignal] {
+        let queue = DispatchQueue(label: "carryon.signals")
+        return [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                flag.set(number)
+                Task {
+                    for task in tasks { try? await task.suspend() }
+                }
             }
+            source.resume()
+            return source
         }
-        source.resume()
-        return source
     }
 }
 
 /// Exit statuses other than ArgumentParser's own.
 enum ExitCodeError: Error {
     case failure
-    case interrupted
+    /// Stopped by `signal`: the exit status is 128 + its number (130 for SIGINT, 143 for SIGTERM).
+    case interrupted(signal: Int32)
 }
 
+/// The first stopping signal the process received, if any.
 final class InterruptFlag: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
+    private var value: Int32?
+    var isSet: Bool { lock.withLock { value != nil } }
+    var signal: Int32? { lock.withLock { value } }
+    func set(_ signal: Int32) { lock.withLock { if value == nil { value = signal } } }
 }
 
 /// Draws progress: a redrawn bar on a terminal's stderr, a line per 10 % when stderr is not a

@@ -16,6 +16,18 @@ struct DownloadCommandTests {
         var fraction: Double?
     }
 
+    /// Reads `process`'s JSON events until one satisfies `stop`; the task id of the last event
+    /// read (nil when the output ended before any).
+    func taskID(of process: RunningProcess, until stop: (Line) -> Bool) async -> String? {
+        var id: String?
+        for await line in process.lines {
+            guard let event = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { continue }
+            id = event.id
+            if stop(event) { break }
+        }
+        return id
+    }
+
     @Test("download --json ends with a done event carrying the id; list and show describe the asset", .timeLimit(.minutes(1)))
     func downloadListShow() async throws {
         try await withTemporaryDirectory { folder in
@@ -97,23 +109,17 @@ struct DownloadCommandTests {
         }
     }
 
-    @Test("Ctrl-C suspends the download cleanly: exit 130, the task suspended, resume completes it", .timeLimit(.minutes(1)))
-    func interrupt() async throws {
+    @Test("Ctrl-C (exit 130) and SIGTERM (exit 143) suspend the download cleanly: the task suspended, resume completes it",
+          .timeLimit(.minutes(1)), arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func interrupt(signal: Int32, status: Int32) async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
                 let process = try RunningProcess(carryon: ["download", origin.baseURL + "/ts/main.m3u8", "--library", folder.path,
                                                            "--json", "--audio", "all"])
-                var id: String?
-                for await line in process.lines {
-                    guard let event = try? JSONDecoder().decode(Line.self, from: Data(line.utf8)) else { continue }
-                    id = event.id
-                    if event.event == "progress", (event.fraction ?? 0) > 0.2 {
-                        process.kill(SIGINT)
-                        break
-                    }
-                }
+                let id = await taskID(of: process) { $0.event == "progress" && ($0.fraction ?? 0) > 0.2 }
+                process.kill(signal)
                 for await _ in process.lines {}
-                #expect(await process.wait() == 130)
+                #expect(await process.wait() == status)
                 let taskID = try #require(id)
                 let show = try await runCarryon(["show", taskID, "--library", folder.path, "--json"])
                 let asset = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
@@ -122,6 +128,38 @@ struct DownloadCommandTests {
                 #expect(resume.status == 0, "\(resume.standardError)")
                 let done = try await runCarryon(["show", taskID, "--library", folder.path, "--json"])
                 #expect(try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(done.standardOutput.utf8)).state == .completed)
+            }
+        }
+    }
+
+    @Test("Ctrl-C suspends only the tasks its process runs: another process's download in the same library goes on and completes",
+          .timeLimit(.minutes(2)))
+    func interruptLeavesOtherProcesses() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 15_000)).withRunning { slow in
+                try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
+                    let other = try RunningProcess(carryon: ["download", slow.baseURL + "/fmp4/main.m3u8", "--library", folder.path,
+                                                             "--json", "--max-resolution", "480x270", "--concurrency", "2"])
+                    let otherID = await taskID(of: other) { $0.event == "progress" }
+                    let process = try RunningProcess(carryon: ["download", origin.baseURL + "/ts/main.m3u8", "--library", folder.path,
+                                                               "--json", "--audio", "all"])
+                    let id = await taskID(of: process) { $0.event == "progress" && ($0.fraction ?? 0) > 0.1 }
+                    process.kill(SIGINT)
+                    for await _ in process.lines {}
+                    #expect(await process.wait() == 130)
+                    let interrupted = try #require(id)
+                    let otherTask = try #require(otherID)
+                    func state(_ id: String) async throws -> DownloadState {
+                        let show = try await runCarryon(["show", id, "--library", folder.path, "--json"])
+                        return try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8)).state
+                    }
+                    #expect(try await state(interrupted) == .suspended)
+                    // Still the other process's, and still running there.
+                    #expect(try await state(otherTask) == .running)
+                    for await _ in other.lines {}
+                    #expect(await other.wait() == 0)
+                    #expect(try await state(otherTask) == .completed)
+                }
             }
         }
     }

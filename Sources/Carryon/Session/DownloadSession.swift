@@ -193,6 +193,11 @@ public actor DownloadSession {
     }
 
     func suspend(_ id: String) async throws(CarryonError) {
+        // Another process's download is its own to suspend: writing its state here would leave
+        // it downloading under a state that says it is not.
+        if running[id] == nil, isDownloadedElsewhere(id) {
+            throw CarryonError(.invalidState, "\(id) is being downloaded by another process; only that process can suspend it")
+        }
         var machine = try await machine(id)
         let action = machine.suspend()
         try await setState(id, machine)
@@ -224,7 +229,7 @@ public actor DownloadSession {
     ///   playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
-        if running[id] == nil, FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
+        if running[id] == nil, isDownloadedElsewhere(id) {
             throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; stop it there (Ctrl-C) before deleting")
         }
         queue.removeAll { $0 == id }
@@ -242,6 +247,11 @@ public actor DownloadSession {
         rangesLeft[id] = nil
         renditionDurations[id] = nil
         notifyFinished(id, .cancelled)
+    }
+
+    /// Whether another process (or session) holds the asset's bundle lock, downloading it.
+    private func isDownloadedElsewhere(_ id: String) -> Bool {
+        locks[id] == nil && FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path)
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {
