@@ -284,6 +284,21 @@ struct DownloadSessionTests {
         }
     }
 
+    @Test("a playlist with no segment, or only gaps, fails before anything is planned: nothing to download",
+          arguments: ["", "#EXTINF:4,\n#EXT-X-GAP\ns0.ts\n"])
+    func nothingToDownload(segments: String) async throws {
+        try await withSession { session, folder in
+            let playlist = try folder.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n\(segments)#EXT-X-ENDLIST\n", to: "empty/index.m3u8")
+            let task = try await session.makeTask(url: playlist.path)
+            let (state, errors, planned) = try await run(task, in: session)
+            #expect(state == .failed)
+            #expect(errors.map(\.code) == [.playlist])
+            #expect(errors.first?.message.contains("nothing to download") == true)
+            #expect(errors.first?.message.contains("empty/index.m3u8") == true)
+            #expect(!planned)
+        }
+    }
+
     @Test("an encrypted playlist (EXT-X-KEY AES-128) downloads with its key sealed in the key store, not in the bundle")
     func encryptedPlaylist() async throws {
         try await withSession { session, folder in

@@ -97,7 +97,7 @@ struct DownloadPlanner: Sendable {
         }
     }
 
-    /// Refuses live and encrypted playlists, and resource URIs with a scheme Carryon does not
+    /// Refuses live playlists, playlists with nothing to download, unknown encryption, and resource URIs with a scheme Carryon does not
     /// fetch, with a message that says why. A stream read over HTTP may only name http(s)
     /// resources: a remote playlist must not make Carryon read local files.
     private func check(_ media: MediaPlaylist, rule: LocationRule) throws(CarryonError) {
@@ -123,6 +123,10 @@ struct DownloadPlanner: Sendable {
         }
         if !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
+        }
+        if media.segments.allSatisfy(\.isGap) {
+            let what = media.segments.isEmpty ? "no segment" : "only gaps (EXT-X-GAP)"
+            throw CarryonError(.playlist, "\(media.url) has \(what): there is nothing to download")
         }
     }
 
