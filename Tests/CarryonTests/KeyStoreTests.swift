@@ -1,7 +1,6 @@
 @testable import Carryon
 import CarryonTestSupport
 import Foundation
-import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -109,7 +108,7 @@ struct KeyStoreTests {
             for round in 0..<200 {
                 let folder = root.appendingPathComponent("\(round)")
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                let results = Mutex<[Result<[UInt8], CarryonError>]>([])
+                let results = Locked<[Result<[UInt8], CarryonError>]>([])
                 DispatchQueue.concurrentPerform(iterations: 6) { _ in
                     let result = Result { () throws(CarryonError) in try MasterKey.forLibrary(at: folder, environment: [:]).key.withUnsafeBytes { Array($0) } }
                     results.withLock { $0.append(result) }
