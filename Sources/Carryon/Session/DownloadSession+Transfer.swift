@@ -61,21 +61,6 @@ extension DownloadSession {
         emitProgress(id, force: true)
     }
 
-    /// Fetches `resource` unless it is done, or joins the fetch under way. A queued fetch (the
-    /// transfer's) waits for a request slot; playback's does not.
-    func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
-        let id = resource.id!
-        if let fetch = fetches[id] {
-            try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
-            return
-        }
-        if trackers[resource.assetId]?.isDone(id) == true { return }
-        let fetch = Task { try await self.fetch(resource, with: fetcher, into: bundle, queued: queued) }
-        fetches[id] = fetch
-        defer { fetches[id] = nil }
-        try await withTaskCancellationHandler { try await fetch.value } onCancel: { fetch.cancel() }
-    }
-
     /// Fetches the resources of a task this session is running now, ahead of its order, and
     /// returns when they are on disk: how playback gets what the download has not reached yet.
     /// The download then does not fetch them again.
@@ -112,9 +97,21 @@ extension DownloadSession {
         transfers[assetID] != nil
     }
 
+    /// Fetches `resource` into the bundle; a queued fetch (the transfer's) first waits for a
+    /// request slot, and gives it back before it returns.
     nonisolated func fetch(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
-        if queued { try await requests.acquire() }
-        defer { if queued { Task { await requests.release() } } }
+        guard queued else { return try await fetchIntoBundle(resource, with: fetcher, into: bundle) }
+        try await requests.acquire()
+        do {
+            try await fetchIntoBundle(resource, with: fetcher, into: bundle)
+        } catch {
+            await requests.release()
+            throw error
+        }
+        await requests.release()
+    }
+
+    private nonisolated func fetchIntoBundle(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL) async throws {
         let final = bundle.appendingPathComponent(resource.fileName)
         let part: URL
         if let offset = resource.rangeOffset {
@@ -128,14 +125,25 @@ extension DownloadSession {
         let counter = ByteBatcher()
         let clock = ContinuousClock()
         let started = clock.now
-        let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
-                                             validators: .init(etag: resource.etag, lastModified: resource.lastModified),
-                                             limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
-            // Bytes are reported in batches: a task per body chunk would queue faster than the
-            // session drains them on a fast link.
-            if let batch = counter.add(delta) { Task { await self.recordBytes(batch, resource: id, asset: assetId) } }
+        // Bytes are reported in batches (a message per body chunk would queue faster than the
+        // session drains them on a fast link), in order, and all of them before the resource
+        // is done: a late batch would count bytes twice.
+        let (batches, reporter) = AsyncStream<Int>.makeStream()
+        let result = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await batch in batches { await self.recordBytes(batch, resource: id, asset: assetId) }
+            }
+            defer { reporter.finish() }
+            let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
+                                                 validators: .init(etag: resource.etag, lastModified: resource.lastModified),
+                                                 limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
+                if let batch = counter.add(delta) { reporter.yield(batch) }
+            }
+            if let rest = counter.drain() { reporter.yield(rest) }
+            reporter.finish()
+            try await group.waitForAll()
+            return result
         }
-        if let rest = counter.drain() { await recordBytes(rest, resource: id, asset: assetId) }
         let elapsed = clock.now - started
         let url = URL(string: resource.uri)
         AssetLogs(library: library).access(

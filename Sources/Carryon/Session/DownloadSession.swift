@@ -58,7 +58,9 @@ public actor DownloadSession {
     var transfers: [String: (fetcher: ResourceFetcher, bundle: URL)] = [:]
     /// Fetches under way, by resource id: the transfer and playback wait on the same one, so
     /// a resource is never fetched twice.
-    var fetches: [Int64: Task<Void, any Error>] = [:]
+    var fetches: [Int64: SharedFetch] = [:]
+    /// Fetches every waiter left, until they have stopped writing.
+    var cancelledFetches: [Int64: (generation: UUID, task: Task<Void, Never>)] = [:]
     var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
     var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
     var isShutDown = false
@@ -331,8 +333,16 @@ public actor DownloadSession {
                 emit(.finished(taskID: id, location: library.bundleURL(for: id)))
             }
         case .failure(let error) where error.code == .cancelled:
-            // Suspended or cancelled: the state was set by whoever stopped the task.
-            break
+            // Suspended or cancelled: the state was set by whoever stopped the task. A task
+            // still running was stopped by no one; it must not stay "running" with nothing
+            // downloading, where `resume` would do nothing.
+            if machine.state == .running {
+                _ = machine.suspend()
+                let stopped = CarryonError(.transfer, "the transfer stopped without being asked to; resume goes on")
+                lastErrors[id] = stopped
+                await logError(stopped, for: id)
+                try? await setState(id, machine, error: stopped.message)
+            }
         case .failure(let error):
             if machine.state == .running {
                 // A stall is the server's fault and a storage rule the library's, not the

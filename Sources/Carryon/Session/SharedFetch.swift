@@ -1,0 +1,65 @@
+import Foundation
+
+/// One fetch of a resource and everyone waiting for it: the transfer, and players asking for
+/// the resource out of turn. The fetch is cancelled only when the last waiter has gone; a
+/// waiter that goes earlier returns at once and leaves the fetch to the others.
+struct SharedFetch {
+    /// Tells this fetch from a later one of the same resource.
+    let generation: UUID
+    let task: Task<Void, Never>
+    var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+}
+
+extension DownloadSession {
+    /// Fetches `resource` unless it is done, or joins the fetch under way, and returns when it
+    /// is on disk. A queued fetch (the transfer's) waits for a request slot; playback's does
+    /// not. Cancelling the caller cancels the fetch only if no one else waits for it.
+    func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
+        let id = resource.id!
+        if fetches[id] == nil {
+            if trackers[resource.assetId]?.isDone(id) == true { return }
+            // A cancelled fetch of the same resource may still be writing its partial file.
+            let previous = cancelledFetches[id]
+            let generation = UUID()
+            let task = Task {
+                await previous?.task.value
+                let result: Result<Void, any Error>
+                do {
+                    try Task.checkCancellation()
+                    try await self.fetch(resource, with: fetcher, into: bundle, queued: queued)
+                    result = .success(())
+                } catch {
+                    result = .failure(error)
+                }
+                self.fetchEnded(id, generation: generation, result)
+            }
+            fetches[id] = SharedFetch(generation: generation, task: task)
+        }
+        let waiter = UUID()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                fetches[id]?.waiters[waiter] = continuation
+            }
+        } onCancel: {
+            Task { await self.leaveFetch(id, waiter: waiter) }
+        }
+    }
+
+    /// Hands the fetch's outcome to every waiter still there.
+    private func fetchEnded(_ id: Int64, generation: UUID, _ result: Result<Void, any Error>) {
+        if cancelledFetches[id]?.generation == generation { cancelledFetches[id] = nil }
+        guard let fetch = fetches[id], fetch.generation == generation else { return }
+        fetches[id] = nil
+        for continuation in fetch.waiters.values { continuation.resume(with: result) }
+    }
+
+    /// A waiter was cancelled: it returns now; the fetch stops if it was the last one.
+    private func leaveFetch(_ id: Int64, waiter: UUID) {
+        guard let continuation = fetches[id]?.waiters.removeValue(forKey: waiter) else { return }
+        continuation.resume(throwing: CancellationError())
+        guard let fetch = fetches[id], fetch.waiters.isEmpty else { return }
+        fetches[id] = nil
+        fetch.task.cancel()
+        cancelledFetches[id] = (fetch.generation, fetch.task)
+    }
+}

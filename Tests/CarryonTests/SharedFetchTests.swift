@@ -1,0 +1,110 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// A resource the download and a player both wait for is fetched once, and the fetch lasts as
+/// long as anyone still waits for it: a player that goes away does not stop the download's
+/// fetch, and a download that is suspended does not take the player's resource from it.
+@Suite("A fetch shared by the download and a player")
+struct SharedFetchTests {
+    static let playlist = """
+        #EXTM3U
+        #EXT-X-VERSION:3
+        #EXT-X-TARGETDURATION:4
+        #EXT-X-PLAYLIST-TYPE:VOD
+        #EXTINF:4.0,
+        slow.ts
+        #EXTINF:4.0,
+        quick.ts
+        #EXT-X-ENDLIST
+
+        """
+    /// The first segment arrives over about three seconds: long enough for a player to join.
+    static let slow = [UInt8](repeating: 0x47, count: 100)
+    static let quick = [UInt8](repeating: 0x47, count: 188)
+
+    /// An origin whose first segment trickles, a session fetching one request at a time, and
+    /// a task whose transfer is fetching that segment; `body` gets the task and the segment's
+    /// resource id.
+    func withSlowFetch(_ body: (DownloadSession, DownloadTask, Int64) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning([
+                "/main.m3u8": .body([UInt8](Self.playlist.utf8)),
+                "/slow.ts": .trickle(Self.slow, every: .milliseconds(30)),
+                "/quick.ts": .body(Self.quick),
+            ]) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 1))
+                do {
+                    let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")
+                    try await task.resume()
+                    try await until("the download asks for the slow segment") { origin.requests.contains { $0.contains("/slow.ts") } }
+                    let id = try await library.read { db in
+                        try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE uri LIKE '%/slow.ts'")
+                    }
+                    try await body(session, task, try #require(id))
+                } catch {
+                    await session.shutdown()
+                    throw error
+                }
+                await session.shutdown()
+            }
+        }
+    }
+
+    @Test("a player that goes away while it shares the download's fetch leaves the download fetching; it completes",
+          .timeLimit(.minutes(1)))
+    func playerLeaves() async throws {
+        try await withSlowFetch { session, task, resource in
+            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
+            try await Task.sleep(for: .milliseconds(300))   // the player joins the fetch under way
+            player.cancel()
+            await #expect(throws: CarryonError.self) { try await player.value }
+            let state = try await finished(task, within: .seconds(20))
+            #expect(state == .completed, "the task was left \(state.map(\.rawValue) ?? "unfinished") with nothing downloading")
+            let snapshot = try await task.snapshot()
+            #expect(snapshot.progress.resourcesDone == snapshot.progress.resourcesTotal)
+        }
+    }
+
+    @Test("a download suspended while a player shares its fetch stops; the player still gets its resource",
+          .timeLimit(.minutes(1)))
+    func downloadLeaves() async throws {
+        try await withSlowFetch { session, task, resource in
+            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
+            try await Task.sleep(for: .milliseconds(300))
+            try await task.suspend()
+            #expect(try await finished(task, within: .seconds(5)) == .suspended)
+            try await player.value
+            let snapshot = try await task.snapshot()
+            let name = try await session.library.read { db in
+                try String.fetchOne(db, sql: "SELECT fileName FROM resource WHERE id = ?", arguments: [resource])
+            }
+            let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent(try #require(name))
+            #expect(try Data(contentsOf: file) == Data(Self.slow))
+        }
+    }
+
+    /// The task's state once it stops running, or nil when it is still running after `limit`.
+    func finished(_ task: DownloadTask, within limit: Duration) async throws -> DownloadState? {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            let state = try await task.snapshot().state
+            if state != .running && state != .waiting { return state }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Polls `condition` every 20 ms for up to ten seconds.
+    func until(_ what: String, _ condition: () async throws -> Bool) async throws {
+        for _ in 0..<500 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("timed out waiting until \(what)")
+        throw CancellationError()
+    }
+}
