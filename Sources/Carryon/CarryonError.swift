@@ -55,6 +55,9 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let disk = Code(rawValue: "disk")
         /// The operation does not apply to the task in its current state.
         public static let invalidState = Code(rawValue: "invalid-state")
+        /// Another process (or another session) is downloading the asset: only it can suspend
+        /// the download, and it must stop before the asset is deleted or changed.
+        public static let busy = Code(rawValue: "busy")
         /// The task was stopped (suspended or cancelled) while working.
         public static let cancelled = Code(rawValue: "cancelled")
         /// What was asked for is not in the bundle (not part of the asset, or not downloaded).

@@ -115,15 +115,17 @@ func hint(for error: any Error, id: String? = nil) -> String {
         return "Free disk space (`carryon purge` removes expired assets), then `carryon resume \(asset)` continues where it stopped."
     case .invalidState:
         return "`carryon show \(asset)` shows the asset's state."
+    case .busy:
+        return "Another carryon process (a download, resume or serve) holds \(asset): stop it there (Ctrl-C), or wait until it ends."
     case .cancelled:
         return "`carryon show \(asset)` shows its state; a suspended download continues with `carryon resume \(asset)`."
     case .notFound:
-        return "`carryon show \(asset)` lists what the bundle holds; `carryon add \(asset)` downloads more renditions."
+        return "`carryon show \(asset)` lists what the bundle holds; `carryon resume \(asset)` fetches what is not downloaded yet, `carryon add \(asset)` more renditions."
     case .storage:
-        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge` or `carryon storage --quota SIZE` makes room"
+        return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge`, `carryon storage --quota SIZE`, `--keep-free SIZE` or `--purge-on-download` makes room"
             + (id.map { ", then `carryon resume \($0)` continues where it stopped." } ?? ".")
     case .keys:
-        return "`carryon keys list \(asset)` shows the keys' state; `carryon keys renew \(asset)` obtains them again."
+        return "`carryon keys list \(asset)` shows the keys' state; `carryon keys fetch \(asset)` obtains missing ones, `carryon keys renew \(asset)` all of them again."
     case .selection:
         return "`carryon inspect URL` lists the variants and renditions the stream offers."
     case .stalled:

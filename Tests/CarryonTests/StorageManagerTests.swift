@@ -137,7 +137,7 @@ struct StorageManagerTests {
                 try await session.delete("busy")
                 Issue.record("the delete was accepted")
             } catch let error as CarryonError {
-                #expect(error.code == .invalidState && error.message.contains("another carryon process"))
+                #expect(error.code == .busy && error.message.contains("another process"))
             }
             #expect(FileManager.default.fileExists(atPath: library.bundleURL(for: "busy").path))
             lock = nil

@@ -45,6 +45,29 @@ struct CLIConventionsTests {
         }
     }
 
+    /// An app embedding the library, the web app and a player see the engine's messages; only
+    /// a person at a terminal can run a command, so commands are named in the CLI's hints.
+    @Test("the engine's and the server's error messages name no carryon command; the hints of the command line do")
+    func engineMessagesNameNoCommand() throws {
+        var offending: [String] = []
+        for module in ["Carryon", "CarryonServer", "HLS"] {
+            let folder = packageRoot.appendingPathComponent("Sources/\(module)")
+            let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+                .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" } ?? []
+            #expect(!files.isEmpty, "no sources under \(folder.path)")
+            for file in files {
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                for (number, line) in lines.enumerated() {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    guard !code.hasPrefix("//"), code.contains("\""),
+                          code.contains("`carryon ") || code.contains("Ctrl-C") || code.contains("carryon process") else { continue }
+                    offending.append("\(module)/\(file.lastPathComponent):\(number + 1): \(code)")
+                }
+            }
+        }
+        #expect(offending.isEmpty, "\(offending.joined(separator: "\n"))")
+    }
+
     @Test("usage errors exit 64 and name the problem", arguments: [
         ["download"], ["show"], ["list", "--no-such-flag"], ["origin", "/no/such/folder"], ["serve", "--host", "0.0.0.0"],
     ])

@@ -283,7 +283,7 @@ struct KeyTimingTests {
         }
     }
 
-    @Test("download --no-prefetch-keys leaves the keys; the server says how to get them; keys fetch gets only those", .timeLimit(.minutes(1)))
+    @Test("download --no-prefetch-keys leaves the keys; the server says they were never fetched; keys fetch gets only those", .timeLimit(.minutes(1)))
     func fetchAfter() async throws {
         try await withTemporaryDirectory { folder in
             let libraryURL = folder.appendingPathComponent("library")
@@ -298,7 +298,7 @@ struct KeyTimingTests {
                     _ = try await source.content(assetID: id, path: "keys/k1")
                     Issue.record("a key that was never fetched was served")
                 } catch let error as CarryonError {
-                    #expect(error.code == .keys && error.message.contains("keys fetch"), "\(error)")
+                    #expect(error.code == .keys && error.message.contains("never fetched"), "\(error)")
                 }
                 let fetch = try await runCarryon(["keys", "fetch", id, "--library", libraryURL.path])
                 #expect(fetch.status == 0 && fetch.standardOutput.contains("fetched k1, k2"), "\(fetch.standardOutput) \(fetch.standardError)")

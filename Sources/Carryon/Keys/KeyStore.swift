@@ -135,10 +135,10 @@ public struct KeyStore: Sendable {
             return (Self.info(row), row["sealed"] as Data?)
         }
         guard let (info, sealedData) = found else {
-            throw CarryonError(.keys, "\(assetID) has no key \(keyID) (`carryon keys fetch \(assetID)` obtains missing keys)")
+            throw CarryonError(.keys, "\(assetID) has no key \(keyID): it was never fetched")
         }
         if info.isInvalidated {
-            throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated; `carryon keys renew \(assetID)` fetches it again")
+            throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated; it must be fetched again")
         }
         guard info.isAvailable(at: now, sessionStartedAt: sessionStartedAt) else {
             let expiry = info.effectiveExpiry.map { ISO8601DateFormatter().string(from: $0) } ?? "-"

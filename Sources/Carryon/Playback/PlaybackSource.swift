@@ -161,7 +161,7 @@ public struct PlaybackSource: Sendable {
             } else if await isDownloading(assetID) {
                 try await waitFor(missing, path: path, of: assetID)
             } else {
-                throw CarryonError(.notFound, "\(path) of \(assetID) is not downloaded (the download is not running; `carryon resume \(assetID)`)")
+                throw CarryonError(.notFound, "\(path) of \(assetID) is not downloaded yet, and its download is not running")
             }
             rows = try await resources(path, of: assetID)
             missing = needed(rows).filter { $0.state != .done }

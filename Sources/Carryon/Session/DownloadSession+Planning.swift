@@ -118,7 +118,7 @@ extension DownloadSession {
             throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
         }
         guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
-            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process")
+            throw CarryonError(.busy, "\(id) is being downloaded by another process")
         }
         return lock
     }
@@ -168,7 +168,7 @@ extension DownloadSession {
                 if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
                 rules.append("\(free) bytes are free and \(reserve) must stay free"
                              + (settings.minimumFreeBytes == nil ? " (the default reserve: 1 GiB, or 5 % of a smaller disk)" : ""))
-                let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "`carryon purge` or `carryon storage --purge-on-download` can make room"
+                let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "a purge, or allowing one on download, can make room"
                 throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
             }
             for removal in plan.removals {
@@ -215,7 +215,7 @@ extension DownloadSession {
         do { _ = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
         let bundle = library.bundleURL(for: id)
         guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
-            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; suspend it there first")
+            throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before renditions are added")
         }
         defer { withExtendedLifetime(lock) {} }
         guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned,

@@ -198,7 +198,7 @@ public actor DownloadSession {
         // Another process's download is its own to suspend: writing its state here would leave
         // it downloading under a state that says it is not.
         if running[id] == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.invalidState, "\(id) is being downloaded by another process; only that process can suspend it")
+            throw CarryonError(.busy, "\(id) is being downloaded by another process; only that process can suspend it")
         }
         var machine = try await machine(id)
         let action = machine.suspend()
@@ -226,13 +226,13 @@ public actor DownloadSession {
 
     /// Removes an asset: its bundle and its rows. A running task is stopped first.
     ///
-    /// - Throws: ``CarryonError/Code/invalidState`` when another process is downloading the
-    ///   asset (its files are in use there: stop it first). A player reading it through a
+    /// - Throws: ``CarryonError/Code/busy`` when another process is downloading the asset (its
+    ///   files are in use there: it must stop first). A player reading it through a
     ///   playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
         if running[id] == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.invalidState, "\(id) is being downloaded by another carryon process; stop it there (Ctrl-C) before deleting")
+            throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before the asset is deleted")
         }
         queue.removeAll { $0 == id }
         if let task = running[id] {

@@ -70,8 +70,8 @@ final class ByteBudget: Sendable {
             let free = state.freeBytes - state.sinceMeasure
             if free - bytes < state.rules.reserveBytes {
                 let which = state.rules.reserveIsDefault
-                    ? "the default reserve of 1 GiB, or 5 % of a smaller disk (`carryon storage --keep-free` sets another)"
-                    : "the library's minimum (`carryon storage --keep-free`)"
+                    ? "the default reserve of 1 GiB, or 5 % of a smaller disk"
+                    : "the library's minimum"
                 return CarryonError(.storage, """
                     \(uri): \(bytes) more bytes would leave less than \(state.rules.reserveBytes) bytes free on the \
                     library's disk (\(max(0, free)) are free; \(which)); what arrived is kept

@@ -158,7 +158,7 @@ struct PlaybackResponder: HTTPResponder {
         switch code {
         case .unknownAsset, .notFound: .notFound
         case .keys: .forbidden
-        case .cancelled, .invalidState: .serviceUnavailable
+        case .cancelled, .invalidState, .busy: .serviceUnavailable
         case .http, .transfer: .badGateway
         default: .internalServerError
         }
