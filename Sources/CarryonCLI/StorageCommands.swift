@@ -182,8 +182,10 @@ struct Purge: AsyncParsableCommand {
         discussion: """
             Expired assets go first (always); then, while the quota or the free-space rule is \
             broken, `default` assets before `important` ones, least recently played first \
-            (never played counts from when it was added). An asset downloading or being played \
-            is never removed. --dry-run shows what would go.
+            (never played counts from when it was added). An asset downloading, or being played \
+            by a running playback server (`carryon play`, `carryon serve`, an app's), is never \
+            removed: it is listed as kept, with the process that holds it. --dry-run shows what \
+            would go.
 
             Examples:
               carryon purge --dry-run
@@ -211,6 +213,13 @@ struct Purge: AsyncParsableCommand {
             if json { try printJSON(plan); return }
             for removal in plan.removals {
                 print("\(dryRun ? "would remove" : "removed")  \(removal.id)  \(formatBytes(removal.bytes))  (\(removal.reason.rawValue))")
+            }
+            for kept in plan.kept {
+                let holder = switch kept.use {
+                case .downloading: "being downloaded"
+                case .playing: "being played by process \(kept.processes.map(String.init).joined(separator: ", "))"
+                }
+                print("kept  \(kept.id)  \(formatBytes(kept.bytes))  (\(kept.reason.rawValue), but \(holder))")
             }
             print("\(dryRun ? "would free" : "freed") \(formatBytes(plan.bytesFreed)); the library holds \(formatBytes(plan.libraryBytesAfter))"
                   + (plan.satisfied ? "" : "; the rules still need \(formatBytes(plan.shortfall)) more"))

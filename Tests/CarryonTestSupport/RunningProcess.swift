@@ -45,6 +45,9 @@ public final class RunningProcess: @unchecked Sendable {
         }
     }
 
+    /// The process's id.
+    public var pid: Int32 { process.processIdentifier }
+
     /// Sends a signal (SIGKILL by default: no chance to clean up).
     public func kill(_ signal: Int32 = SIGKILL) {
         Glibc.kill(process.processIdentifier, signal)

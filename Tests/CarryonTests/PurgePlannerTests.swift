@@ -22,7 +22,7 @@ private func asset(
 ) -> PurgeCandidate {
     PurgeCandidate(
         id: id, bytes: bytes, expiresAt: expires, priority: priority,
-        lastPlayedAt: played, createdAt: created, isBusy: busy)
+        lastPlayedAt: played, createdAt: created, use: busy ? .downloading : nil)
 }
 
 /// The removed ids, in order.

@@ -82,7 +82,7 @@ struct StorageManagerTests {
         }
     }
 
-    @Test("an asset being played (a request within the window) or downloaded (its lock held) is never removed")
+    @Test("an asset being played (a playback server's lease held) or downloaded (its lock held) is never removed")
     func busyAssetsStay() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder)
@@ -90,12 +90,61 @@ struct StorageManagerTests {
             try await Self.addAsset(library, "downloading", bytes: 500, expires: -10)
             try await Self.addAsset(library, "idle", bytes: 500, played: -3_600)
             let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
+            let leases = PlaybackLeases(library: library)
+            leases.hold("playing")
             let storage = manager(library)
             try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
             let plan = try await storage.plan()
             withExtendedLifetime(lock) {}
+            withExtendedLifetime(leases) {}
             #expect(plan.removals.map(\.id) == ["idle"])
             #expect(!plan.satisfied && plan.shortfall == 900)
+        }
+    }
+
+    @Test("whether an asset is being played is exact: played a moment ago by a server that has stopped, it is purged; held by a running server, it is kept, and the plan names the process")
+    func playingIsExact() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "played", bytes: 300, expires: -10, played: -5)
+            try await Self.addAsset(library, "playing", bytes: 400, expires: -10, played: -1)
+            try await Self.addAsset(library, "downloading", bytes: 200, played: -7_200)
+            let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
+            let leases = PlaybackLeases(library: library)
+            leases.hold("playing")
+            let storage = manager(library)
+            try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
+            let plan = try await storage.plan()
+            #expect(plan.removals.map(\.id) == ["played"])
+            #expect(plan.kept == [.init(id: "playing", bytes: 400, reason: .expired, use: .playing, processes: [getpid()]),
+                                  .init(id: "downloading", bytes: 200, reason: .quota, use: .downloading)])
+            leases.releaseAll()
+            withExtendedLifetime(lock) {}
+            let after = try await storage.plan()
+            #expect(after.removals.map(\.id) == ["played", "playing"])
+            #expect(after.kept.map(\.id) == ["downloading"])
+        }
+    }
+
+    @Test("a lease ends when its asset has had no request for the idle limit, and lasts while requests come")
+    func leaseIdleLimit() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            try await Self.addAsset(library, "a", bytes: 1)
+            try await Self.addAsset(library, "b", bytes: 1)
+            let start = ContinuousClock.now
+            let elapsed = Locked(Duration.zero)
+            let leases = PlaybackLeases(library: library, idleLimit: .seconds(60)) { start + elapsed.withLock { $0 } }
+            leases.hold("a")
+            leases.hold("b")
+            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "a")) == [getpid()])
+            elapsed.withLock { $0 = .seconds(50) }
+            leases.hold("a")
+            elapsed.withLock { $0 = .seconds(100) }
+            leases.hold("a")
+            #expect(leases.assets == ["a"])
+            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "b")).isEmpty)
+            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "a")) == [getpid()])
         }
     }
 

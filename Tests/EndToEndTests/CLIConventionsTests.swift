@@ -214,7 +214,7 @@ struct CLIConventionsTests {
                 let storage = try Self.object(try await runCarryon(["storage", "--json"] + library))
                 #expect(Set(storage.keys).isSuperset(of: ["libraryBytes", "freeBytes", "settings"]), "\(storage.keys)")
                 let purge = try Self.object(try await runCarryon(["purge", "--dry-run", "--json"] + library))
-                #expect(Set(purge.keys) == ["removals", "bytesFreed", "libraryBytesAfter", "freeBytesAfter", "satisfied", "shortfall"], "\(purge.keys)")
+                #expect(Set(purge.keys) == ["removals", "kept", "bytesFreed", "libraryBytesAfter", "freeBytesAfter", "satisfied", "shortfall"], "\(purge.keys)")
                 let policy = try Self.object(try await runCarryon(["policy", id, "--priority", "important", "--expires", "30d", "--json"] + library))
                 #expect(Set(policy.keys) == ["expiresAt", "priority"] && policy["priority"] as? String == "important", "\(policy)")
                 let logs = try Self.object(try await runCarryon(["logs", id, "--json"] + library))

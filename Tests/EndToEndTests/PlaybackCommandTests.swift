@@ -32,6 +32,35 @@ struct PlaybackCommandTests {
         }
     }
 
+    @Test("purge keeps an expired asset `carryon serve` is playing, naming the process; once serve is killed, purge removes it at once",
+          .timeLimit(.minutes(1)))
+    func purgeWhilePlaying() async throws {
+        try await withTemporaryDirectory { folder in
+            let id = try await download(into: folder.path)
+            let policy = try await runCarryon(["policy", id, "--expires", "2020-01-01", "--library", folder.path])
+            #expect(policy.status == 0, "\(policy.standardError)")
+            let server = try RunningProcess(carryon: ["serve", "--library", folder.path])
+            var lines = server.lines.makeAsyncIterator()
+            let base = try #require(await lines.next().flatMap(URL.init(string:)))
+            let port = try #require(base.port)
+            let playlist = try await rawHTTP(port: port, "GET \(base.path)/\(id)/main.m3u8 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            #expect(playlist.status == 200)
+            let kept = try await runCarryon(["purge", "--library", folder.path])
+            #expect(kept.status == 0, "\(kept.standardError)")
+            #expect(kept.standardOutput.contains("kept  \(id)") && kept.standardOutput.contains("(expired, but being played by process \(server.pid))"),
+                    "\(kept.standardOutput)")
+            #expect(try await runCarryon(["list", "--library", folder.path]).standardOutput.contains(id))
+            server.kill(SIGKILL)
+            _ = await server.wait()
+            let purged = try await runCarryon(["purge", "--json", "--library", folder.path])
+            #expect(purged.status == 0, "\(purged.standardError)")
+            let plan = try JSONDecoder().decode(PurgePlan.self, from: Data(purged.standardOutput.utf8))
+            #expect(plan.removals.map(\.id) == [id] && plan.kept.isEmpty, "\(purged.standardOutput)")
+            let list = try await runCarryon(["list", "--library", folder.path])
+            #expect(!list.standardOutput.contains(id), "\(list.standardOutput)")
+        }
+    }
+
     @Test("play starts the player named on the asset's URL and stops serving when it exits", .timeLimit(.minutes(1)))
     func playWithPlayer() async throws {
         let ffmpeg = try requireFFmpeg()

@@ -9,6 +9,15 @@ public enum AssetPriority: String, Sendable, Codable, CaseIterable {
     case `default`
 }
 
+/// Why a purge cannot remove an asset now.
+public enum AssetUse: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A process is downloading it (it holds the bundle's lock), or the download asking for
+    /// room is its own.
+    case downloading
+    /// A playback server is playing it (see `PlaybackLeases`).
+    case playing
+}
+
 /// An offline asset that a storage purge may remove.
 public struct PurgeCandidate: Sendable, Hashable {
     /// A stable identifier of the asset; also the final tie-breaker.
@@ -25,9 +34,13 @@ public struct PurgeCandidate: Sendable, Hashable {
     /// When the asset was downloaded; stands in for `lastPlayedAt` when the
     /// asset was never played.
     public var createdAt: Date
-    /// Whether the asset is being downloaded or played. Busy assets are never
+    /// Whether the asset is being downloaded or played, or nil. Assets in use are never
     /// removed, not even when expired.
-    public var isBusy: Bool
+    public var use: AssetUse?
+    /// The processes playing the asset, when ``use`` is ``AssetUse/playing``.
+    public var players: [Int32]
+    /// Whether the asset is in use (``use`` is not nil).
+    public var isBusy: Bool { use != nil }
 
     /// Creates a candidate.
     ///
@@ -38,7 +51,8 @@ public struct PurgeCandidate: Sendable, Hashable {
     ///   - priority: How strongly the asset should be kept.
     ///   - lastPlayedAt: When it was last played, or `nil` if never.
     ///   - createdAt: When it was downloaded.
-    ///   - isBusy: Whether it is being downloaded or played.
+    ///   - use: Whether it is being downloaded or played.
+    ///   - players: The processes playing it.
     public init(
         id: String,
         bytes: Int,
@@ -46,7 +60,8 @@ public struct PurgeCandidate: Sendable, Hashable {
         priority: AssetPriority = .default,
         lastPlayedAt: Date? = nil,
         createdAt: Date,
-        isBusy: Bool = false
+        use: AssetUse? = nil,
+        players: [Int32] = []
     ) {
         self.id = id
         self.bytes = bytes
@@ -54,7 +69,8 @@ public struct PurgeCandidate: Sendable, Hashable {
         self.priority = priority
         self.lastPlayedAt = lastPlayedAt
         self.createdAt = createdAt
-        self.isBusy = isBusy
+        self.use = use
+        self.players = players
     }
 }
 
@@ -112,8 +128,33 @@ public struct PurgePlan: Sendable, Hashable, Codable {
         }
     }
 
+    /// An asset the purge would have removed, kept because it is in use.
+    public struct Kept: Sendable, Hashable, Codable {
+        /// The kept asset's ``PurgeCandidate/id``.
+        public var id: String
+        /// Its bytes.
+        public var bytes: Int
+        /// Why it would have been removed.
+        public var reason: Removal.Reason
+        /// What keeps it.
+        public var use: AssetUse
+        /// The processes playing it, when it is kept for being played.
+        public var processes: [Int32]
+
+        /// Creates a kept asset.
+        public init(id: String, bytes: Int, reason: Removal.Reason, use: AssetUse, processes: [Int32] = []) {
+            self.id = id
+            self.bytes = bytes
+            self.reason = reason
+            self.use = use
+            self.processes = processes
+        }
+    }
+
     /// The assets to remove, in the order they were chosen.
     public var removals: [Removal]
+    /// The assets in use that would otherwise have been removed, in the order they came up.
+    public var kept: [Kept]
     /// The total bytes the removals free.
     public var bytesFreed: Int
     /// The library's bytes after the removals (not counting the incoming download).
@@ -136,15 +177,18 @@ public struct PurgePlan: Sendable, Hashable, Codable {
     ///   - freeBytesAfter: The volume's free bytes afterwards.
     ///   - satisfied: Whether both rules hold afterwards.
     ///   - shortfall: The bytes still missing to meet the rules.
+    ///   - kept: The assets in use that would otherwise have been removed.
     public init(
         removals: [Removal],
         bytesFreed: Int,
         libraryBytesAfter: Int,
         freeBytesAfter: Int,
         satisfied: Bool,
-        shortfall: Int
+        shortfall: Int,
+        kept: [Kept] = []
     ) {
         self.removals = removals
+        self.kept = kept
         self.bytesFreed = bytesFreed
         self.libraryBytesAfter = libraryBytesAfter
         self.freeBytesAfter = freeBytesAfter
@@ -158,10 +202,13 @@ public struct PurgePlan: Sendable, Hashable, Codable {
 public enum PurgePlanner {
     /// Plans a purge.
     ///
-    /// 1. Every expired (`expiresAt <= now`), non-busy asset is removed, even
+    /// An asset in use (downloading or being played) is never removed; one that would have
+    /// been is listed in ``PurgePlan/kept`` with the reason.
+    ///
+    /// 1. Every expired (`expiresAt <= now`) asset not in use is removed, even
     ///    when the rules already hold — expired content is dead. They are
     ///    listed oldest expiry first, then by id.
-    /// 2. Then, while a rule is broken, non-busy assets are removed: every
+    /// 2. Then, while a rule is broken, assets not in use are removed: every
     ///    `default` asset before any `important` one; within a priority the
     ///    least recently played first (a never-played asset counts as played
     ///    at `createdAt`); ties go to the larger asset, then the smaller id.
@@ -206,8 +253,14 @@ public enum PurgePlanner {
             state.freeBytes = saturatingAdd(state.freeBytes, bytes)
         }
 
-        let removable = candidates.filter { !$0.isBusy }
-        let expired = removable
+        var kept: [PurgePlan.Kept] = []
+        func keep(_ candidate: PurgeCandidate, reason: PurgePlan.Removal.Reason) {
+            guard let use = candidate.use else { return }
+            kept.append(.init(id: candidate.id, bytes: size(of: candidate), reason: reason, use: use,
+                              processes: use == .playing ? candidate.players : []))
+        }
+
+        let expired = candidates
             .filter { candidate in candidate.expiresAt.map { $0 <= now } ?? false }
             .sorted { lhs, rhs in
                 let lhsExpiry = lhs.expiresAt ?? now
@@ -215,10 +268,10 @@ public enum PurgePlanner {
                 return lhsExpiry != rhsExpiry ? lhsExpiry < rhsExpiry : lhs.id < rhs.id
             }
         for candidate in expired {
-            remove(candidate, reason: .expired)
+            if candidate.isBusy { keep(candidate, reason: .expired) } else { remove(candidate, reason: .expired) }
         }
 
-        let live = removable
+        let live = candidates
             .filter { candidate in candidate.expiresAt.map { $0 > now } ?? true }
             .filter { size(of: $0) > 0 }
             .sorted(by: evictsBefore)
@@ -231,7 +284,7 @@ public enum PurgePlanner {
             } else {
                 break
             }
-            remove(candidate, reason: reason)
+            if candidate.isBusy { keep(candidate, reason: reason) } else { remove(candidate, reason: reason) }
         }
 
         let shortfall = max(0, state.quotaOverrun, state.freeSpaceDeficit)
@@ -241,7 +294,8 @@ public enum PurgePlanner {
             libraryBytesAfter: state.libraryBytes,
             freeBytesAfter: state.freeBytes,
             satisfied: shortfall == 0,
-            shortfall: shortfall)
+            shortfall: shortfall,
+            kept: kept)
     }
 
     /// Whether `lhs` is removed before `rhs` when making room.

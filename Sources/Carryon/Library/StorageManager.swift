@@ -43,8 +43,9 @@ public struct LibraryStorageSettings: Sendable, Hashable, Codable {
 /// Keeps a library's storage in order, as AVAssetDownloadStorageManager does: each asset's
 /// ``StoragePolicy``, the library's ``LibraryStorageSettings``, and purges that remove expired
 /// assets first, then `default` before `important`, least recently played first, until the
-/// quota and the free-space rule hold. An asset downloading or being played (a request within
-/// ``playingWindow``) is never removed.
+/// quota and the free-space rule hold. An asset downloading (a process holds its bundle's lock)
+/// or being played (a playback server holds a lease on it: see ``PlaybackLeases``) is never
+/// removed; the plan says which assets it kept, and why.
 ///
 /// Times and free space come from closures, so purges are tested without waiting or filling a
 /// disk.
@@ -55,8 +56,6 @@ public struct StorageManager: Sendable {
     public var now: @Sendable () -> Date
     /// The free bytes of the file system holding the library.
     public var freeBytes: @Sendable () -> Int
-    /// An asset with a playback request this recent is being played.
-    public var playingWindow: TimeInterval
 
     /// Creates a storage manager for `library`.
     ///
@@ -65,15 +64,12 @@ public struct StorageManager: Sendable {
     ///   - now: The current time; by default the system clock.
     ///   - freeBytes: The free bytes of the library's file system; by default
     ///     ``freeBytes(at:)`` of the library folder.
-    ///   - playingWindow: Seconds since its last playback request during which an asset counts
-    ///     as being played and is not purged; 60 by default.
     public init(library: OfflineLibrary, now: @escaping @Sendable () -> Date = { Date() },
-                freeBytes: (@Sendable () -> Int)? = nil, playingWindow: TimeInterval = 60) {
+                freeBytes: (@Sendable () -> Int)? = nil) {
         self.library = library
         self.now = now
         let root = library.root.path
         self.freeBytes = freeBytes ?? { Self.freeBytes(at: root) }
-        self.playingWindow = playingWindow
     }
 
     /// The free bytes for an unprivileged user on the file system holding `path` (statvfs).
@@ -130,7 +126,8 @@ public struct StorageManager: Sendable {
         }
     }
 
-    /// Records that a player asked for asset `id` now.
+    /// Records that a player asked for asset `id` now: the time a purge orders assets by
+    /// (least recently played first).
     public func markPlayed(_ id: String) async throws(CarryonError) {
         let date = now()
         try await library.write { db in
@@ -148,11 +145,11 @@ public struct StorageManager: Sendable {
         let date = now()
         let candidates = assets.map { asset in
             let bundle = library.bundleURL(for: asset.id)
-            let downloading = FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path)
-            let playing = asset.lastPlayedAt.map { date.timeIntervalSince($0) < playingWindow } ?? false
+            let downloading = busy.contains(asset.id) || FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path)
+            let players = downloading ? [] : PlaybackLeases.holders(of: bundle)
             return PurgeCandidate(id: asset.id, bytes: BundleFiles.totalUsage(of: bundle), expiresAt: asset.expiresAt,
                                   priority: asset.priority, lastPlayedAt: asset.lastPlayedAt, createdAt: asset.createdAt,
-                                  isBusy: downloading || playing || busy.contains(asset.id))
+                                  use: downloading ? .downloading : players.isEmpty ? nil : .playing, players: players)
         }
         return PurgePlanner.plan(candidates: candidates,
                                  rules: StorageRules(quotaBytes: settings.quotaBytes, minimumFreeBytes: settings.minimumFreeBytes),

@@ -38,6 +38,8 @@ public struct PlaybackSource: Sendable {
     public var now: @Sendable () -> Date
     /// The app's own master key for the key store; by default the library's.
     public var masterKey: MasterKey?
+    /// The assets this source is playing, each leased so that no purge removes it meanwhile.
+    public let leases: PlaybackLeases
 
     /// Creates a source that serves the bundles of `library`.
     ///
@@ -51,8 +53,12 @@ public struct PlaybackSource: Sendable {
     ///   - masterKey: The app's own master key for the key store; nil: the library's (see
     ///     ``MasterKey/forLibrary(at:environment:)``).
     ///   - now: The current time, for key lifetimes; by default the system clock.
+    ///   - leases: Where the assets it plays are leased; by default leases of its own, ended
+    ///     when no copy of this source is left (a server ends them when it stops).
     public init(library: OfflineLibrary, session: DownloadSession? = nil, waitLimit: Duration = .seconds(120),
-                pollInterval: Duration = .milliseconds(200), masterKey: MasterKey? = nil, now: @escaping @Sendable () -> Date = { Date() }) {
+                pollInterval: Duration = .milliseconds(200), masterKey: MasterKey? = nil, now: @escaping @Sendable () -> Date = { Date() },
+                leases: PlaybackLeases? = nil) {
+        self.leases = leases ?? PlaybackLeases(library: library)
         self.library = library
         self.session = session
         self.waitLimit = waitLimit
@@ -84,6 +90,7 @@ public struct PlaybackSource: Sendable {
         guard var asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")
         }
+        leases.hold(assetID)
         if !asset.planned {
             // A download that has just begun is reading the playlists: wait for them.
             asset = try await waitUntilPlanned(assetID) ?? asset
