@@ -82,6 +82,18 @@ struct StorageManagerTests {
         }
     }
 
+    /// Runs `body` while asset "downloading" is locked as a download in progress and asset
+    /// "playing" is leased by a playback server, with a storage manager whose quota is 100 bytes.
+    func withAssetsInUse(_ library: OfflineLibrary, _ body: (StorageManager, PlaybackLeases) async throws -> Void) async throws {
+        let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
+        let leases = PlaybackLeases(library: library)
+        leases.hold("playing")
+        let storage = manager(library)
+        try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
+        try await body(storage, leases)
+        withExtendedLifetime(lock) {}
+    }
+
     @Test("an asset being played (a playback server's lease held) or downloaded (its lock held) is never removed")
     func busyAssetsStay() async throws {
         try await withTemporaryDirectory { folder in
@@ -89,16 +101,11 @@ struct StorageManagerTests {
             try await Self.addAsset(library, "playing", bytes: 500, expires: -10, played: -5)
             try await Self.addAsset(library, "downloading", bytes: 500, expires: -10)
             try await Self.addAsset(library, "idle", bytes: 500, played: -3_600)
-            let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
-            let leases = PlaybackLeases(library: library)
-            leases.hold("playing")
-            let storage = manager(library)
-            try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
-            let plan = try await storage.plan()
-            withExtendedLifetime(lock) {}
-            withExtendedLifetime(leases) {}
-            #expect(plan.removals.map(\.id) == ["idle"])
-            #expect(!plan.satisfied && plan.shortfall == 900)
+            try await withAssetsInUse(library) { storage, _ in
+                let plan = try await storage.plan()
+                #expect(plan.removals.map(\.id) == ["idle"])
+                #expect(!plan.satisfied && plan.shortfall == 900)
+            }
         }
     }
 
@@ -109,20 +116,16 @@ struct StorageManagerTests {
             try await Self.addAsset(library, "played", bytes: 300, expires: -10, played: -5)
             try await Self.addAsset(library, "playing", bytes: 400, expires: -10, played: -1)
             try await Self.addAsset(library, "downloading", bytes: 200, played: -7_200)
-            let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
-            let leases = PlaybackLeases(library: library)
-            leases.hold("playing")
-            let storage = manager(library)
-            try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
-            let plan = try await storage.plan()
-            #expect(plan.removals.map(\.id) == ["played"])
-            #expect(plan.kept == [.init(id: "playing", bytes: 400, reason: .expired, use: .playing, processes: [getpid()]),
-                                  .init(id: "downloading", bytes: 200, reason: .quota, use: .downloading)])
-            leases.releaseAll()
-            withExtendedLifetime(lock) {}
-            let after = try await storage.plan()
-            #expect(after.removals.map(\.id) == ["played", "playing"])
-            #expect(after.kept.map(\.id) == ["downloading"])
+            try await withAssetsInUse(library) { storage, leases in
+                let plan = try await storage.plan()
+                #expect(plan.removals.map(\.id) == ["played"])
+                #expect(plan.kept == [.init(id: "playing", bytes: 400, reason: .expired, use: .playing, processes: [getpid()]),
+                                      .init(id: "downloading", bytes: 200, reason: .quota, use: .downloading)])
+                leases.releaseAll()
+                let after = try await storage.plan()
+                #expect(after.removals.map(\.id) == ["played", "playing"])
+                #expect(after.kept.map(\.id) == ["downloading"])
+            }
         }
     }
 
