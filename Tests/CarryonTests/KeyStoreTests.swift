@@ -58,13 +58,13 @@ struct KeyStoreTests {
             let library = try OfflineLibrary(root: folder)
             try await StorageManagerTests.addAsset(library, "a", bytes: 1)
             try await StorageManagerTests.addAsset(library, "b", bytes: 1)
-            let store = try KeyStore(library: library)
+            let store = KeyStore(library: library)
             try await store.store(Self.key, id: "k1", assetID: "a", uri: "data:;base64,AAA=", method: "AES-128", keyFormat: "identity",
                                   lifetime: KeyLifetime(), now: Self.t0)
             #expect(try await store.key("k1", of: "a", now: Self.t0) == Self.key)
             let listed = try await store.keys(of: "a")
             #expect(listed.map(\.uri) == ["data:"] && listed.first?.firstPlayedAt == Self.t0)
-            let other = try KeyStore(library: library, masterKey: MasterKey(bytes: Array(repeating: 7, count: 32)))
+            let other = KeyStore(library: library, masterKey: try MasterKey(bytes: Array(repeating: 7, count: 32)))
             await #expect(throws: CarryonError.self) { try await other.key("k1", of: "a", now: Self.t0) }
             // The sealed bytes moved to another asset do not open.
             try await library.write { db in

@@ -48,6 +48,7 @@ struct FullDiskTests {
                 let failed = try await task.snapshot()
                 let message = try #require(failed.error)
                 #expect(message.contains("no space left") || message.contains("full"), "\(message)")
+                #expect(message.contains("; the download still needs about ") && message.hasSuffix(" more bytes"), "\(message)")
                 #expect(failed.progress.resourcesDone > 0)
                 let doneBefore = failed.progress.resourcesDone
 
@@ -93,5 +94,63 @@ struct FullDiskTests {
                 await session.shutdown()
             }
         }
+    }
+    @Test("on a full disk the index's error says the disk is full and where; list and show still work, even after a crash mid-download",
+          .timeLimit(.minutes(1)))
+    func fullIndex() async throws {
+        try await withLibraryOnTmpfs(size: "4m") { library, disk in
+            try await HostileOrigin.withRunning { origin in
+                let segment = [UInt8](repeating: 0x47, count: 188 * 20)
+                origin.answer("/main.m3u8", with: .body(Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns1.ts\n#EXTINF:4,\ns2.ts\n#EXT-X-ENDLIST\n".utf8)))
+                origin.answer("/s1.ts", with: .body(segment))
+                origin.answer("/s2.ts", with: .stall(sent: Array(segment.prefix(1000)), length: segment.count))
+                let root = library.root.path
+                // A download killed while it runs leaves its task "running" in the index: the
+                // next process records it suspended, which is a write.
+                let download = try RunningProcess(carryon: ["download", origin.baseURL + "/main.m3u8", "--library", root, "--json"])
+                for _ in 0..<500 where !origin.requests.contains(where: { $0.contains("/s2.ts") }) {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(origin.requests.contains { $0.contains("/s2.ts") })
+                let filler = try fill(disk)
+                download.kill()
+                _ = await download.wait()
+
+                let list = try await runCarryon(["list", "--library", root])
+                #expect(list.status == 0, "list on a full disk: \(list.standardError)")
+                let id = try #require(list.standardOutput.split(separator: "\n").dropFirst().first?.split(separator: " ").first.map(String.init))
+                #expect(list.standardOutput.contains("suspended"), "\(list.standardOutput)")
+                let show = try await runCarryon(["show", id, "--library", root])
+                #expect(show.status == 0 && show.standardOutput.contains(id), "show on a full disk: \(show.standardError)")
+                for command in [["logs", id], ["keys", "list", id]] {
+                    let result = try await runCarryon(command + ["--library", root])
+                    #expect(result.status == 0, "\(command) on a full disk: \(result.standardError)")
+                }
+
+                let policy = try await runCarryon(["policy", id, "--expires", "30d", "--library", root])
+                #expect(policy.status == 1)
+                let lines = policy.standardError.split(separator: "\n").map(String.init)
+                #expect(lines.first?.contains("the disk holding the library is full: the index \(root)/index.sqlite cannot be written") == true,
+                        "\(policy.standardError)")
+                #expect(lines.last?.contains("Free disk space") == true, "\(policy.standardError)")
+
+                try FileManager.default.removeItem(at: filler)
+                let after = try await runCarryon(["policy", id, "--expires", "30d", "--library", root])
+                #expect(after.status == 0, "\(after.standardError)")
+            }
+        }
+    }
+
+    /// Fills the file system holding `folder` with a file, to the last byte it takes; returns it.
+    func fill(_ folder: URL) throws -> URL {
+        let filler = folder.appendingPathComponent("filler")
+        let descriptor = open(filler.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw TestSupportError("cannot create \(filler.path)") }
+        defer { close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while chunk.count > 0 {
+            if Glibc.write(descriptor, &chunk, chunk.count) < 0 { chunk.removeLast(chunk.count / 2 + chunk.count % 2) }
+        }
+        return filler
     }
 }

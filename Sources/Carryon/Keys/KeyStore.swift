@@ -71,27 +71,32 @@ public struct ContentKeyInfo: Sendable, Hashable, Codable {
 public struct KeyStore: Sendable {
     /// The library whose index holds the sealed keys.
     public let library: OfflineLibrary
-    private let master: MasterKey
+    private let masterKey: MasterKey?
 
     /// A key store over `library`'s index.
     ///
     /// - Parameters:
     ///   - library: The library whose assets' keys it keeps.
     ///   - masterKey: The app's own master key; by default the library's (see
-    ///     ``MasterKey/forLibrary(at:environment:)``).
-    /// - Throws: ``CarryonError/Code/keys`` when the library's master key cannot be read or made.
-    public init(library: OfflineLibrary, masterKey: MasterKey? = nil) throws(CarryonError) {
+    ///     ``MasterKey/forLibrary(at:environment:)``), read (or made) only when a key is sealed
+    ///     or opened: listing and invalidating keys need none, and work on a full disk.
+    public init(library: OfflineLibrary, masterKey: MasterKey? = nil) {
         self.library = library
-        if let masterKey {
-            self.master = masterKey
-        } else {
-            self.master = try MasterKey.forLibrary(at: library.root)
-        }
+        self.masterKey = masterKey
+    }
+
+    /// The master key keys are sealed under.
+    ///
+    /// - Throws: ``CarryonError/Code/keys`` when the library's master key cannot be read or made.
+    private func sealingKey() throws(CarryonError) -> MasterKey {
+        if let masterKey { return masterKey }
+        return try MasterKey.forLibrary(at: library.root)
     }
 
     /// Keeps `key` as `keyID` of asset `assetID`, replacing a key of that id.
     public func store(_ key: [UInt8], id keyID: String, assetID: String, uri: String, method: String, keyFormat: String,
                       lifetime: KeyLifetime, now: Date = Date()) async throws(CarryonError) {
+        let master = try sealingKey()
         let sealed: Data
         do {
             sealed = try AES.GCM.seal(key, using: master.key, authenticating: Self.context(assetID, keyID)).combined ?? Data()
@@ -145,6 +150,7 @@ public struct KeyStore: Sendable {
             throw CarryonError(.keys, "key \(keyID) of \(assetID) expired at \(expiry)")
         }
         guard let sealed = sealedData else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
+        let master = try sealingKey()
         let key: [UInt8]
         do {
             key = [UInt8](try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: master.key,

@@ -55,18 +55,32 @@ public final class OfflineLibrary: Sendable {
         root.appendingPathComponent("bundles").appendingPathComponent(id)
     }
 
-    /// Reads the index, turning a failure into a ``CarryonError/Code/library`` error.
+    /// Reads the index, turning a failure into a ``CarryonError/Code/library`` error (or
+    /// ``CarryonError/Code/disk`` when the disk is full).
     func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
         do { return try await database.read(body) } catch {
-            throw CarryonError(.library, "reading the library index failed: \(error)", cause: error)
+            throw indexError(error, reading: true)
         }
     }
 
-    /// Writes to the index in one transaction, turning a failure into a ``CarryonError/Code/library`` error.
+    /// Writes to the index in one transaction, turning a failure into a
+    /// ``CarryonError/Code/library`` error (or ``CarryonError/Code/disk`` when the disk is full).
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
         do { return try await database.write(body) } catch {
-            throw CarryonError(.library, "writing the library index failed: \(error)", cause: error)
+            throw indexError(error, reading: false)
         }
+    }
+
+    /// What a failed read or write of the index says: a full disk by its name and place (not
+    /// SQLite's words, which read like a broken database), anything else as SQLite put it.
+    private func indexError(_ error: any Error, reading: Bool) -> CarryonError {
+        let index = root.appendingPathComponent("index.sqlite").path
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            let free = StorageManager.freeBytes(at: root.path)
+            return CarryonError(.disk, "the disk holding the library is full: the index \(index) cannot be written (\(free) bytes free)",
+                                cause: error)
+        }
+        return CarryonError(.library, "\(reading ? "reading" : "writing") the library index failed: \(error)", cause: error)
     }
 
     static var migrator: DatabaseMigrator {

@@ -128,7 +128,7 @@ extension DownloadSession {
     func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
                             lifetime: KeyLifetime? = nil) async throws(CarryonError) {
         guard !keys.isEmpty else { return }
-        let store = try KeyStore(library: library, masterKey: configuration.masterKey)
+        let store = KeyStore(library: library, masterKey: configuration.masterKey)
         let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
         var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
         for key in keys {

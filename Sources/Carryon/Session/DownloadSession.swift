@@ -343,7 +343,8 @@ public actor DownloadSession {
                 await logError(stopped, for: id)
                 try? await setState(id, machine, error: stopped.message)
             }
-        case .failure(let error):
+        case .failure(let failure):
+            let error = needing(failure, id)
             if machine.state == .running {
                 // A stall is the server's fault and a storage rule the library's, not the
                 // download's: suspended with what arrived kept, for `resume` once the server
@@ -359,6 +360,14 @@ public actor DownloadSession {
         }
         notifyFinished(id, machines[id]?.state ?? machine.state)
         schedule()
+    }
+
+    /// A full disk's error, with how much more the download needs.
+    private func needing(_ error: CarryonError, _ id: String) -> CarryonError {
+        guard error.code == .disk, let progress = trackers[id]?.snapshot(at: Self.now()) else { return error }
+        let left = max(0, progress.bytesExpected - progress.bytesDone)
+        return CarryonError(error.code, "\(error.message); the download still needs \(progress.isExact ? "" : "about ")\(left) more bytes",
+                            cause: error.cause)
     }
 
     /// Writes a task's failure to its error log.
@@ -379,8 +388,14 @@ public actor DownloadSession {
         for id in stale where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
             var machine = DownloadTaskStateMachine(state: .running)
             _ = machine.recoverAfterCrash()
-            try await write { db in
-                try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state IN ('running', 'waiting')", arguments: [id])
+            do {
+                try await write { db in
+                    try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state IN ('running', 'waiting')", arguments: [id])
+                }
+            } catch where error.code == .disk {
+                // On a full disk the session still opens, to read: the task is suspended here,
+                // and recorded so by the first session that has room to.
+                logger.warning("a crashed task's state cannot be recorded", metadata: ["asset": "\(id)", "error": "\(error.message)"])
             }
             machines[id] = machine
         }
