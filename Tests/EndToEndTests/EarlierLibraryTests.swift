@@ -1,0 +1,68 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// A library written by an earlier release opens, lists and plays with this one. Each fixture
+/// under `Tests/Fixtures/` was made by the release its name dates (the commands are in its
+/// README) and is never changed: a test works on a copy.
+@Suite("Libraries written by earlier releases")
+struct EarlierLibraryTests {
+    /// The library of 2026-11-25: a clear TS asset and an AES-128 asset with rotating keys,
+    /// both completed; the keys sealed under the library's own `master.key`.
+    static let fixture = packageRoot.appendingPathComponent("Tests/Fixtures/library-2026-11-25")
+    static let clear = "4htcanevzm"
+    static let encrypted = "xrm2vqra7d"
+
+    /// Copies the fixture into a temporary folder and runs `body` with the copy's path.
+    func withCopy(_ body: (URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let copy = folder.appendingPathComponent("library")
+            try FileManager.default.copyItem(at: Self.fixture, to: copy)
+            try await body(copy)
+        }
+    }
+
+    @Test("list and show read the 2026-11-25 library: both assets completed, with their names, sizes and renditions",
+          .timeLimit(.minutes(1)))
+    func lists() async throws {
+        try await withCopy { library in
+            let list = try await runCarryon(["list", "--json", "--library", library.path])
+            #expect(list.status == 0, "\(list.standardError)")
+            let assets = try JSONDecoder.iso8601.decode([AssetSnapshot].self, from: Data(list.standardOutput.utf8))
+            #expect(assets.map(\.id) == [Self.clear, Self.encrypted])
+            #expect(assets.map(\.name) == ["Clear TS", "Encrypted"])
+            #expect(assets.allSatisfy { $0.state == .completed && $0.progress.resourcesDone == $0.progress.resourcesTotal })
+            #expect(assets.allSatisfy { $0.bytesOnDisk > 290_000 }, "\(assets.map(\.bytesOnDisk))")
+            for id in [Self.clear, Self.encrypted] {
+                let show = try await runCarryon(["show", id, "--library", library.path])
+                #expect(show.status == 0 && show.standardOutput.contains("audio-en"), "\(show.standardOutput) \(show.standardError)")
+            }
+            let keys = try await runCarryon(["keys", "list", Self.encrypted, "--json", "--library", library.path])
+            #expect(keys.status == 0 && keys.standardOutput.contains("\"k1\"") && keys.standardOutput.contains("\"k2\""), "\(keys.standardOutput)")
+        }
+    }
+
+    @Test("both assets of the 2026-11-25 library play through the playback server: every frame, the encrypted one with its sealed keys",
+          .timeLimit(.minutes(1)))
+    func plays() async throws {
+        try await withCopy { root in
+            let library = try OfflineLibrary(root: root)
+            let expected = [
+                Self.clear: try await decodedVideoFrames(sampleMedia.appendingPathComponent("ts/180p/index.m3u8").path),
+                Self.encrypted: try await decodedVideoFrames(
+                    packageRoot.appendingPathComponent("Samples/encrypted/aes-rotation/180p/index.m3u8").path,
+                    extraArguments: ["-allowed_extensions", "ALL"]),
+            ]
+            try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                for (id, frames) in expected {
+                    let played = try await decodedVideoFrames(server.playlistURL(for: id))
+                    #expect(frames > 0 && played == frames, "\(id): \(played) frames played, \(frames) in the source")
+                    let decoded = try await ffmpegDecode(server.playlistURL(for: id))
+                    #expect(decoded.status == 0 && decoded.standardError.isEmpty, "\(id): \(decoded.standardError)")
+                }
+            }
+        }
+    }
+}
