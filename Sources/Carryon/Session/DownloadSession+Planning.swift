@@ -177,7 +177,8 @@ extension DownloadSession {
             }
             libraryBytes = plan.libraryBytesAfter
         }
-        budget.measure(.init(quotaBytes: settings.quotaBytes, reserveBytes: reserve, reserveIsDefault: settings.minimumFreeBytes == nil),
+        budget.measure(.init(quotaBytes: settings.quotaBytes, reserveBytes: reserve, reserveIsDefault: settings.minimumFreeBytes == nil,
+                             bookkeepingBytes: reserve > 0 ? ByteBudget.Rules.bookkeeping : 0),
                        libraryBytes: libraryBytes)
     }
 

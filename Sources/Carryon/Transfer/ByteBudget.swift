@@ -7,8 +7,8 @@
 /// shared). ``measure(_:)`` sets it from the bundles on disk and the settings when a transfer
 /// starts; ``take(_:for:)`` charges each chunk before it is written and refuses the one that
 /// would pass a rule, with the sizes involved; ``giveBack(_:)`` returns bytes a restart
-/// discarded. The free space is read again every few megabytes, so that other writers on the
-/// same disk count too.
+/// discarded. The free space is read again every few megabytes, and at every chunk within a
+/// few megabytes of the reserve, so that other writers on the same disk count too.
 final class ByteBudget: Sendable {
     /// The rules in force.
     struct Rules: Sendable, Equatable {
@@ -18,6 +18,13 @@ final class ByteBudget: Sendable {
         var reserveBytes: Int
         /// Whether ``reserveBytes`` is the default reserve (the library sets no minimum).
         var reserveIsDefault: Bool
+        /// Room kept beyond the reserve for what a session writes besides media — the index, a
+        /// log line, a manifest — which is not charged here, so that the reserve still holds
+        /// once a download has stopped at it.
+        var bookkeepingBytes = 0
+
+        /// The room the session keeps for its bookkeeping when a reserve is in force.
+        static let bookkeeping = 64 << 10
     }
 
     private struct State {
@@ -57,7 +64,12 @@ final class ByteBudget: Sendable {
     func take(_ bytes: Int, for uri: String) throws(CarryonError) {
         let disk = self.disk
         let refusal: CarryonError? = state.withLock { state in
-            if state.sinceMeasure >= Self.remeasureEvery {
+            // Read again every few megabytes, and at every chunk once the reserve is that
+            // close: what others write meanwhile — and the index and logs, which are not
+            // charged here — then counts before the reserve is reached, not after.
+            let keep = state.rules.reserveBytes + state.rules.bookkeepingBytes
+            let near = state.freeBytes - state.sinceMeasure - bytes < keep + Self.remeasureEvery
+            if state.sinceMeasure >= Self.remeasureEvery || (near && state.rules.reserveBytes > 0) {
                 state.freeBytes = disk.free()
                 state.sinceMeasure = 0
             }
@@ -68,7 +80,7 @@ final class ByteBudget: Sendable {
                     """)
             }
             let free = state.freeBytes - state.sinceMeasure
-            if free - bytes < state.rules.reserveBytes {
+            if free - bytes < keep {
                 let which = state.rules.reserveIsDefault
                     ? "the default reserve of 1 GiB, or 5 % of a smaller disk"
                     : "the library's minimum"
