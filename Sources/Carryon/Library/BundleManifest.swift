@@ -15,6 +15,10 @@ public struct BundleManifest: Sendable, Codable, Hashable {
     public var format = "carryon-bundle"
     /// The version of the manifest's format, `1`.
     public var version = 1
+    /// The format of the stream the bundle was downloaded from: `hls`. Absent in bundles
+    /// written before formats were recorded, which are all HLS. The bundle's own playlists are
+    /// HLS whatever it is.
+    public var streamFormat: String?
     /// The asset's id in the library, which is also the name of the bundle's folder.
     public var id: String
     /// The asset's name: the one given when the task was made, else one taken from the

@@ -160,6 +160,12 @@ public final class OfflineLibrary: Sendable {
                 t.primaryKey(["assetId", "id"])
             }
         }
+        migrator.registerMigration("v4: stream formats") { db in
+            // Every asset recorded so far is HLS, the only format read until then.
+            try db.alter(table: "asset") { t in
+                t.add(column: "format", .text).notNull().defaults(to: "hls")
+            }
+        }
         return migrator
     }
 }

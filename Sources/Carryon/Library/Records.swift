@@ -58,6 +58,9 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var priority: AssetPriority = .default
     /// When a player last asked the playback server for any of it.
     var lastPlayedAt: Date? = nil
+    /// The stream's manifest format (`StreamFormat.name`): `hls` for every asset recorded before
+    /// formats were, and until the first plan says otherwise.
+    var format: String = "hls"
 }
 
 /// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or

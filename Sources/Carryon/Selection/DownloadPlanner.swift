@@ -14,7 +14,14 @@ struct DownloadPlanner: Sendable {
     /// choosing one; `additionalVariants` are planned too, as extra selections.
     func plan(assetId: String, url: String, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
-        let fetched = try await fetcher.fetch(url)
+        let manifest = try await fetcher.fetchManifest(url)
+        return try await plan(assetId: assetId, manifest: manifest, pinnedVariant: pinnedVariant, additionalVariants: additionalVariants)
+    }
+
+    /// Plans the stream whose first playlist, already fetched, is `manifest`.
+    func plan(assetId: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
+              additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
+        let fetched = try fetcher.parse(manifest)
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
         let rule = LocationRule.stream(fetched.url)
         let streamFetcher = fetcher.forStream(fetched.url)

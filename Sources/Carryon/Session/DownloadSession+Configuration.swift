@@ -38,6 +38,10 @@ extension DownloadSession {
         /// counted against; nil (the default): the library folder's file system. Tests give a
         /// disk of any size here without filling one.
         public var diskSpace: DiskSpace?
+        /// The manifest formats the session reads, tried in order on a new asset's first
+        /// manifest (see `StreamFormat`); the first is also the one that reads what none
+        /// recognises. HLS by default.
+        var formats: [any StreamFormat] = [HLSFormat()]
 
         /// A configuration with the given limits; each parameter sets the property of the same name.
         /// The defaults run 2 tasks at once with up to 8 requests in flight (8 for one task, 8

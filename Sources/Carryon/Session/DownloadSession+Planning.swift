@@ -16,13 +16,12 @@ extension DownloadSession {
         }
         let fetcher = playlistFetcher(for: asset)
         if !asset.planned {
-            let planner = DownloadPlanner(fetcher: fetcher, options: asset.options)
-            let (plan, selection) = try await cancellable { try await planner.plan(assetId: id, url: asset.url) }
+            let planned = try await cancellable { try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options), fetcher: fetcher) }
             // Keys before any media: a key Carryon cannot obtain fails the task here.
-            if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
-            try await persist(plan, selection: selection, for: asset)
-            if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
-            reportPlaylistWarnings(plan.warnings, for: asset)
+            if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
+            try await persist(planned, for: asset)
+            if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+            reportPlaylistWarnings(planned.plan.warnings, for: asset)
         }
         try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
@@ -47,10 +46,9 @@ extension DownloadSession {
         }
         let fetcher = playlistFetcher(for: asset)
         // The playlists are read again for the keys they name; nothing is written but the keys.
-        let (plan, _) = try await DownloadPlanner(fetcher: fetcher, options: asset.options)
-            .plan(assetId: id, url: asset.url, pinnedVariant: asset.selection?.variant.uri,
-                  additionalVariants: asset.selection?.additionalVariants ?? [])
-        var keys = plan.keys
+        let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
+                                                             additionalVariants: asset.selection?.additionalVariants ?? []), fetcher: fetcher)
+        var keys = planned.plan.keys
         if onlyMissing {
             let valid = Set(try await KeyStore(library: library, masterKey: configuration.masterKey).keys(of: id)
                 .filter { !$0.isInvalidated }.map(\.id))
@@ -76,11 +74,19 @@ extension DownloadSession {
         }
         guard !asset.planned else { return }
         let fetcher = playlistFetcher(for: asset)
-        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: asset.options).plan(assetId: id, url: asset.url)
-        if configuration.prefetchKeys { try await obtainKeys(plan.keys, for: id, fetcher: fetcher) }
-        try await persist(plan, selection: selection, for: asset)
-        if let selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
-        reportPlaylistWarnings(plan.warnings, for: asset)
+        let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options), fetcher: fetcher)
+        if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
+        try await persist(planned, for: asset)
+        if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+        reportPlaylistWarnings(planned.plan.warnings, for: asset)
+    }
+
+    /// Reads an asset's stream and plans it through its format: the one it recorded once
+    /// planned, else the one that recognises its first manifest.
+    func planStream(_ asset: AssetRecord, _ request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
+        let manifest = try await fetcher.fetchManifest(asset.url)
+        let format = asset.planned ? try configuration.formats.format(named: asset.format) : configuration.formats.format(of: manifest)
+        return try await format.plan(manifest, for: request, fetcher: fetcher)
     }
 
     /// Writes the deviations the stream's playlists were read past to the asset's error log
@@ -237,22 +243,17 @@ extension DownloadSession {
         let fetcher = playlistFetcher(for: asset)
         var additionalVariants = current.additionalVariants
         if let variant {
-            let main = try await fetcher.fetch(asset.url)
-            let multivariant: MultivariantPlaylist
-            do {
-                multivariant = try MultivariantPlaylist(main.parsed.playlist, url: main.url, warnings: main.parsed.warnings)
-            } catch {
-                throw CarryonError(.playlist, "\(main.url): \(error)", cause: error)
-            }
-            let chosen = try MediaSelector(options: variant).chooseVariant(multivariant.variants)
+            let manifest = try await fetcher.fetchManifest(asset.url)
+            let chosen = try configuration.formats.format(named: asset.format).chooseVariant(manifest, bounds: variant, fetcher: fetcher)
             if current.variants.contains(where: { $0.uri == chosen.uri }) {
-                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution?.description ?? chosen.uri), \(chosen.bandwidth.map { "\($0) bit/s" } ?? "bandwidth unknown"))")
+                throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution ?? chosen.uri), \(chosen.bandwidth.map { "\($0) bit/s" } ?? "bandwidth unknown"))")
             }
-            additionalVariants.append(MediaSelector.selected(chosen))
+            additionalVariants.append(chosen)
         }
-        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: options)
-            .plan(assetId: id, url: asset.url, pinnedVariant: current.variant.uri, additionalVariants: additionalVariants)
-        guard let selection else {
+        let planned = try await planStream(asset, PlanRequest(assetID: id, options: options, pinnedVariant: current.variant.uri,
+                                                             additionalVariants: additionalVariants), fetcher: fetcher)
+        let plan = planned.plan
+        guard let selection = planned.selection else {
             throw CarryonError(.selection, "\(id) is a single media playlist: it has no renditions or variants to add")
         }
         let addedURIs = selection.renditions.map(\.uri).filter { uri in !current.renditions.contains { $0.uri == uri } }
@@ -262,7 +263,7 @@ extension DownloadSession {
         }
         var saved = asset
         saved.options = options
-        try await persist(plan, selection: selection, for: saved, keeping: true)
+        try await persist(planned, for: saved, keeping: true)
         let encoded = String(decoding: (try? JSONEncoder().encode(options)) ?? Data(), as: UTF8.self)
         try await write { db in
             try db.execute(sql: "UPDATE asset SET options = ? WHERE id = ?", arguments: [encoded, id])
@@ -275,17 +276,20 @@ extension DownloadSession {
         return plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.key)
     }
 
-    /// Writes a plan's playlists and rows. With `keeping`, resources the bundle already has
-    /// (the same URI and byte range, at the same file) keep their state, size and validators.
-    func persist(_ plan: DownloadPlan, selection: MediaSelection?, for asset: AssetRecord,
-                         keeping: Bool = false) async throws(CarryonError) {
+    /// Writes a plan's playlists and rows, and the format that planned it. With `keeping`,
+    /// resources the bundle already has (the same URI and byte range, at the same file) keep
+    /// their state, size and validators.
+    func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false) async throws(CarryonError) {
+        let plan = planned.plan
+        let selection = planned.selection
+        let format = try configuration.formats.format(named: planned.format)
         let bundle = library.bundleURL(for: asset.id)
         if let origin = plan.originMain {
-            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: origin)), to: bundle.appendingPathComponent("origin/main.m3u8"))
+            try BundleFiles.write(Data(format.redacted(origin: origin)), to: bundle.appendingPathComponent("origin/main.\(format.originExtension)"))
         }
         for rendition in plan.renditions {
-            try BundleFiles.write(Data(KeyStore.redactingDataKeys(in: rendition.originText)),
-                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).m3u8"))
+            try BundleFiles.write(Data(format.redacted(origin: rendition.originText)),
+                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).\(format.originExtension)"))
             try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
         }
         try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
@@ -324,9 +328,9 @@ extension DownloadSession {
                 ])
                 try insert.execute()
             }
-            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, updatedAt = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ? WHERE id = ?",
                            arguments: [selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
-                                       plan.duration, now, asset.id])
+                                       plan.duration, planned.format, now, asset.id])
         }
         try await writeManifest(asset.id)
     }

@@ -58,7 +58,7 @@ extension DownloadSession {
             return (asset, try RenditionRecord.filter(Column("assetId") == id).order(Column("position")).fetchAll(db), files)
         }) else { return }
         let manifest = BundleManifest(
-            id: id, name: asset.name, url: asset.url, state: asset.state, playlist: "main.m3u8", duration: asset.duration ?? 0,
+            streamFormat: asset.format, id: id, name: asset.name, url: asset.url, state: asset.state, playlist: "main.m3u8", duration: asset.duration ?? 0,
             createdAt: asset.createdAt, completedAt: asset.completedAt, variant: asset.selection?.variant,
             renditions: renditions.map {
                 .init(key: $0.key, type: $0.type, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",

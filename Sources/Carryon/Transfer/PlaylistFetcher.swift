@@ -104,12 +104,23 @@ public struct PlaylistFetcher: Sendable {
     ///   a playlist; ``CarryonError/Code/refusedLocation`` for a location ``rule`` refuses, or a
     ///   redirect away from http(s).
     public func fetch(_ location: String, namedBy: String? = nil) async throws(CarryonError) -> Fetched {
+        try parse(try await fetchManifest(location, namedBy: namedBy))
+    }
+
+    /// The manifest at `location` (a URL or a local path), unparsed: what a ``StreamFormat``
+    /// recognises and reads. The same headers, retries, limits and rule as ``fetch(_:namedBy:)``.
+    func fetchManifest(_ location: String, namedBy: String? = nil) async throws(CarryonError) -> FetchedManifest {
         let url = try Self.absoluteURL(for: location)
         let (finalURL, bytes) = try await fetchBytes(url, namedBy: namedBy)
+        return FetchedManifest(url: finalURL, bytes: bytes)
+    }
+
+    /// `manifest` parsed as an HLS playlist, with ``parseOptions``.
+    func parse(_ manifest: FetchedManifest) throws(CarryonError) -> Fetched {
         do {
-            return Fetched(url: finalURL, bytes: bytes, parsed: try Playlist.parse(bytes: bytes, options: parseOptions))
+            return Fetched(url: manifest.url, bytes: manifest.bytes, parsed: try Playlist.parse(bytes: manifest.bytes, options: parseOptions))
         } catch {
-            throw CarryonError(.playlist, "\(finalURL): \(error)", cause: error)
+            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
         }
     }
 

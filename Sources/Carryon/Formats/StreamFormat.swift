@@ -1,0 +1,75 @@
+/// A manifest format Carryon downloads: HLS today (`HLSFormat`), MPEG-DASH next. The engine —
+/// persistence of a plan, transfer, resume, progress, the library, purge, keys and logs — works
+/// on what a format returns and never reads manifest text itself: adding a format is one
+/// conformance, given in `DownloadSession.Configuration.formats`.
+///
+/// A format recognises its manifests; reads a stream (the manifest, and whatever it names,
+/// through the fetcher it is given, under the stream's `LocationRule`); chooses what the
+/// options ask for; and plans it: a `DownloadPlan` of renditions, the resources to fetch in
+/// playback order with their local files and byte ranges, the content keys, the bundle's local
+/// playlists, and the warnings its lenient reading raised. It also strips secrets from the
+/// copies of the origin's manifests a bundle keeps.
+///
+/// A bundle's local playlists are HLS whatever the source's format, so that every player plays
+/// every bundle; playback (`PlaybackSource`) serves and cuts them the same way for all.
+///
+/// Each asset records its format's ``name`` in the index and in `manifest.json`
+/// (`streamFormat`); an asset a library recorded before formats were is HLS.
+protocol StreamFormat: Sendable {
+    /// The name recorded with each asset (`hls`).
+    var name: String { get }
+    /// The file extension of the origin's manifests as the bundle keeps them (`m3u8`).
+    var originExtension: String { get }
+    /// Whether `manifest` — the first the stream's URL gave — is of this format.
+    func recognizes(_ manifest: FetchedManifest) -> Bool
+    /// Reads the stream whose first manifest is `manifest`, chooses what `request` asks for
+    /// and plans it. Everything refused is refused here, before any media is fetched.
+    func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream
+    /// The variant `bounds` choose among those `manifest` offers, for adding it to a bundle.
+    func chooseVariant(_ manifest: FetchedManifest, bounds: DownloadOptions, fetcher: PlaylistFetcher) throws(CarryonError) -> MediaSelection.Variant
+    /// A copy of an origin manifest without the secrets it may carry (keys written inline).
+    func redacted(origin: [UInt8]) -> [UInt8]
+}
+
+/// A manifest as fetched, unparsed: where it came from (after redirects) and its bytes.
+struct FetchedManifest: Sendable {
+    /// The absolute URL it was read from; relative references in it resolve against this.
+    var url: String
+    /// Its bytes, decoded when the server compressed them.
+    var bytes: [UInt8]
+}
+
+/// What a plan is for: the asset, the options, and what an earlier plan of it fixed.
+struct PlanRequest: Sendable {
+    var assetID: String
+    var options: DownloadOptions
+    /// The variant to take instead of choosing one: the one an earlier plan chose.
+    var pinnedVariant: String? = nil
+    /// Variants planned as extra selections beside the main one.
+    var additionalVariants: [MediaSelection.Variant] = []
+}
+
+/// A stream planned: what to fetch and write, and what was chosen (nil when the stream offered
+/// no choice: a single media playlist).
+struct PlannedStream: Sendable {
+    var plan: DownloadPlan
+    var selection: MediaSelection?
+    /// The ``StreamFormat/name`` of the format that planned it.
+    var format: String
+}
+
+extension [any StreamFormat] {
+    /// The format of `manifest`: the first that recognises it, else the first of all, whose
+    /// reading then says what is wrong with it.
+    func format(of manifest: FetchedManifest) -> any StreamFormat {
+        first { $0.recognizes(manifest) } ?? self[0]
+    }
+
+    /// The format an asset recorded; an unknown name is refused.
+    func format(named name: String) throws(CarryonError) -> any StreamFormat {
+        guard let format = first(where: { $0.name == name }) else {
+            throw CarryonError(.unsupported, "the asset's stream is \(name), a format this session does not read (it reads \(map(\.name).joined(separator: ", ")))")
+        }
+        return format
+    }
+}

@@ -1,0 +1,93 @@
+@testable import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// The format seam: a format the engine has never seen (``ToyFormat``, written for the tests)
+/// downloads, resumes its bookkeeping, records its name and plays through the playback server
+/// with nothing in the engine changed for it; and HLS keeps reading what nothing recognises.
+@Suite("A second format through the seam")
+struct FormatSeamTests {
+    /// The sample's 180p video and English audio as a toy manifest, every file answered by an
+    /// origin that knows nothing of formats.
+    static func toyOrigin() throws -> [String: HostileOrigin.Answer] {
+        var manifest = "#CARRYON-TOY\n"
+        var answers: [String: HostileOrigin.Answer] = [:]
+        for (track, folder) in [("video", "180p"), ("audio:en", "audio_en")] {
+            let playlist = try String(contentsOf: sampleMedia.appendingPathComponent("ts/\(folder)/index.m3u8"), encoding: .utf8)
+            var duration: String?
+            for line in playlist.split(separator: "\n") {
+                if line.hasPrefix("#EXTINF:") {
+                    duration = String(line.dropFirst(8).prefix { $0 != "," })
+                } else if !line.hasPrefix("#"), let seconds = duration {
+                    manifest += "\(track) \(seconds) \(folder)/\(line)\n"
+                    answers["/show/\(folder)/\(line)"] = .body(Array(try Data(contentsOf: sampleMedia.appendingPathComponent("ts/\(folder)/\(line)"))))
+                    duration = nil
+                }
+            }
+        }
+        answers["/show/main.toy"] = .body(Array(manifest.utf8))
+        return answers
+    }
+
+    @Test("a toy manifest downloads through the seam, records its format, and ffmpeg plays every frame of the bundle",
+          .timeLimit(.minutes(1)))
+    func toyDownloadsAndPlays() async throws {
+        let frames = try await decodedVideoFrames(sampleMedia.appendingPathComponent("ts/180p/index.m3u8").path)
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(try Self.toyOrigin()) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                var configuration = DownloadSession.Configuration()
+                configuration.formats = [HLSFormat(), ToyFormat()]
+                let session = try await DownloadSession(library: library, configuration: configuration)
+                let task = try await session.makeTask(url: origin.baseURL + "/show/main.toy")
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let snapshot = try await task.snapshot()
+                await session.shutdown()
+                #expect(state == .completed, "\(snapshot.error ?? "")")
+                #expect(snapshot.progress.resourcesDone == 7 && snapshot.progress.resourcesTotal == 7)
+
+                let format = try await library.read { db in try String.fetchOne(db, sql: "SELECT format FROM asset WHERE id = ?", arguments: [task.id]) }
+                #expect(format == "toy")
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+                #expect(manifest.streamFormat == "toy" && manifest.files.count == 7)
+                #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("origin/video.toy").path))
+
+                try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                    let played = try await decodedVideoFrames(server.playlistURL(for: task.id))
+                    #expect(frames > 0 && played == frames, "\(played) frames played, \(frames) in the source")
+                    let decoded = try await ffmpegDecode(server.playlistURL(for: task.id))
+                    #expect(decoded.status == 0 && decoded.standardError.isEmpty, "\(decoded.standardError)")
+                }
+            }
+        }
+    }
+
+    @Test("an asset of a format the session does not read is refused by name; what no format recognises is read as HLS, which names the fault")
+    func unknownFormats() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(try Self.toyOrigin()) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                // Without the toy format, its manifest is not a playlist.
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/show/main.toy")
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .failed)
+                let error = try await task.snapshot().error ?? ""
+                #expect(error.contains("/show/main.toy") && error.contains("EXTM3U"), "\(error)")
+                // An asset recorded as toy, reopened by a session that reads HLS only.
+                try await library.write { db in
+                    try db.execute(sql: "UPDATE asset SET format = 'toy', planned = 1, selection = NULL WHERE id = ?", arguments: [task.id])
+                }
+                let renew = await #expect(throws: CarryonError.self) { try await session.renewKeys(task.id) }
+                #expect(renew?.code == .unsupported && renew?.message.contains("toy, a format this session does not read (it reads hls)") == true,
+                        "\(renew?.message ?? "")")
+                await session.shutdown()
+            }
+        }
+    }
+}
