@@ -20,6 +20,11 @@ struct EarlierLibraryTests {
         try await withTemporaryDirectory { folder in
             let copy = folder.appendingPathComponent("library")
             try FileManager.default.copyItem(at: Self.fixture, to: copy)
+            // git keeps no file mode but the executable bit: the master key comes out of a
+            // clone readable by everyone, and the key store rightly refuses such a key. The
+            // release wrote it 0600, as it is restored here.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600],
+                                                  ofItemAtPath: copy.appendingPathComponent("master.key").path)
             try await body(copy)
         }
     }
