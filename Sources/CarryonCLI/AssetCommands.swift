@@ -21,10 +21,13 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
-            var snapshots: [AssetSnapshot] = []
+        // Read without a session: no HTTP client, nothing written (a full disk, or other
+        // processes downloading, change nothing here).
+        let library = try library.open()
+        do {
+            let snapshots: [AssetSnapshot]
             do {
-                for task in try await session.tasks() { snapshots.append(try await task.snapshot()) }
+                snapshots = try await library.assets()
             } catch {
                 throw fail(error)
             }
@@ -68,10 +71,11 @@ struct Show: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        let library = try library.open()
+        do {
             let asset: AssetSnapshot
             do {
-                asset = try await session.task(id: id).snapshot()
+                asset = try await library.asset(id)
             } catch {
                 throw fail(error, id: id)
             }

@@ -84,12 +84,13 @@ struct KeysList: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        let library = try library.open()
+        do {
             let keys: [ContentKeyInfo]
             do {
                 var assetID: String?
-                if let id { assetID = try await session.task(id: id).id }
-                keys = try await KeyStore(library: session.library).keys(of: assetID)
+                if let id { assetID = try await library.asset(id).id }
+                keys = try await KeyStore(library: library).keys(of: assetID)
             } catch {
                 throw fail(error, id: id)
             }

@@ -259,10 +259,11 @@ struct Logs: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        let library = try library.open()
+        do {
             let id: String
-            do { id = try await session.task(id: self.id).id } catch { throw fail(error, id: self.id) }
-            let logs = AssetLogs(library: session.library)
+            do { id = try await library.asset(self.id).id } catch { throw fail(error, id: self.id) }
+            let logs = AssetLogs(library: library)
             var files: [URL] = []
             if access || !error { files.append(logs.accessLogURL(for: id)) }
             if error || !access { files.append(logs.errorLogURL(for: id)) }

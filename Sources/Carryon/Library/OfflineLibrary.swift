@@ -50,6 +50,9 @@ public final class OfflineLibrary: Sendable {
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/carryon")
     }
 
+    /// The index of the library's assets, renditions and resources.
+    var index: any AssetIndex { SQLiteAssetIndex(library: self) }
+
     /// The bundle folder of an asset.
     public func bundleURL(for id: String) -> URL {
         root.appendingPathComponent("bundles").appendingPathComponent(id)

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HLS
 
 /// What the playback server answers for a path of a bundle: the text of a playlist, or a file
@@ -87,7 +86,7 @@ public struct PlaybackSource: Sendable {
             return .key(try await KeyStore(library: library, masterKey: masterKey)
                 .key(keyID, of: assetID, now: now(), sessionStartedAt: sessionStartedAt))
         }
-        guard var asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }) else {
+        guard var asset = try await library.index.asset(assetID) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")
         }
         leases.hold(assetID)
@@ -100,9 +99,7 @@ public struct PlaybackSource: Sendable {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
             return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
         }
-        let renditions = try await library.read { db in
-            try RenditionRecord.filter(Column("assetId") == assetID).fetchAll(db)
-        }
+        let renditions = try await library.index.renditions(of: assetID)
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {
             let text = try Self.readText(bundle.appendingPathComponent(path))
             if asset.state == .completed { return .playlist(text) }
@@ -124,7 +121,7 @@ public struct PlaybackSource: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + waitLimit
         while await isDownloading(assetID), clock.now < deadline {
-            if let asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: assetID) }), asset.planned { return asset }
+            if let asset = try await library.index.asset(assetID), asset.planned { return asset }
             do { try await Task.sleep(for: pollInterval) } catch { throw CarryonError(.cancelled, "stopped waiting for \(assetID)") }
         }
         return nil
@@ -135,8 +132,7 @@ public struct PlaybackSource: Sendable {
     /// played, which keeps a purge away from it.
     public func record(_ entry: AssetLogs.Entry, for assetID: String, failed: Bool) async {
         var entry = entry
-        let asset = try? await library.read { db in try AssetRecord.fetchOne(db, key: assetID) }
-        guard let asset else { return }
+        guard let asset = (try? await library.index.asset(assetID)) ?? nil else { return }
         entry.indicatedBitrate = entry.indicatedBitrate ?? asset.selection?.variant.bandwidth
         let logs = AssetLogs(library: library)
         if failed { logs.error(entry, for: assetID) } else {
@@ -182,9 +178,7 @@ public struct PlaybackSource: Sendable {
     }
 
     private func resources(_ path: String, of assetID: String) async throws(CarryonError) -> [ResourceRecord] {
-        try await library.read { db in
-            try ResourceRecord.filter(Column("assetId") == assetID && Column("fileName") == path).order(Column("rangeOffset")).fetchAll(db)
-        }
+        try await library.index.resources(inFile: path, of: assetID)
     }
 
     /// Waits until another process has downloaded `rows`.
@@ -193,9 +187,7 @@ public struct PlaybackSource: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + waitLimit
         while true {
-            let left = try await library.read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE state != 'done' AND id IN (\(ids.map(String.init).joined(separator: ",")))") ?? 0
-            }
+            let left = try await library.index.pendingCount(of: ids)
             if left == 0 { return }
             guard clock.now < deadline, await isDownloading(assetID) else {
                 throw CarryonError(.notFound, "\(path) of \(assetID) did not arrive within \(waitLimit) from the download running in another process")
@@ -208,9 +200,7 @@ public struct PlaybackSource: Sendable {
 
     /// A media playlist cut before its first segment not on disk, and ended there.
     private func onDisk(_ text: String, rendition: RenditionRecord, asset assetID: String) async throws(CarryonError) -> String {
-        let done = try await library.read { db in
-            try ResourceRecord.filter(Column("assetId") == assetID && Column("state") == ResourceState.done.rawValue).fetchAll(db)
-        }
+        let done = try await library.index.doneResources(of: assetID)
         let onDisk = Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) })
         return try Self.cut(text, folder: rendition.key, onDisk: onDisk)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HLS
 
 /// Reading a task's playlists into a plan, obtaining its keys, checking the storage rules before
@@ -11,7 +10,7 @@ extension DownloadSession {
         let bundle = library.bundleURL(for: id)
         let lock = try lockBundle(id)
         locks[id] = lock
-        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+        guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let fetcher = playlistFetcher(for: asset)
@@ -41,7 +40,7 @@ extension DownloadSession {
     /// obtained (keys left for after the download, with ``Configuration/prefetchKeys`` off).
     public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil, onlyMissing: Bool = false) async throws(CarryonError) -> [String] {
         let id = try await resolveID(id)
-        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned else {
+        guard let asset = try await index.asset(id), asset.planned else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
         }
         let fetcher = playlistFetcher(for: asset)
@@ -69,7 +68,7 @@ extension DownloadSession {
         }
         let lock = try lockBundle(id)
         defer { withExtendedLifetime(lock) {} }
-        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+        guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         guard !asset.planned else { return }
@@ -159,10 +158,7 @@ extension DownloadSession {
         let storage = StorageManager(library: library, freeBytes: disk.free)
         let settings = try await storage.settings()
         let reserve = settings.minimumFreeBytes ?? disk.defaultReserve
-        let incoming = try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(expectedBytes), 0) FROM resource WHERE assetId = ? AND state = 'pending'",
-                             arguments: [id]) ?? 0
-        }
+        let incoming = try await index.pendingBytes(of: id)
         let plan = try await storage.plan(incomingBytes: incoming, excluding: [id])
         var libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
         let free = plan.freeBytesAfter - plan.bytesFreed
@@ -225,7 +221,7 @@ extension DownloadSession {
             throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before renditions are added")
         }
         defer { withExtendedLifetime(lock) {} }
-        guard let asset = try await read({ db in try AssetRecord.fetchOne(db, key: id) }), asset.planned,
+        guard let asset = try await index.asset(id), asset.planned,
               let current = asset.selection else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
         }
@@ -264,10 +260,7 @@ extension DownloadSession {
         var saved = asset
         saved.options = options
         try await persist(planned, for: saved, keeping: true)
-        let encoded = String(decoding: (try? JSONEncoder().encode(options)) ?? Data(), as: UTF8.self)
-        try await write { db in
-            try db.execute(sql: "UPDATE asset SET options = ? WHERE id = ?", arguments: [encoded, id])
-        }
+        try await index.setOptions(options, of: id)
         try await setState(id, machine)
         emit(.mediaSelectionResolved(taskID: id, selection: selection))
         // The playlists the added renditions bring; the others were reported when first read.
@@ -281,7 +274,6 @@ extension DownloadSession {
     /// their state, size and validators.
     func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false) async throws(CarryonError) {
         let plan = planned.plan
-        let selection = planned.selection
         let format = try configuration.formats.format(named: planned.format)
         let bundle = library.bundleURL(for: asset.id)
         if let origin = plan.originMain {
@@ -293,45 +285,7 @@ extension DownloadSession {
             try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
         }
         try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
-        let now = Date()
-        try await write { db in
-            var kept: [String: ResourceRecord] = [:]
-            if keeping {
-                for resource in try ResourceRecord.filter(Column("assetId") == asset.id).fetchAll(db) {
-                    kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] = resource
-                }
-            }
-            try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [asset.id])
-            try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [asset.id])
-            for rendition in plan.renditions { try rendition.record.insert(db) }
-            // One prepared statement for every row: a million segments are inserted in about
-            // a second, where encoding each record took fifteen.
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO resource (assetId, renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state,
-                bytes, expectedBytes, exactSize, startTime, duration, etag, lastModified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for var resource in plan.resources {
-                if let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
-                    resource.state = old.state
-                    resource.bytes = old.bytes
-                    resource.expectedBytes = old.expectedBytes
-                    resource.exactSize = old.exactSize
-                    resource.etag = old.etag
-                    resource.lastModified = old.lastModified
-                }
-                insert.setUncheckedArguments([
-                    resource.assetId, resource.renditionKey, resource.ordinal, resource.kind.rawValue, resource.uri,
-                    resource.rangeOffset, resource.rangeLength, resource.fileName, resource.state.rawValue, resource.bytes,
-                    resource.expectedBytes, resource.exactSize, resource.startTime, resource.duration, resource.etag,
-                    resource.lastModified,
-                ])
-                try insert.execute()
-            }
-            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ? WHERE id = ?",
-                           arguments: [selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
-                                       plan.duration, planned.format, now, asset.id])
-        }
+        try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date())
         try await writeManifest(asset.id)
     }
 }

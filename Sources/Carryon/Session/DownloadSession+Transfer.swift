@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import NIOFileSystem
 
 /// Fetching a task's resources: in playback order with bounded concurrency, out of turn for
@@ -7,30 +6,20 @@ import NIOFileSystem
 extension DownloadSession {
     func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
         let bundle = library.bundleURL(for: id)
-        let resources = try await read { db in
-            try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db)
-        }
+        let resources = try await index.resources(of: id)
         trackers[id] = ProgressTracker(resources: resources)
         reportedRenditions[id] = []
         rangesLeft[id] = resources.reduce(into: [:]) { left, resource in
             if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
         }
-        renditionDurations[id] = try await read { db in
-            try Row.fetchAll(db, sql: "SELECT key, duration FROM rendition WHERE assetId = ?", arguments: [id])
-                .reduce(into: [String: Double]()) { $0[$1["key"]] = $1["duration"] }
-        }
+        renditionDurations[id] = try await index.renditions(of: id).reduce(into: [:]) { $0[$1.key] = $1.duration }
         try await finishSharedFiles(id, resources: resources)
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
         // leniently may leave it out.
-        let bandwidthKnown = try await read { db in
-            try Bool.fetchOne(db, sql: """
-                SELECT selection IS NOT NULL AND json_extract(selection, '$.variant.bandwidth') IS NOT NULL
-                FROM asset WHERE id = ?
-                """, arguments: [id]) ?? false
-        }
+        let bandwidthKnown = try await index.asset(id)?.selection?.variant.bandwidth != nil
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown)
@@ -52,9 +41,7 @@ extension DownloadSession {
                 try await group.waitForAll()
             }
         }
-        let remaining = try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND state = 'pending'", arguments: [id]) ?? 0
-        }
+        let remaining = try await index.pendingCount(of: id, rendition: nil)
         guard remaining == 0 else {
             throw CarryonError(.transfer, "\(remaining) resources are still missing after the transfer")
         }
@@ -71,9 +58,7 @@ extension DownloadSession {
         guard let transfer = transfers[assetID] else {
             throw CarryonError(.invalidState, "\(assetID) is not downloading in this process")
         }
-        let records = try await read { db in
-            try ResourceRecord.filter(Column("assetId") == assetID && resources.contains(Column("id"))).fetchAll(db)
-        }
+        let records = try await index.resources(resources, of: assetID)
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for record in records where record.state == .pending {
@@ -177,10 +162,7 @@ extension DownloadSession {
     }
 
     func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
-        try await write { db in
-            try db.execute(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",
-                           arguments: [bytes, validators.etag, validators.lastModified, resource.id])
-        }
+        try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified)
         trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
         if resource.kind == .segment, trackers[resource.assetId] != nil {
             let duration = renditionDurations[resource.assetId]?[resource.renditionKey] ?? 0
@@ -197,10 +179,7 @@ extension DownloadSession {
         }
         var left = trackers[resource.assetId]?.unfinished(in: resource.renditionKey)
         if left == nil {
-            left = try await read { db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM resource WHERE assetId = ? AND renditionKey = ? AND state = 'pending'",
-                                 arguments: [resource.assetId, resource.renditionKey]) ?? 0
-            }
+            left = try await index.pendingCount(of: resource.assetId, rendition: resource.renditionKey)
         }
         if left == 0, reportedRenditions[resource.assetId, default: []].insert(resource.renditionKey).inserted {
             emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey))

@@ -28,6 +28,8 @@ import NIOFileSystem
 public actor DownloadSession {
     /// The library the session downloads into; its index records every task.
     public nonisolated let library: OfflineLibrary
+    /// The library's index.
+    nonisolated let index: any AssetIndex
     /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
     nonisolated let client: HTTPClient
@@ -69,6 +71,7 @@ public actor DownloadSession {
     /// process holds their lock) come back suspended.
     public init(library: OfflineLibrary, configuration: Configuration = Configuration(), logger: Logger? = nil) async throws(CarryonError) {
         self.library = library
+        self.index = library.index
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "carryon.session")
         var clientConfiguration = HTTPClient.Configuration()
@@ -139,16 +142,14 @@ public actor DownloadSession {
         let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute), url: absolute, state: .suspended,
                                  errorMessage: nil, options: options, headers: headers, selection: nil, planned: false,
                                  createdAt: now, updatedAt: now, completedAt: nil, duration: nil)
-        try await write { db in try record.insert(db) }
+        try await index.insert(record)
         machines[id] = DownloadTaskStateMachine(state: .suspended)
         return DownloadTask(id: id, session: self)
     }
 
     /// Every task the library knows, oldest first.
     public func tasks() async throws(CarryonError) -> [DownloadTask] {
-        // createdAt has millisecond precision; rowid orders tasks made within one millisecond.
-        let ids = try await read { db in try String.fetchAll(db, sql: "SELECT id FROM asset ORDER BY createdAt, rowid") }
-        return ids.map { DownloadTask(id: $0, session: self) }
+        try await index.assetIDs().map { DownloadTask(id: $0, session: self) }
     }
 
     /// The task with `id` (the whole id, or a unique prefix of it).
@@ -158,23 +159,12 @@ public actor DownloadSession {
 
     /// Resolves a full id or a unique prefix.
     func resolveID(_ text: String) async throws(CarryonError) -> String {
-        let matches = try await read { db in
-            // instr, not LIKE: `%` and `_` in what the user typed are not patterns.
-            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE instr(lower(id), lower(?)) = 1 ORDER BY id", arguments: [text])
-        }
-        if matches.contains(text) { return text }
-        guard !matches.isEmpty, !text.isEmpty else {
-            throw CarryonError(.unknownAsset, "no asset has the id \(text)")
-        }
-        guard matches.count == 1 else {
-            throw CarryonError(.unknownAsset, "\(text) is the start of several ids (\(matches.joined(separator: ", "))); give more of it")
-        }
-        return matches[0]
+        try await library.resolveID(text)
     }
 
     func machine(_ id: String) async throws(CarryonError) -> DownloadTaskStateMachine {
         if let machine = machines[id] { return machine }
-        guard let state = try await read({ db in try DownloadState.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) }) else {
+        guard let state = try await index.state(of: id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let machine = DownloadTaskStateMachine(state: state)
@@ -241,7 +231,7 @@ public actor DownloadSession {
             await task.value
         }
         try await removeData(id)
-        try await write { db in _ = try AssetRecord.deleteOne(db, key: id) }
+        try await index.deleteAsset(id)
         AssetLogs(library: library).remove(id)
         machines[id] = nil
         trackers[id] = nil
@@ -274,23 +264,13 @@ public actor DownloadSession {
         let previous = machines[id]?.state
         machines[id] = machine
         let state = machine.state
-        let now = Date()
-        try await write { db in
-            try db.execute(sql: """
-                UPDATE asset SET state = ?, updatedAt = ?, errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
-                completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
-                """, arguments: [state, now, error != nil || state == .waiting, error, state.rawValue, now, id])
-        }
+        try await index.setState(state, of: id, error: error, at: Date())
         if previous != state { emit(.stateChanged(taskID: id, state: state)) }
     }
 
     func removeData(_ id: String) async throws(CarryonError) {
         locks[id] = nil
-        try await write { db in
-            try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [id])
-            try db.execute(sql: "UPDATE asset SET planned = 0, selection = NULL WHERE id = ?", arguments: [id])
-        }
+        try await index.forgetPlan(of: id)
         let bundle = library.bundleURL(for: id)
         if FileManager.default.fileExists(atPath: bundle.path) {
             do { try FileManager.default.removeItem(at: bundle) } catch {
@@ -372,9 +352,7 @@ public actor DownloadSession {
 
     /// Writes a task's failure to its error log.
     func logError(_ error: CarryonError, for id: String) async {
-        let url = (try? await read { db in
-            try String.fetchOne(db, sql: "SELECT url FROM asset WHERE id = ?", arguments: [id])
-        }) ?? nil
+        let url = (try? await index.asset(id))??.url
         AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: url ?? id, errorDomain: "carryon",
                                                 errorCode: error.code.rawValue, comment: error.message), for: id)
     }
@@ -382,16 +360,11 @@ public actor DownloadSession {
     // MARK: Recovery
 
     func recoverCrashedTasks() async throws(CarryonError) {
-        let stale = try await read { db in
-            try String.fetchAll(db, sql: "SELECT id FROM asset WHERE state IN ('running', 'waiting')")
-        }
-        for id in stale where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
+        for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
             var machine = DownloadTaskStateMachine(state: .running)
             _ = machine.recoverAfterCrash()
             do {
-                try await write { db in
-                    try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state IN ('running', 'waiting')", arguments: [id])
-                }
+                try await index.suspendIfInterrupted(id)
             } catch where error.code == .disk {
                 // On a full disk the session still opens, to read: the task is suspended here,
                 // and recorded so by the first session that has room to.
@@ -399,16 +372,6 @@ public actor DownloadSession {
             }
             machines[id] = machine
         }
-    }
-
-    // MARK: Database
-
-    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        try await library.read(body)
-    }
-
-    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        try await library.write(body)
     }
 
     static func makeID() -> String {

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Reading a library's assets without a session: what `list` and `show` print, with no HTTP
+/// client made and nothing written — so they work while other processes download, and on a
+/// full disk.
+extension OfflineLibrary {
+    /// Every asset in the library, oldest first, as it is now.
+    ///
+    /// An asset recorded as running or waiting whose process is gone (no process holds its
+    /// bundle's lock) is shown suspended, as the next session will record it. A running
+    /// download's progress is that of its last recorded resource; a session's own
+    /// ``DownloadTask/snapshot()`` is exact to the byte.
+    public func assets() async throws(CarryonError) -> [AssetSnapshot] {
+        var snapshots: [AssetSnapshot] = []
+        for id in try await index.assetIDs() { snapshots.append(try await snapshot(of: id, live: nil)) }
+        return snapshots
+    }
+
+    /// The asset with `id` (the whole id, or a unique prefix of it), as ``assets()`` shows it.
+    ///
+    /// - Throws: ``CarryonError/Code/unknownAsset`` when no asset, or several, match.
+    public func asset(_ id: String) async throws(CarryonError) -> AssetSnapshot {
+        try await snapshot(of: try await resolveID(id), live: nil)
+    }
+
+    /// Resolves a full id or a unique prefix.
+    func resolveID(_ text: String) async throws(CarryonError) -> String {
+        let matches = try await index.assetIDs(startingWith: text)
+        if matches.contains(text) { return text }
+        guard !matches.isEmpty, !text.isEmpty else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(text)")
+        }
+        guard matches.count == 1 else {
+            throw CarryonError(.unknownAsset, "\(text) is the start of several ids (\(matches.joined(separator: ", "))); give more of it")
+        }
+        return matches[0]
+    }
+
+    /// What a session running an asset knows that the index does not say yet.
+    struct LiveState {
+        var state: DownloadState?
+        var tracker: ProgressTracker?
+        var lastError: CarryonError?
+    }
+
+    /// Asset `id` as it is now: the index's record and counts, the bundle's bytes on disk, and
+    /// what `live` knows of a task this process runs.
+    func snapshot(of id: String, live: LiveState?) async throws(CarryonError) -> AssetSnapshot {
+        guard let asset = try await index.asset(id) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+        }
+        let bundle = bundleURL(for: id)
+        // A running task's progress comes from its tracker; the resources are read only
+        // without one, and the asset cache needs counts only.
+        let progress: DownloadProgress
+        if let tracker = live?.tracker {
+            progress = tracker.snapshot(at: DownloadSession.now())
+        } else {
+            progress = ProgressTracker(resources: try await index.resources(of: id)).snapshot(at: 0)
+        }
+        let renditions = try await index.renditions(of: id)
+        let counts = try await index.resourceCounts(of: id)
+        var state = live?.state ?? asset.state
+        if live?.state == nil, state == .running || state == .waiting,
+           !FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path) {
+            state = .suspended
+        }
+        let error = state == .failed ? (live?.lastError?.message ?? asset.errorMessage) : asset.errorMessage
+        let usage = BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") }
+        return AssetSnapshot(
+            id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
+            selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
+            playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
+            bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
+            completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
+            lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),
+            cache: AssetCache(renditions: renditions, counts: counts, planned: asset.planned))
+    }
+}
