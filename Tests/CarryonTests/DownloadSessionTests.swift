@@ -135,7 +135,7 @@ struct DownloadSessionTests {
                 for _ in 0..<3 { ids.append(try await session.makeTask(url: "https://cdn.example/main.m3u8").id) }
             }
             // What a process killed mid-download leaves in the index.
-            try await library.database.write { [ids] db in
+            try await library.sqlite.database.write { [ids] db in
                 try db.execute(sql: "UPDATE asset SET state = 'running' WHERE id = ?", arguments: [ids[0]])
                 try db.execute(sql: "UPDATE asset SET state = 'waiting' WHERE id = ?", arguments: [ids[1]])
                 try db.execute(sql: "UPDATE asset SET state = 'failed' WHERE id = ?", arguments: [ids[2]])
@@ -147,7 +147,7 @@ struct DownloadSessionTests {
                 // Recorded, not only known to this session.
                 var stored: [String] = []
                 for id in ids {
-                    stored.append(try await library.database.read { db in
+                    stored.append(try await library.sqlite.database.read { db in
                         try String.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) ?? "-"
                     })
                 }

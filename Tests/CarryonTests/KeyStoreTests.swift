@@ -67,7 +67,7 @@ struct KeyStoreTests {
             let other = KeyStore(library: library, masterKey: try MasterKey(bytes: Array(repeating: 7, count: 32)))
             await #expect(throws: CarryonError.self) { try await other.key("k1", of: "a", now: Self.t0) }
             // The sealed bytes moved to another asset do not open.
-            try await library.write { db in
+            try await library.sqlite.write { db in
                 try db.execute(sql: "INSERT INTO contentKey SELECT 'b', id, uri, method, keyFormat, sealed, storedAt, lifetime, NULL FROM contentKey WHERE assetId = 'a'")
             }
             await #expect(throws: CarryonError.self) { try await store.key("k1", of: "b", now: Self.t0) }

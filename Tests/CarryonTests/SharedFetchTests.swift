@@ -41,7 +41,7 @@ struct SharedFetchTests {
                     let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")
                     try await task.resume()
                     try await until("the download asks for the slow segment") { origin.requests.contains { $0.contains("/slow.ts") } }
-                    let id = try await library.read { db in
+                    let id = try await library.sqlite.read { db in
                         try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE uri LIKE '%/slow.ts'")
                     }
                     try await body(session, task, try #require(id))
@@ -79,7 +79,7 @@ struct SharedFetchTests {
             #expect(try await finished(task, within: .seconds(5)) == .suspended)
             try await player.value
             let snapshot = try await task.snapshot()
-            let name = try await session.library.read { db in
+            let name = try await session.library.sqlite.read { db in
                 try String.fetchOne(db, sql: "SELECT fileName FROM resource WHERE id = ?", arguments: [resource])
             }
             let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent(try #require(name))

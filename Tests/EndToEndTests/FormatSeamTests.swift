@@ -50,7 +50,7 @@ struct FormatSeamTests {
                 #expect(state == .completed, "\(snapshot.error ?? "")")
                 #expect(snapshot.progress.resourcesDone == 7 && snapshot.progress.resourcesTotal == 7)
 
-                let format = try await library.read { db in try String.fetchOne(db, sql: "SELECT format FROM asset WHERE id = ?", arguments: [task.id]) }
+                let format = try await library.sqlite.read { db in try String.fetchOne(db, sql: "SELECT format FROM asset WHERE id = ?", arguments: [task.id]) }
                 #expect(format == "toy")
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
                 let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
@@ -80,7 +80,7 @@ struct FormatSeamTests {
                 let error = try await task.snapshot().error ?? ""
                 #expect(error.contains("/show/main.toy") && error.contains("EXTM3U"), "\(error)")
                 // An asset recorded as toy, reopened by a session that reads HLS only.
-                try await library.write { db in
+                try await library.sqlite.write { db in
                     try db.execute(sql: "UPDATE asset SET format = 'toy', planned = 1, selection = NULL WHERE id = ?", arguments: [task.id])
                 }
                 let renew = await #expect(throws: CarryonError.self) { try await session.renewKeys(task.id) }

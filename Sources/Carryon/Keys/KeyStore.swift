@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GRDB
 
 /// How long a content key may be used: an expiration date, and for rentals two windows — how
 /// long it may wait for its first playback after it was stored, and how long it plays from
@@ -103,27 +102,14 @@ public struct KeyStore: Sendable {
         } catch {
             throw CarryonError(.keys, "cannot seal key \(keyID) of \(assetID): \(error)")
         }
-        let shownURI = Self.shown(uri)
-        let lifetimeText = String(decoding: (try? JSONEncoder().encode(lifetime)) ?? Data("{}".utf8), as: UTF8.self)
-        try await library.write { db in
-            try db.execute(sql: """
-                INSERT INTO contentKey (assetId, id, uri, method, keyFormat, sealed, storedAt, lifetime, firstPlayedAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
-                ON CONFLICT(assetId, id) DO UPDATE SET uri = excluded.uri, method = excluded.method, keyFormat = excluded.keyFormat,
-                    sealed = excluded.sealed, storedAt = excluded.storedAt, lifetime = excluded.lifetime, firstPlayedAt = NULL
-                """, arguments: [assetID, keyID, shownURI, method, keyFormat, sealed, now, lifetimeText])
-        }
+        let info = ContentKeyInfo(id: keyID, assetID: assetID, method: method, keyFormat: keyFormat, uri: Self.shown(uri),
+                                  storedAt: now, lifetime: lifetime, firstPlayedAt: nil, isInvalidated: false)
+        try await library.index.storeKey(info, sealed: sealed)
     }
 
     /// The keys of an asset (of every asset when nil), without the keys themselves.
     public func keys(of assetID: String? = nil) async throws(CarryonError) -> [ContentKeyInfo] {
-        try await library.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt
-                FROM contentKey \(assetID == nil ? "" : "WHERE assetId = ?") ORDER BY assetId, rowid
-                """, arguments: StatementArguments(assetID.map { [$0] } ?? []))
-            return rows.map(Self.info)
-        }
+        try await library.index.keys(of: assetID)
     }
 
     /// The key `keyID` of asset `assetID` for a playback session that began at
@@ -132,16 +118,10 @@ public struct KeyStore: Sendable {
     /// - Throws: ``CarryonError/Code/keys`` naming the key and why: unknown, invalidated, or
     ///   expired (with the date).
     public func key(_ keyID: String, of assetID: String, now: Date = Date(), sessionStartedAt: Date? = nil) async throws(CarryonError) -> [UInt8] {
-        let found = try await library.read { db -> (ContentKeyInfo, Data?)? in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt, sealed
-                FROM contentKey WHERE assetId = ? AND id = ?
-                """, arguments: [assetID, keyID]) else { return nil }
-            return (Self.info(row), row["sealed"] as Data?)
-        }
-        guard let (info, sealedData) = found else {
+        guard let found = try await library.index.sealedKey(keyID, of: assetID) else {
             throw CarryonError(.keys, "\(assetID) has no key \(keyID): it was never fetched")
         }
+        let info = found.info
         if info.isInvalidated {
             throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated; it must be fetched again")
         }
@@ -149,7 +129,7 @@ public struct KeyStore: Sendable {
             let expiry = info.effectiveExpiry.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
             throw CarryonError(.keys, "key \(keyID) of \(assetID) expired at \(expiry)")
         }
-        guard let sealed = sealedData else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
+        guard let sealed = found.sealed else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
         let master = try sealingKey()
         let key: [UInt8]
         do {
@@ -159,35 +139,25 @@ public struct KeyStore: Sendable {
             throw CarryonError(.keys, "key \(keyID) of \(assetID) cannot be opened with this library's master key")
         }
         if info.firstPlayedAt == nil {
-            try await library.write { db in
-                try db.execute(sql: "UPDATE contentKey SET firstPlayedAt = ? WHERE assetId = ? AND id = ? AND firstPlayedAt IS NULL",
-                               arguments: [now, assetID, keyID])
-            }
+            try await library.index.recordFirstPlayback(ofKey: keyID, of: assetID, at: now)
         }
         return key
     }
 
     /// Changes the lifetime of every key of an asset.
     public func setLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError) {
-        let text = String(decoding: (try? JSONEncoder().encode(lifetime)) ?? Data("{}".utf8), as: UTF8.self)
-        try await library.write { db in
-            try db.execute(sql: "UPDATE contentKey SET lifetime = ? WHERE assetId = ?", arguments: [text, assetID])
-        }
+        try await library.index.setKeyLifetime(lifetime, of: assetID)
     }
 
     /// Deletes the keys of an asset (they stay listed, invalidated): it no longer plays until
     /// they are renewed.
     public func invalidate(_ assetID: String) async throws(CarryonError) {
-        try await library.write { db in
-            try db.execute(sql: "UPDATE contentKey SET sealed = NULL WHERE assetId = ?", arguments: [assetID])
-        }
+        try await library.index.invalidateKeys(of: assetID)
     }
 
     /// Forgets the keys of an asset entirely (its delete).
     public func remove(_ assetID: String) async throws(CarryonError) {
-        try await library.write { db in
-            try db.execute(sql: "DELETE FROM contentKey WHERE assetId = ?", arguments: [assetID])
-        }
+        try await library.index.removeKeys(of: assetID)
     }
 
     /// A playlist as fetched, with every `data:` key URI (which holds the key itself) replaced,
@@ -230,13 +200,5 @@ public struct KeyStore: Sendable {
     /// A key URI as it may be written down: a `data:` URI carries the key itself.
     static func shown(_ uri: String) -> String {
         uri.lowercased().hasPrefix("data:") ? "data:" : uri
-    }
-
-    private static func info(_ row: Row) -> ContentKeyInfo {
-        let lifetimeText: String = row["lifetime"]
-        let lifetime = (try? JSONDecoder().decode(KeyLifetime.self, from: Data(lifetimeText.utf8))) ?? KeyLifetime()
-        return ContentKeyInfo(id: row["id"], assetID: row["assetId"], method: row["method"], keyFormat: row["keyFormat"],
-                              uri: row["uri"], storedAt: row["storedAt"], lifetime: lifetime, firstPlayedAt: row["firstPlayedAt"],
-                              isInvalidated: row["invalidated"])
     }
 }

@@ -66,4 +66,42 @@ protocol AssetIndex: Sendable {
     func resourceCounts(of id: String) async throws(CarryonError) -> [String: (done: Int, total: Int)]
     /// Asset `id`'s bundle files with the URI each came from, each once, in fetch order.
     func files(of id: String) async throws(CarryonError) -> [(fileName: String, uri: String)]
+
+    // MARK: Content keys (sealed: the index never holds a key in clear)
+
+    /// Keeps a sealed key as `info` describes it, replacing one of the same id; its first
+    /// playback is forgotten.
+    func storeKey(_ info: ContentKeyInfo, sealed: Data) async throws(CarryonError)
+    /// The keys of asset `assetID` (of every asset when nil), without their sealed bytes.
+    func keys(of assetID: String?) async throws(CarryonError) -> [ContentKeyInfo]
+    /// Key `keyID` of asset `assetID` with its sealed bytes (nil once invalidated), or nil.
+    func sealedKey(_ keyID: String, of assetID: String) async throws(CarryonError) -> SealedKey?
+    /// Records key `keyID`'s first playback at `date`, unless one is recorded.
+    func recordFirstPlayback(ofKey keyID: String, of assetID: String, at date: Date) async throws(CarryonError)
+    /// Gives every key of asset `assetID` a new lifetime.
+    func setKeyLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError)
+    /// Deletes the sealed bytes of every key of asset `assetID`; the keys stay listed.
+    func invalidateKeys(of assetID: String) async throws(CarryonError)
+    /// Forgets every key of asset `assetID`.
+    func removeKeys(of assetID: String) async throws(CarryonError)
+
+    // MARK: Storage
+
+    /// Every asset's record.
+    func allAssets() async throws(CarryonError) -> [AssetRecord]
+    /// Sets asset `id`'s storage policy; false when there is no such asset.
+    func setPolicy(_ policy: StoragePolicy, of id: String) async throws(CarryonError) -> Bool
+    /// Records that a player asked for asset `id` at `date`.
+    func markPlayed(_ id: String, at date: Date) async throws(CarryonError)
+    /// The library's storage settings.
+    func storageSettings() async throws(CarryonError) -> LibraryStorageSettings
+    /// Replaces the library's storage settings.
+    func setStorageSettings(_ settings: LibraryStorageSettings) async throws(CarryonError)
+}
+
+/// A content key as the index keeps it: its description, and its bytes sealed under the
+/// library's master key (nil once invalidated).
+struct SealedKey: Sendable {
+    var info: ContentKeyInfo
+    var sealed: Data?
 }

@@ -1,8 +1,7 @@
 import Foundation
-import GRDB
 
 /// The life of a download task (and of its asset in the library).
-public enum DownloadState: String, Sendable, Codable, CaseIterable, DatabaseValueConvertible {
+public enum DownloadState: String, Sendable, Codable, CaseIterable {
     /// Queued: will run when the session has room.
     case waiting
     /// Fetching playlists or media.
@@ -35,8 +34,7 @@ public struct HTTPHeader: Sendable, Hashable, Codable {
 }
 
 /// One asset: a row of the `asset` table.
-struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "asset"
+struct AssetRecord: Codable, Sendable {
     var id: String
     var name: String
     var url: String
@@ -65,8 +63,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 
 /// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or
 /// subtitle rendition (`audio-en`, `subtitles-de`, …).
-struct RenditionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "rendition"
+struct RenditionRecord: Codable, Sendable {
     var assetId: String
     /// The rendition's folder in the bundle, unique within the asset.
     var key: String
@@ -83,20 +80,19 @@ struct RenditionRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 }
 
 /// Whether a resource is on disk.
-enum ResourceState: String, Sendable, Codable, DatabaseValueConvertible {
+enum ResourceState: String, Sendable, Codable {
     case pending
     case done
 }
 
 /// What a resource is to the player.
-enum ResourceKind: String, Sendable, Codable, DatabaseValueConvertible {
+enum ResourceKind: String, Sendable, Codable {
     case segment
     case initSection
 }
 
 /// One resource to fetch: a segment or an init section, or one byte range of a shared file.
-struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
-    static let databaseTableName = "resource"
+struct ResourceRecord: Codable, Sendable {
     var id: Int64?
     var assetId: String
     /// The rendition it was planned for (a resource shared by renditions is fetched once).
@@ -124,10 +120,6 @@ struct ResourceRecord: Codable, Sendable, FetchableRecord, MutablePersistableRec
     /// Validators from the first response, for `If-Range` when resuming.
     var etag: String?
     var lastModified: String?
-
-    mutating func didInsert(_ inserted: InsertionSuccess) {
-        id = inserted.rowID
-    }
 
     var byteRange: ClosedRange<Int>? {
         guard let rangeOffset, let rangeLength else { return nil }

@@ -2,16 +2,59 @@ import Foundation
 import GRDB
 
 /// The ``AssetIndex`` in the library's `index.sqlite` (GRDB, WAL mode): the only place that
-/// speaks SQL about assets, renditions and resources.
-struct SQLiteAssetIndex: AssetIndex {
-    let library: OfflineLibrary
+/// speaks SQL. Its schema and migrations are in `SQLiteAssetIndex+Schema.swift`, keys and
+/// storage settings in `SQLiteAssetIndex+Keys.swift`.
+final class SQLiteAssetIndex: AssetIndex {
+    /// The library folder, which holds `index.sqlite`.
+    let root: URL
+    let database: DatabasePool
 
-    private func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        try await library.read(body)
+    /// Opens (creating and migrating if needed) the index of the library at `root`.
+    ///
+    /// - Throws: ``CarryonError/Code/library`` when it cannot be opened or migrated.
+    init(root: URL) throws(CarryonError) {
+        self.root = root
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            // Few readers with small page caches: the index is small and read little, and each
+            // connection's cache would otherwise take its default 2 MB of a long download's memory.
+            configuration.maximumReaderCount = 2
+            // secure_delete: a deleted (invalidated) sealed key is overwritten, not left in a free page.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA secure_delete = ON") }
+            database = try DatabasePool(path: root.appendingPathComponent("index.sqlite").path, configuration: configuration)
+            try Self.migrator.migrate(database)
+        } catch {
+            throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
+        }
     }
 
-    private func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        try await library.write(body)
+    /// Reads the index, turning a failure into a ``CarryonError/Code/library`` error (or
+    /// ``CarryonError/Code/disk`` when the disk is full).
+    func read<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await database.read(body) } catch {
+            throw indexError(error, reading: true)
+        }
+    }
+
+    /// Writes to the index in one transaction, turning a failure into a
+    /// ``CarryonError/Code/library`` error (or ``CarryonError/Code/disk`` when the disk is full).
+    func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
+        do { return try await database.write(body) } catch {
+            throw indexError(error, reading: false)
+        }
+    }
+
+    /// What a failed read or write of the index says: a full disk by its name and place (not
+    /// SQLite's words, which read like a broken database), anything else as SQLite put it.
+    private func indexError(_ error: any Error, reading: Bool) -> CarryonError {
+        let index = root.appendingPathComponent("index.sqlite").path
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
+            let free = StorageManager.freeBytes(at: root.path)
+            return CarryonError(.disk, "the disk holding the library is full: the index \(index) cannot be written (\(free) bytes free)",
+                                cause: error)
+        }
+        return CarryonError(.library, "\(reading ? "reading" : "writing") the library index failed: \(error)", cause: error)
     }
 
     // MARK: Assets

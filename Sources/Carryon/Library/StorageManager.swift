@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -84,7 +83,7 @@ public struct StorageManager: Sendable {
 
     /// The policy of asset `id`.
     public func policy(for id: String) async throws(CarryonError) -> StoragePolicy {
-        guard let asset = try await library.read({ db in try AssetRecord.fetchOne(db, key: id) }) else {
+        guard let asset = try await library.index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         return StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority)
@@ -92,47 +91,23 @@ public struct StorageManager: Sendable {
 
     /// Sets the policy of asset `id`.
     public func setPolicy(_ policy: StoragePolicy, for id: String) async throws(CarryonError) {
-        let changed = try await library.write { db in
-            try db.execute(sql: "UPDATE asset SET expiresAt = ?, priority = ? WHERE id = ?",
-                           arguments: [policy.expiresAt, policy.priority.rawValue, id])
-            return db.changesCount
-        }
-        if changed == 0 { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
+        if !(try await library.index.setPolicy(policy, of: id)) { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
     }
 
     /// The library's storage settings.
     public func settings() async throws(CarryonError) -> LibraryStorageSettings {
-        let values = try await library.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, value FROM setting").reduce(into: [String: String]()) { $0[$1["key"]] = $1["value"] }
-        }
-        return LibraryStorageSettings(quotaBytes: values["quotaBytes"].flatMap { Int($0) },
-                                      minimumFreeBytes: values["minimumFreeBytes"].flatMap { Int($0) },
-                                      purgeOnDownload: values["purgeOnDownload"] == "true")
+        try await library.index.storageSettings()
     }
 
     /// Replaces the library's storage settings.
     public func setSettings(_ settings: LibraryStorageSettings) async throws(CarryonError) {
-        try await library.write { db in
-            for (key, value) in [("quotaBytes", settings.quotaBytes.map(String.init)),
-                                 ("minimumFreeBytes", settings.minimumFreeBytes.map(String.init)),
-                                 ("purgeOnDownload", String(settings.purgeOnDownload))] {
-                if let value {
-                    try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                                   arguments: [key, value])
-                } else {
-                    try db.execute(sql: "DELETE FROM setting WHERE key = ?", arguments: [key])
-                }
-            }
-        }
+        try await library.index.setStorageSettings(settings)
     }
 
     /// Records that a player asked for asset `id` now: the time a purge orders assets by
     /// (least recently played first).
     public func markPlayed(_ id: String) async throws(CarryonError) {
-        let date = now()
-        try await library.write { db in
-            try db.execute(sql: "UPDATE asset SET lastPlayedAt = ? WHERE id = ?", arguments: [date, id])
-        }
+        try await library.index.markPlayed(id, at: now())
     }
 
     // MARK: Purging
@@ -141,7 +116,7 @@ public struct StorageManager: Sendable {
     /// to start), by the rules above.
     public func plan(incomingBytes: Int = 0, excluding busy: Set<String> = []) async throws(CarryonError) -> PurgePlan {
         let settings = try await settings()
-        let assets = try await library.read { db in try AssetRecord.fetchAll(db) }
+        let assets = try await library.index.allAssets()
         let date = now()
         let candidates = assets.map { asset in
             let bundle = library.bundleURL(for: asset.id)

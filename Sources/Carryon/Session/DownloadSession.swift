@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import GRDB
+
 import HLS
 import Logging
 import NIOCore

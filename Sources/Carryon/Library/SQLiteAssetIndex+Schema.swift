@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+
+/// The index's tables, and the migrations that bring an index written by any earlier release
+/// to them (each runs once, in order, in its own transaction). A migration is never changed
+/// once released: a new one is added.
+extension SQLiteAssetIndex {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "asset") { t in
+                t.primaryKey("id", .text)
+                t.column("name", .text).notNull()
+                t.column("url", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("errorMessage", .text)
+                t.column("options", .jsonText).notNull()
+                t.column("headers", .jsonText).notNull()
+                t.column("selection", .jsonText)
+                t.column("planned", .boolean).notNull().defaults(to: false)
+                t.column("createdAt", .datetime).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.column("completedAt", .datetime)
+                t.column("duration", .double)
+            }
+            try db.create(table: "rendition") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("key", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("language", .text)
+                t.column("uri", .text).notNull()
+                t.column("isMain", .boolean).notNull()
+                t.column("duration", .double).notNull()
+                t.column("position", .integer).notNull()
+                t.primaryKey(["assetId", "key"])
+            }
+            try db.create(table: "resource") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("renditionKey", .text).notNull()
+                t.column("ordinal", .integer).notNull()
+                t.column("kind", .text).notNull()
+                t.column("uri", .text).notNull()
+                t.column("rangeOffset", .integer)
+                t.column("rangeLength", .integer)
+                t.column("fileName", .text).notNull()
+                t.column("state", .text).notNull()
+                t.column("bytes", .integer)
+                t.column("expectedBytes", .integer).notNull()
+                t.column("exactSize", .boolean).notNull()
+                t.column("startTime", .double).notNull()
+                t.column("duration", .double).notNull()
+                t.column("etag", .text)
+                t.column("lastModified", .text)
+            }
+            try db.create(index: "resource_by_asset", on: "resource", columns: ["assetId", "state", "ordinal"])
+        }
+        migrator.registerMigration("v2: storage policy") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "expiresAt", .datetime)
+                t.add(column: "priority", .text).notNull().defaults(to: AssetPriority.default.rawValue)
+                t.add(column: "lastPlayedAt", .datetime)
+            }
+            try db.create(table: "setting") { t in
+                t.primaryKey("key", .text)
+                t.column("value", .text).notNull()
+            }
+        }
+        migrator.registerMigration("v3: content keys") { db in
+            try db.create(table: "contentKey") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("id", .text).notNull()
+                t.column("uri", .text).notNull()
+                t.column("method", .text).notNull()
+                t.column("keyFormat", .text).notNull()
+                // AES-GCM under the master key; NULL once invalidated.
+                t.column("sealed", .blob)
+                t.column("storedAt", .datetime).notNull()
+                t.column("lifetime", .jsonText).notNull()
+                t.column("firstPlayedAt", .datetime)
+                t.primaryKey(["assetId", "id"])
+            }
+        }
+        migrator.registerMigration("v4: stream formats") { db in
+            // Every asset recorded so far is HLS, the only format read until then.
+            try db.alter(table: "asset") { t in
+                t.add(column: "format", .text).notNull().defaults(to: "hls")
+            }
+        }
+        return migrator
+    }
+}
+
+// The records are the index's rows; how GRDB reads and writes them is the SQLite backend's
+// business, declared here and nowhere above the index.
+extension DownloadState: DatabaseValueConvertible {}
+extension ResourceState: DatabaseValueConvertible {}
+extension ResourceKind: DatabaseValueConvertible {}
+extension AssetRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset"
+}
+extension RenditionRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "rendition"
+}
+extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "resource"
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
