@@ -18,24 +18,26 @@ struct LibraryOptions: ParsableArguments {
         }
     }
 
-    /// Opens the library and a session over it, runs `body`, and shuts the session down.
-    func withSession<T>(_ body: (DownloadSession) async throws -> T) async throws -> T {
+    /// Opens the library and a session over it, runs `body`, and shuts the session down
+    /// (``withDownloadSession(library:configuration:logger:_:)``). A session that cannot be
+    /// opened fails with its hint; `body`'s own errors pass as they are.
+    func withSession<T: Sendable>(_ body: (DownloadSession) async throws -> T) async throws -> T {
         let library = try open()
-        let session: DownloadSession
         do {
-            session = try await DownloadSession(library: library)
+            return try await withDownloadSession(library: library) { session in
+                do { return try await body(session) } catch { throw BodyError(error: error) }
+            }
+        } catch let error as BodyError {
+            throw error.error
         } catch {
             throw fail(error)
         }
-        do {
-            let result = try await body(session)
-            await session.shutdown()
-            return result
-        } catch {
-            await session.shutdown()
-            throw error
-        }
     }
+}
+
+/// An error of a session's body, told apart from the session's own.
+private struct BodyError: Error {
+    var error: any Error
 }
 
 /// Prints a value as pretty JSON on stdout.

@@ -82,6 +82,31 @@ struct KeyStoreTests {
         }
     }
 
+    @Test("an app's master key, given to the library, seals and opens its keys everywhere: no master.key is made, and without it they do not open")
+    func appMasterKeyOnTheLibrary() async throws {
+        try await withTemporaryDirectory { folder in
+            let appKey = try MasterKey(bytes: Array(repeating: 9, count: 32))
+            let library = try OfflineLibrary(root: folder, masterKey: appKey)
+            try await StorageManagerTests.addAsset(library, "a", bytes: 1)
+            try await KeyStore(library: library).store(Self.key, id: "k1", assetID: "a", uri: "https://k", method: "AES-128",
+                                                       keyFormat: "identity", lifetime: KeyLifetime(), now: Self.t0)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("master.key").path))
+            // Another opening of the same library with the app's key reads it, as a playback
+            // source over that library does.
+            let reopened = try OfflineLibrary(root: folder, masterKey: appKey)
+            #expect(try await KeyStore(library: reopened).key("k1", of: "a", now: Self.t0) == Self.key)
+            let source = PlaybackSource(library: reopened, now: { Self.t0 })
+            guard case .key(let served) = try await source.content(assetID: "a", path: "keys/k1") else {
+                Issue.record("the playback source did not answer a key")
+                return
+            }
+            #expect(served == Self.key)
+            // Opened with the library's own key (a new master.key), they do not open.
+            let withoutAppKey = try OfflineLibrary(root: folder)
+            await #expect(throws: CarryonError.self) { try await KeyStore(library: withoutAppKey).key("k1", of: "a", now: Self.t0) }
+        }
+    }
+
     @Test("the master key file is made with mode 0600 and reused; a file others can read is refused; CARRYON_MASTER_KEY wins")
     func masterKeyFile() async throws {
         try await withTemporaryDirectory { folder in

@@ -76,9 +76,9 @@ public struct KeyStore: Sendable {
     ///
     /// - Parameters:
     ///   - library: The library whose assets' keys it keeps.
-    ///   - masterKey: The app's own master key; by default the library's (see
-    ///     ``MasterKey/forLibrary(at:environment:)``), read (or made) only when a key is sealed
-    ///     or opened: listing and invalidating keys need none, and work on a full disk.
+    ///   - masterKey: A master key other than the library's (see ``OfflineLibrary/masterKey()``,
+    ///     read only when a key is sealed or opened: listing and invalidating keys need none,
+    ///     and work on a full disk).
     public init(library: OfflineLibrary, masterKey: MasterKey? = nil) {
         self.library = library
         self.masterKey = masterKey
@@ -89,7 +89,7 @@ public struct KeyStore: Sendable {
     /// - Throws: ``CarryonError/Code/keys`` when the library's master key cannot be read or made.
     private func sealingKey() throws(CarryonError) -> MasterKey {
         if let masterKey { return masterKey }
-        return try MasterKey.forLibrary(at: library.root)
+        return try library.masterKey()
     }
 
     /// Keeps `key` as `keyID` of asset `assetID`, replacing a key of that id.

@@ -17,12 +17,22 @@ public final class OfflineLibrary: Sendable {
     /// place that knows how they are stored.
     let index: any AssetIndex
 
+    /// The app's own master key, when it gave one; else the library's (see ``masterKey()``).
+    private let appMasterKey: MasterKey?
+
     /// Opens (creating if needed) the library at `root`.
     ///
+    /// - Parameters:
+    ///   - root: The library folder.
+    ///   - masterKey: The app's own master key for the library's content keys (kept in a
+    ///     platform keystore, say); nil: the library's own (see
+    ///     ``MasterKey/forLibrary(at:environment:)``). Every key store, session and playback
+    ///     server over this library uses it.
     /// - Throws: ``CarryonError`` with code ``CarryonError/Code/library`` when the folder cannot
     ///   be created or the index cannot be opened or migrated.
-    public init(root: URL) throws(CarryonError) {
+    public init(root: URL, masterKey: MasterKey? = nil) throws(CarryonError) {
         self.root = root.standardizedFileURL
+        self.appMasterKey = masterKey
         do {
             try FileManager.default.createDirectory(at: self.root.appendingPathComponent("bundles"), withIntermediateDirectories: true)
         } catch {
@@ -41,6 +51,16 @@ public final class OfflineLibrary: Sendable {
         }
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".local/share/carryon")
+    }
+
+    /// The master key the library's content keys are sealed under: the app's, given when the
+    /// library was opened, else the library's own, read (or made) now — so that listing and
+    /// invalidating keys, which need none, work on a full disk.
+    ///
+    /// - Throws: ``CarryonError/Code/keys`` when the library's master key cannot be read or made.
+    public func masterKey() throws(CarryonError) -> MasterKey {
+        if let appMasterKey { return appMasterKey }
+        return try MasterKey.forLibrary(at: root)
     }
 
     /// The bundle folder of an asset.

@@ -35,8 +35,6 @@ public struct PlaybackSource: Sendable {
     public var pollInterval: Duration
     /// The current time, for key lifetimes.
     public var now: @Sendable () -> Date
-    /// The app's own master key for the key store; by default the library's.
-    public var masterKey: MasterKey?
     /// The assets this source is playing, each leased so that no purge removes it meanwhile.
     public let leases: PlaybackLeases
 
@@ -49,20 +47,17 @@ public struct PlaybackSource: Sendable {
     ///   - waitLimit: How long a request waits for a resource another process is downloading
     ///     before it fails with ``CarryonError/Code/notFound``; 120 seconds by default.
     ///   - pollInterval: How often the index is read while waiting; 200 milliseconds by default.
-    ///   - masterKey: The app's own master key for the key store; nil: the library's (see
-    ///     ``MasterKey/forLibrary(at:environment:)``).
     ///   - now: The current time, for key lifetimes; by default the system clock.
     ///   - leases: Where the assets it plays are leased; by default leases of its own, ended
     ///     when no copy of this source is left (a server ends them when it stops).
     public init(library: OfflineLibrary, session: DownloadSession? = nil, waitLimit: Duration = .seconds(120),
-                pollInterval: Duration = .milliseconds(200), masterKey: MasterKey? = nil, now: @escaping @Sendable () -> Date = { Date() },
+                pollInterval: Duration = .milliseconds(200), now: @escaping @Sendable () -> Date = { Date() },
                 leases: PlaybackLeases? = nil) {
         self.leases = leases ?? PlaybackLeases(library: library)
         self.library = library
         self.session = session
         self.waitLimit = waitLimit
         self.pollInterval = pollInterval
-        self.masterKey = masterKey
         self.now = now
     }
 
@@ -83,7 +78,7 @@ public struct PlaybackSource: Sendable {
         if path.hasPrefix("keys/") {
             let keyID = String(path.dropFirst(5))
             guard !keyID.isEmpty, !keyID.contains("/") else { throw CarryonError(.notFound, "\(path) is not a key") }
-            return .key(try await KeyStore(library: library, masterKey: masterKey)
+            return .key(try await KeyStore(library: library)
                 .key(keyID, of: assetID, now: now(), sessionStartedAt: sessionStartedAt))
         }
         guard var asset = try await library.index.asset(assetID) else {

@@ -22,8 +22,6 @@ extension DownloadSession {
         public var keyProviders: [String: any ContentKeyProvider] = [:]
         /// The lifetime given to keys whose provider does not say.
         public var keyLifetime = KeyLifetime()
-        /// The app's own master key for the key store; by default the library's.
-        public var masterKey: MasterKey?
         /// How long a request may receive nothing, or less than 1 KB/s on average, before it is
         /// a failed attempt (30 s by default, as aria2c's and yt-dlp's timeouts). It is retried
         /// like any other; when every attempt stalls the task is suspended with a message that

@@ -8,8 +8,7 @@ extension DownloadSession {
 
     func perform(_ id: String) async throws(CarryonError) {
         let bundle = library.bundleURL(for: id)
-        let lock = try lockBundle(id)
-        locks[id] = lock
+        tasks[id]?.run?.lock = try lockBundle(id)
         guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
@@ -49,7 +48,7 @@ extension DownloadSession {
                                                              additionalVariants: asset.selection?.additionalVariants ?? []), fetcher: fetcher)
         var keys = planned.plan.keys
         if onlyMissing {
-            let valid = Set(try await KeyStore(library: library, masterKey: configuration.masterKey).keys(of: id)
+            let valid = Set(try await KeyStore(library: library).keys(of: id)
                 .filter { !$0.isInvalidated }.map(\.id))
             keys.removeAll { valid.contains($0.id) }
         }
@@ -63,7 +62,7 @@ extension DownloadSession {
     /// anything is downloaded.
     public func prepare(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
-        guard running[id] == nil, !queue.contains(id) else {
+        guard tasks[id]?.run == nil, !queue.contains(id) else {
             throw CarryonError(.invalidState, "\(id) is downloading")
         }
         let lock = try lockBundle(id)
@@ -133,7 +132,7 @@ extension DownloadSession {
     func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
                             lifetime: KeyLifetime? = nil) async throws(CarryonError) {
         guard !keys.isEmpty else { return }
-        let store = KeyStore(library: library, masterKey: configuration.masterKey)
+        let store = KeyStore(library: library)
         let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
         var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
         for key in keys {
@@ -273,18 +272,8 @@ extension DownloadSession {
     /// resources the bundle already has (the same URI and byte range, at the same file) keep
     /// their state, size and validators.
     func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false) async throws(CarryonError) {
-        let plan = planned.plan
         let format = try configuration.formats.format(named: planned.format)
-        let bundle = library.bundleURL(for: asset.id)
-        if let origin = plan.originMain {
-            try BundleFiles.write(Data(format.redacted(origin: origin)), to: bundle.appendingPathComponent("origin/main.\(format.originExtension)"))
-        }
-        for rendition in plan.renditions {
-            try BundleFiles.write(Data(format.redacted(origin: rendition.originText)),
-                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).\(format.originExtension)"))
-            try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
-        }
-        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
+        try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id)
         try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date())
         try await writeManifest(asset.id)
     }

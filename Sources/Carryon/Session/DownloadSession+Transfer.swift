@@ -1,31 +1,24 @@
 import Foundation
-import NIOFileSystem
 
 /// Fetching a task's resources: in playback order with bounded concurrency, out of turn for
 /// playback, each into a partial file renamed when complete; progress and time-range events.
 extension DownloadSession {
     func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
-        let bundle = library.bundleURL(for: id)
+        guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
         let resources = try await index.resources(of: id)
-        trackers[id] = ProgressTracker(resources: resources)
-        reportedRenditions[id] = []
-        rangesLeft[id] = resources.reduce(into: [:]) { left, resource in
-            if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
-        }
-        renditionDurations[id] = try await index.renditions(of: id).reduce(into: [:]) { $0[$1.key] = $1.duration }
-        try await finishSharedFiles(id, resources: resources)
-        emitProgress(id, force: true)
-        let pending = resources.filter { $0.state == .pending }
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
-        // leniently may leave it out.
+        // leniently may leave it out. Read from the index: `asset` may be from before the plan.
         let bandwidthKnown = try await index.asset(id)?.selection?.variant.bandwidth != nil
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown)
+        run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
+        try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
+        emitProgress(id, force: true)
+        let pending = resources.filter { $0.state == .pending }
         let perTask = configuration.maximumRequestsPerTask
-        transfers[id] = (fetcher, bundle)
-        defer { transfers[id] = nil }
+        let bundle = run.bundle
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var iterator = pending.makeIterator()
@@ -55,14 +48,15 @@ extension DownloadSession {
     /// - Throws: ``CarryonError/Code/invalidState`` if the task is not running in this session,
     ///   or the fetch's error.
     public func fetchNow(_ assetID: String, resources: [Int64]) async throws(CarryonError) {
-        guard let transfer = transfers[assetID] else {
+        guard let run = tasks[assetID]?.run, let fetcher = run.fetcher else {
             throw CarryonError(.invalidState, "\(assetID) is not downloading in this process")
         }
+        let bundle = run.bundle
         let records = try await index.resources(resources, of: assetID)
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for record in records where record.state == .pending {
-                    group.addTask { try await self.fetchOnce(record, with: transfer.fetcher, into: transfer.bundle, queued: false) }
+                    group.addTask { try await self.fetchOnce(record, with: fetcher, into: bundle, queued: false) }
                 }
                 try await group.waitForAll()
             }
@@ -74,12 +68,12 @@ extension DownloadSession {
     /// ``CarryonError/Code/storage`` when a storage rule would break); nil when it was not
     /// stopped by an error, or not in this session.
     public func lastError(of id: String) -> CarryonError? {
-        lastErrors[id]
+        tasks[id]?.lastError
     }
 
     /// Whether this session is downloading `assetID` now.
     public func isTransferring(_ assetID: String) -> Bool {
-        transfers[assetID] != nil
+        tasks[assetID]?.run?.fetcher != nil
     }
 
     /// Fetches `resource` into the bundle; a queued fetch (the transfer's) first waits for a
@@ -97,13 +91,7 @@ extension DownloadSession {
     }
 
     private nonisolated func fetchIntoBundle(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL) async throws {
-        let final = bundle.appendingPathComponent(resource.fileName)
-        let part: URL
-        if let offset = resource.rangeOffset {
-            part = bundle.appendingPathComponent("\(resource.fileName).\(offset).part")
-        } else {
-            part = bundle.appendingPathComponent("\(resource.fileName).part")
-        }
+        let part = BundleWriter.partialFile(of: resource, in: bundle)
         try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
         let id = resource.id!
         let assetId = resource.assetId
@@ -136,80 +124,45 @@ extension DownloadSession {
                   server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
                   bytes: result.transferred,
                   duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetId)
-        if let offset = resource.rangeOffset {
-            // Copy the range into the shared file at its offset; the shared file keeps its
-            // temporary name until every range of it is in.
-            let shared = FilePath(bundle.appendingPathComponent("\(resource.fileName).part").path)
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
-                try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
-                    var position: Int64 = 0
-                    for try await chunk in reader.readChunks(chunkLength: .kibibytes(256)) {
-                        try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(offset) + position)
-                        position += Int64(chunk.readableBytes)
-                    }
-                }
-            }
-            try FileManager.default.removeItem(at: part)
-        } else {
-            try BundleFiles.rename(part, to: final)
-        }
+        try await BundleWriter(library: library).place(resource, in: bundle)
         try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
     }
 
     func recordBytes(_ delta: Int, resource: Int64, asset: String) {
-        trackers[asset]?.add(delta, to: resource, at: Self.now())
+        if let run = tasks[asset]?.run { run.add(delta, to: resource, at: Self.now()) } else {
+            // A fetch a player waits for goes on after the run: the progress shown still counts it.
+            tasks[asset]?.lastProgress?.add(delta, to: resource, at: Self.now())
+        }
         emitProgress(asset, force: false)
     }
 
     func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
+        let id = resource.assetId
         try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified)
-        trackers[resource.assetId]?.finish(resource.id!, bytes: bytes)
-        if resource.kind == .segment, trackers[resource.assetId] != nil {
-            let duration = renditionDurations[resource.assetId]?[resource.renditionKey] ?? 0
-            if let snapshot = trackers[resource.assetId]?.snapshot(at: Self.now()) {
-                emit(.timeRangeLoaded(taskID: resource.assetId, rendition: resource.renditionKey,
-                                      range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
-                                      loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
-                                      expected: .init(start: 0, end: duration)))
-            }
+        // A fetch that playback still waited for can end after the run: the index then says
+        // whether the rendition is complete.
+        let run = tasks[id]?.run
+        let finished = run?.finish(resource, bytes: bytes)
+        if run == nil { tasks[id]?.lastProgress?.finish(resource.id!, bytes: bytes) }
+        if resource.kind == .segment, let run, let snapshot = run.tracker?.snapshot(at: Self.now()) {
+            emit(.timeRangeLoaded(taskID: id, rendition: resource.renditionKey,
+                                  range: .init(start: resource.startTime, end: resource.startTime + resource.duration),
+                                  loaded: snapshot.loadedTimeRanges[resource.renditionKey] ?? [],
+                                  expected: .init(start: 0, end: run.renditionDurations[resource.renditionKey] ?? 0)))
         }
-        if resource.rangeOffset != nil, let left = rangesLeft[resource.assetId]?[resource.fileName] {
-            rangesLeft[resource.assetId]?[resource.fileName] = left - 1
-            if left == 1 { try finishSharedFile(resource.fileName, of: resource.assetId) }
+        if let sharedFile = finished?.sharedFile { try BundleWriter(library: library).finishSharedFile(sharedFile, of: id) }
+        var renditionCompleted = finished?.renditionCompleted
+        if renditionCompleted == nil, let run {
+            renditionCompleted = try await index.pendingCount(of: id, rendition: resource.renditionKey) == 0
+                && run.reportRendition(resource.renditionKey)
         }
-        var left = trackers[resource.assetId]?.unfinished(in: resource.renditionKey)
-        if left == nil {
-            left = try await index.pendingCount(of: resource.assetId, rendition: resource.renditionKey)
-        }
-        if left == 0, reportedRenditions[resource.assetId, default: []].insert(resource.renditionKey).inserted {
-            emit(.renditionCompleted(taskID: resource.assetId, key: resource.renditionKey))
-        }
-        emitProgress(resource.assetId, force: true)
-    }
-
-    /// Renames each shared file whose ranges are all in to its final name.
-    func finishSharedFiles(_ id: String, resources: [ResourceRecord]) async throws(CarryonError) {
-        let byFile = Dictionary(grouping: resources.filter { $0.rangeOffset != nil }, by: \.fileName)
-        for (fileName, ranges) in byFile where ranges.allSatisfy({ $0.state == .done }) {
-            try finishSharedFile(fileName, of: id)
-        }
-    }
-
-    /// Renames a shared file whose ranges are all in to its final name.
-    func finishSharedFile(_ fileName: String, of id: String) throws(CarryonError) {
-        let bundle = library.bundleURL(for: id)
-        let part = bundle.appendingPathComponent("\(fileName).part")
-        if FileManager.default.fileExists(atPath: part.path) {
-            try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
-        }
+        if renditionCompleted == true { emit(.renditionCompleted(taskID: id, key: resource.renditionKey)) }
+        emitProgress(id, force: true)
     }
 
     func emitProgress(_ id: String, force: Bool) {
-        guard let tracker = trackers[id] else { return }
-        let now = Self.now()
-        if !force, let last = lastProgressEvent[id], now - last < 0.2 { return }
-        lastProgressEvent[id] = now
-        emit(.progress(taskID: id, progress: tracker.snapshot(at: now)))
+        guard let progress = tasks[id]?.run?.progressToReport(at: Self.now(), force: force) else { return }
+        emit(.progress(taskID: id, progress: progress))
     }
 
     /// Seconds on a monotonic clock, for rates.

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-
 import HLS
 import Logging
 import NIOCore
@@ -25,6 +24,9 @@ import NIOFileSystem
 /// print(await task.waitUntilFinished())
 /// await session.shutdown()
 /// ```
+///
+/// ``withDownloadSession(library:configuration:logger:_:)`` opens a session for the length of a
+/// closure and always shuts it down.
 public actor DownloadSession {
     /// The library the session downloads into; its index records every task.
     public nonisolated let library: OfflineLibrary
@@ -35,29 +37,12 @@ public actor DownloadSession {
     nonisolated let client: HTTPClient
     let logger: Logger
     let requests: AsyncSemaphore
-    var machines: [String: DownloadTaskStateMachine] = [:]
-    var running: [String: Task<Void, Never>] = [:]
+    /// Every task this session has touched: its life cycle and, while it runs here, its run.
+    var tasks: [String: SessionTask] = [:]
+    /// Tasks waiting for room, in order.
     var queue: [String] = []
-    var locks: [String: FileLock] = [:]
-    var trackers: [String: ProgressTracker] = [:]
-    /// The renditions whose completion each running task has reported: several resources of a
-    /// rendition can finish while one of them is between awaits, and each then sees none left.
-    var reportedRenditions: [String: Set<String>] = [:]
-    /// For each running task, the byte ranges still to come of each shared file (a file that
-    /// segments address by ranges): counted here, not read back from the index after every
-    /// range, which made a 90 000-range file cost 90 000 squared row reads.
-    var rangesLeft: [String: [String: Int]] = [:]
-    /// For each running task, its renditions' durations, for the time-range events.
-    var renditionDurations: [String: [String: Double]] = [:]
-    var lastProgressEvent: [String: Double] = [:]
-    /// The last error of each task, also kept here because recording it in the index can fail
-    /// for the same reason the task did (a full disk).
-    var lastErrors: [String: CarryonError] = [:]
     /// The storage rules every transfer's chunks are charged against as they arrive.
     let budget: ByteBudget
-    /// How a running task fetches: set while its transfer runs, so that playback can ask for a
-    /// resource out of turn.
-    var transfers: [String: (fetcher: ResourceFetcher, bundle: URL)] = [:]
     /// Fetches under way, by resource id: the transfer and playback wait on the same one, so
     /// a resource is never fetched twice.
     var fetches: [Int64: SharedFetch] = [:]
@@ -69,21 +54,16 @@ public actor DownloadSession {
 
     /// Opens a session over `library`. Tasks recorded as running whose process is gone (no
     /// process holds their lock) come back suspended.
+    ///
+    /// Call ``shutdown()`` when done, or use ``withDownloadSession(library:configuration:logger:_:)``.
     public init(library: OfflineLibrary, configuration: Configuration = Configuration(), logger: Logger? = nil) async throws(CarryonError) {
         self.library = library
         self.index = library.index
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "carryon.session")
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.redirectConfiguration = .follow(max: configuration.maximumRedirects, allowCycles: false)
-        clientConfiguration.connectionPool = .init(idleTimeout: .seconds(60),
-                                                   concurrentHTTP1ConnectionsPerHostSoftLimit: configuration.maximumConnectionsPerHost)
-        clientConfiguration.decompression = .disabled
-        // A refused or failed connection is an error for RetryPolicy to back off from and
-        // report; left to the client, it retried silently until each request's timeout (about
-        // 100 s before a download to a closed port said anything).
-        clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton,
+                                 configuration: .carryon(maximumRedirects: configuration.maximumRedirects,
+                                                         connectionsPerHost: configuration.maximumConnectionsPerHost))
         self.requests = AsyncSemaphore(configuration.maximumConcurrentRequests)
         self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
         try await recoverCrashedTasks()
@@ -102,179 +82,69 @@ public actor DownloadSession {
         guard !isShutDown else { return }
         isShutDown = true
         queue.removeAll()
-        for id in Array(running.keys) { try? await suspend(id) }
-        for task in Array(running.values) { await task.value }
+        let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
+        for id in running { try? await suspend(id) }
+        for id in running { await tasks[id]?.run?.work.value }
         try? await client.shutdown()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }
 
-    // MARK: Events
+    // MARK: The life cycle
 
-    /// A stream of every task's events from now on. Each call makes a new stream.
-    public func events() -> AsyncStream<DownloadEvent> {
-        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
-        let id = UUID()
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
-        return stream
-    }
-
-    func unsubscribe(_ id: UUID) {
-        subscribers[id] = nil
-    }
-
-    func emit(_ event: DownloadEvent) {
-        for continuation in subscribers.values { continuation.yield(event) }
-    }
-
-    // MARK: Tasks
-
-    /// Creates a task for the stream at `url` (a multivariant or media playlist; http, https or
-    /// file). It does not start until ``DownloadTask/resume()``.
-    public func makeTask(url: String, name: String? = nil, options: DownloadOptions = DownloadOptions(),
-                         headers: [HTTPHeader] = []) async throws(CarryonError) -> DownloadTask {
-        let absolute = try PlaylistFetcher.absoluteURL(for: url)
-        let id = Self.makeID()
-        let now = Date()
-        let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute), url: absolute, state: .suspended,
-                                 errorMessage: nil, options: options, headers: headers, selection: nil, planned: false,
-                                 createdAt: now, updatedAt: now, completedAt: nil, duration: nil)
-        try await index.insert(record)
-        machines[id] = DownloadTaskStateMachine(state: .suspended)
-        return DownloadTask(id: id, session: self)
-    }
-
-    /// Every task the library knows, oldest first.
-    public func tasks() async throws(CarryonError) -> [DownloadTask] {
-        try await index.assetIDs().map { DownloadTask(id: $0, session: self) }
-    }
-
-    /// The task with `id` (the whole id, or a unique prefix of it).
-    public func task(id: String) async throws(CarryonError) -> DownloadTask {
-        DownloadTask(id: try await resolveID(id), session: self)
-    }
-
-    /// Resolves a full id or a unique prefix.
-    func resolveID(_ text: String) async throws(CarryonError) -> String {
-        try await library.resolveID(text)
-    }
-
+    /// The state machine of task `id`: this session's, else the one its recorded state gives.
     func machine(_ id: String) async throws(CarryonError) -> DownloadTaskStateMachine {
-        if let machine = machines[id] { return machine }
+        if let task = tasks[id] { return task.machine }
         guard let state = try await index.state(of: id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let machine = DownloadTaskStateMachine(state: state)
-        machines[id] = machine
+        tasks[id] = SessionTask(machine: machine)
         return machine
     }
 
-    func resume(_ id: String) async throws(CarryonError) {
-        var machine = try await machine(id)
-        let action: DownloadTaskStateMachine.Action
-        do { action = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
-        try await setState(id, machine)
-        lastErrors[id] = nil
-        if action == .enqueue, running[id] == nil, !queue.contains(id) {
-            queue.append(id)
-            schedule()
-        }
-    }
-
-    func suspend(_ id: String) async throws(CarryonError) {
-        // Another process's download is its own to suspend: writing its state here would leave
-        // it downloading under a state that says it is not.
-        if running[id] == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; only that process can suspend it")
-        }
-        var machine = try await machine(id)
-        let action = machine.suspend()
-        try await setState(id, machine)
-        queue.removeAll { $0 == id }
-        if action == .stopTransfer { running[id]?.cancel() }
-        if running[id] == nil { notifyFinished(id, machine.state) }
-    }
-
-    func cancel(_ id: String) async throws(CarryonError) {
-        var machine = try await machine(id)
-        let action: DownloadTaskStateMachine.Action
-        do { action = try machine.cancel() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
-        queue.removeAll { $0 == id }
-        if let task = running[id] {
-            task.cancel()
-            await task.value
-        }
-        try await setState(id, machine)
-        if action == .stopAndRemoveData {
-            try await removeData(id)
-        }
-        notifyFinished(id, .cancelled)
-    }
-
-    /// Removes an asset: its bundle and its rows. A running task is stopped first.
-    ///
-    /// - Throws: ``CarryonError/Code/busy`` when another process is downloading the asset (its
-    ///   files are in use there: it must stop first). A player reading it through a
-    ///   playback server gets 404s from then on.
-    public func delete(_ id: String) async throws(CarryonError) {
-        let id = try await resolveID(id)
-        if running[id] == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before the asset is deleted")
-        }
-        queue.removeAll { $0 == id }
-        if let task = running[id] {
-            machines[id] = DownloadTaskStateMachine(state: .cancelled)
-            task.cancel()
-            await task.value
-        }
-        try await removeData(id)
-        try await index.deleteAsset(id)
-        AssetLogs(library: library).remove(id)
-        machines[id] = nil
-        trackers[id] = nil
-        reportedRenditions[id] = nil
-        rangesLeft[id] = nil
-        renditionDurations[id] = nil
-        notifyFinished(id, .cancelled)
-    }
-
-    /// Whether another process (or session) holds the asset's bundle lock, downloading it.
-    private func isDownloadedElsewhere(_ id: String) -> Bool {
-        locks[id] == nil && FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path)
-    }
-
-    func waitUntilFinished(_ id: String) async -> DownloadState {
-        if running[id] == nil && !queue.contains(id) {
-            return (try? await machine(id).state) ?? .cancelled
-        }
-        return await withCheckedContinuation { continuation in
-            finishWaiters[id, default: []].append(continuation)
-        }
-    }
-
-    func notifyFinished(_ id: String, _ state: DownloadState) {
-        guard running[id] == nil, !queue.contains(id) else { return }
-        for waiter in finishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: state) }
-    }
-
+    /// Records the state `machine` has reached for task `id`, and tells observers if it changed.
     func setState(_ id: String, _ machine: DownloadTaskStateMachine, error: String? = nil) async throws(CarryonError) {
-        let previous = machines[id]?.state
-        machines[id] = machine
-        let state = machine.state
-        try await index.setState(state, of: id, error: error, at: Date())
-        if previous != state { emit(.stateChanged(taskID: id, state: state)) }
+        let previous = tasks[id]?.machine.state
+        if tasks[id] == nil { tasks[id] = SessionTask(machine: machine) } else { tasks[id]?.machine = machine }
+        try await index.setState(machine.state, of: id, error: error, at: Date())
+        if previous != machine.state { emit(.stateChanged(taskID: id, state: machine.state)) }
     }
 
-    func removeData(_ id: String) async throws(CarryonError) {
-        locks[id] = nil
-        try await index.forgetPlan(of: id)
-        let bundle = library.bundleURL(for: id)
-        if FileManager.default.fileExists(atPath: bundle.path) {
-            do { try FileManager.default.removeItem(at: bundle) } catch {
-                throw CarryonError(.disk, "cannot remove \(bundle.path): \(error.localizedDescription)", cause: error)
+    /// Does what a transition of task `id`'s machine asks: every action the machine returns is
+    /// performed here, and only here.
+    func perform(_ action: DownloadTaskStateMachine.Action, for id: String) async throws(CarryonError) {
+        switch action {
+        case .none:
+            break
+        case .enqueue:
+            if tasks[id]?.run == nil, !queue.contains(id) {
+                queue.append(id)
+                schedule()
+            }
+        case .startTransfer:
+            startRun(id)
+        case .stopTransfer:
+            queue.removeAll { $0 == id }
+            tasks[id]?.run?.work.cancel()
+        case .stopAndRemoveData:
+            queue.removeAll { $0 == id }
+            if let run = tasks[id]?.run {
+                run.work.cancel()
+                await run.work.value
+            }
+            try await removeData(id)
+        case .finish:
+            switch tasks[id]?.machine.state {
+            case .completed?:
+                do { try await writeManifest(id) } catch {
+                    logger.warning("the bundle's manifest cannot be written", metadata: ["asset": "\(id)", "error": "\(error.message)"])
+                }
+                emit(.finished(taskID: id, location: library.bundleURL(for: id)))
+            case .failed?:
+                if let error = tasks[id]?.lastError { emit(.failed(taskID: id, error: error)) }
+            default:
+                break
             }
         }
     }
@@ -283,86 +153,91 @@ public actor DownloadSession {
 
     func schedule() {
         guard !isShutDown else { return }
-        while running.count < configuration.maximumConcurrentTasks, !queue.isEmpty {
+        while tasks.values.count(where: { $0.run != nil }) < configuration.maximumConcurrentTasks, !queue.isEmpty {
             let id = queue.removeFirst()
-            guard var machine = machines[id], (try? machine.start()) != nil else { continue }
-            machines[id] = machine
-            running[id] = Task { await self.run(id) }
+            guard var machine = tasks[id]?.machine, let action = try? machine.start() else { continue }
+            tasks[id]?.machine = machine
+            if action == .startTransfer { startRun(id) }
         }
+    }
+
+    /// Starts task `id`'s run: what the machine's `startTransfer` asks for.
+    private func startRun(_ id: String) {
+        let work = Task { await self.run(id) }
+        tasks[id]?.run = TaskRun(work: work, bundle: library.bundleURL(for: id))
     }
 
     func run(_ id: String) async {
         let outcome: Result<Void, CarryonError>
         do {
-            try await setState(id, machines[id] ?? DownloadTaskStateMachine(state: .running))
+            if let machine = tasks[id]?.machine { try await setState(id, machine) }
             try await perform(id)
             outcome = .success(())
         } catch {
             outcome = .failure(error)
         }
-        running[id] = nil
-        locks[id] = nil
-        trackers[id]?.resetInFlight()
-        var machine = machines[id] ?? DownloadTaskStateMachine(state: .running)
-        switch outcome {
-        case .success:
-            if machine.state == .running {
-                _ = try? machine.complete()
+        // The run is over whatever ended it: what it owned goes (the bundle's lock with it),
+        // so the actions below find no run to stop.
+        let run = tasks[id]?.run
+        tasks[id]?.run = nil
+        if let progress = run?.finalProgress() { tasks[id]?.lastProgress = progress }
+        if var machine = tasks[id]?.machine, machine.state == .running {
+            switch outcome {
+            case .success:
+                let action = (try? machine.complete()) ?? .none
                 try? await setState(id, machine)
-                try? await writeManifest(id)
-                emit(.finished(taskID: id, location: library.bundleURL(for: id)))
-            }
-        case .failure(let error) where error.code == .cancelled:
-            // Suspended or cancelled: the state was set by whoever stopped the task. A task
-            // still running was stopped by no one; it must not stay "running" with nothing
-            // downloading, where `resume` would do nothing.
-            if machine.state == .running {
-                _ = machine.suspend()
+                try? await perform(action, for: id)
+            case .failure(let error) where error.code == .cancelled:
+                // Suspended or cancelled, the state was set by whoever stopped the task; one
+                // still running was stopped by no one. It must not stay "running" with nothing
+                // downloading, where `resume` would do nothing.
+                let action = machine.suspend()
                 let stopped = CarryonError(.transfer, "the transfer stopped without being asked to; resume goes on")
-                lastErrors[id] = stopped
-                await logError(stopped, for: id)
+                await stop(id, with: stopped)
                 try? await setState(id, machine, error: stopped.message)
-            }
-        case .failure(let failure):
-            let error = needing(failure, id)
-            if machine.state == .running {
+                try? await perform(action, for: id)
+            case .failure(let failure):
                 // A stall is the server's fault and a storage rule the library's, not the
                 // download's: suspended with what arrived kept, for `resume` once the server
                 // answers again or there is room. Anything else fails the task.
-                let suspends = error.code == .stalled || error.code == .storage
-                _ = suspends ? machine.suspend() : machine.fail()
-                lastErrors[id] = error
-                machines[id] = machine
-                await logError(error, for: id)
+                let error = needing(failure, id)
+                let action = error.code == .stalled || error.code == .storage ? machine.suspend() : machine.fail()
+                await stop(id, with: error)
                 try? await setState(id, machine, error: error.message)
-                if !suspends { emit(.failed(taskID: id, error: error)) }
+                try? await perform(action, for: id)
             }
         }
-        notifyFinished(id, machines[id]?.state ?? machine.state)
+        notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)
         schedule()
     }
 
-    /// A full disk's error, with how much more the download needs.
-    private func needing(_ error: CarryonError, _ id: String) -> CarryonError {
-        guard error.code == .disk, let progress = trackers[id]?.snapshot(at: Self.now()) else { return error }
-        let left = max(0, progress.bytesExpected - progress.bytesDone)
-        return CarryonError(error.code, "\(error.message); the download still needs \(progress.isExact ? "" : "about ")\(left) more bytes",
-                            cause: error.cause)
-    }
-
-    /// Writes a task's failure to its error log.
-    func logError(_ error: CarryonError, for id: String) async {
+    /// Keeps `error` as what stopped task `id`, and writes it to the task's error log.
+    private func stop(_ id: String, with error: CarryonError) async {
+        tasks[id]?.lastError = error
         let url = (try? await index.asset(id))??.url
         AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: url ?? id, errorDomain: "carryon",
                                                 errorCode: error.code.rawValue, comment: error.message), for: id)
     }
 
+    /// A full disk's error, with how much more the download needs.
+    private func needing(_ error: CarryonError, _ id: String) -> CarryonError {
+        guard error.code == .disk, let progress = (tasks[id]?.run?.tracker ?? tasks[id]?.lastProgress)?.snapshot(at: Self.now()) else {
+            return error
+        }
+        let left = max(0, progress.bytesExpected - progress.bytesDone)
+        return CarryonError(error.code, "\(error.message); the download still needs \(progress.isExact ? "" : "about ")\(left) more bytes",
+                            cause: error.cause)
+    }
+
     // MARK: Recovery
 
+    /// Tasks recorded as running or waiting whose process is gone (no process holds their
+    /// bundle's lock) are recorded suspended: their process died mid-download.
     func recoverCrashedTasks() async throws(CarryonError) {
         for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
-            var machine = DownloadTaskStateMachine(state: .running)
-            _ = machine.recoverAfterCrash()
+            guard var machine = try? await machine(id) else { continue }
+            // A running task's process died; a waiting one's queue died with its process.
+            _ = machine.state == .running ? machine.recoverAfterCrash() : machine.suspend()
             do {
                 try await index.suspendIfInterrupted(id)
             } catch where error.code == .disk {
@@ -370,24 +245,34 @@ public actor DownloadSession {
                 // and recorded so by the first session that has room to.
                 logger.warning("a crashed task's state cannot be recorded", metadata: ["asset": "\(id)", "error": "\(error.message)"])
             }
-            machines[id] = machine
+            tasks[id]?.machine = machine
         }
     }
+}
 
-    static func makeID() -> String {
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<10).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
-    }
-
-    static func defaultName(for url: String) -> String {
-        var path = Substring(url)
-        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
-        let parts = path.split(separator: "/").filter { !$0.isEmpty }
-        guard let last = parts.last else { return url }
-        if ["main.m3u8", "master.m3u8", "index.m3u8", "playlist.m3u8", "prog_index.m3u8"].contains(last.lowercased()), parts.count >= 2 {
-            return String(parts[parts.count - 2])
-        }
-        return last.hasSuffix(".m3u8") ? String(last.dropLast(5)) : String(last)
+/// Opens a ``DownloadSession`` over `library`, runs `body` with it, and shuts it down whether
+/// `body` returns or throws: its running tasks are suspended (they resume in a later session)
+/// and its HTTP client is released.
+///
+/// ```swift
+/// let library = try OfflineLibrary(root: OfflineLibrary.defaultRoot())
+/// try await withDownloadSession(library: library) { session in
+///     let task = try await session.makeTask(url: "https://example.com/main.m3u8")
+///     try await task.resume()
+///     print(await task.waitUntilFinished())
+/// }
+/// ```
+public func withDownloadSession<Result: Sendable>(
+    library: OfflineLibrary, configuration: DownloadSession.Configuration = .init(), logger: Logger? = nil,
+    _ body: (DownloadSession) async throws -> Result
+) async throws -> Result {
+    let session = try await DownloadSession(library: library, configuration: configuration, logger: logger)
+    do {
+        let result = try await body(session)
+        await session.shutdown()
+        return result
+    } catch {
+        await session.shutdown()
+        throw error
     }
 }

@@ -293,15 +293,9 @@ public struct PlaylistFetcher: Sendable {
         return permanent.contains(error)
     }
 
-    /// A process-wide client like `HTTPClient.shared`, except that a connection that cannot be
-    /// made fails the request (for ``retry`` to back off and report) instead of being retried
-    /// silently until the request times out.
-    static let sharedClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+    /// A process-wide client like `HTTPClient.shared`, set up as every Carryon client is (see
+    /// `HTTPClient.Configuration.carryon`).
+    static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .carryon())
 
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {

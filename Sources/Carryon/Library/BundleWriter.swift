@@ -1,0 +1,121 @@
+import Foundation
+import NIOFileSystem
+
+/// Writes an asset's bundle: a plan's manifests, `manifest.json`, the byte ranges of shared
+/// files assembled at their offsets, finished files renamed into place, and the whole bundle
+/// removed. Every method runs off its caller's actor (`@concurrent`): a session's actor never
+/// waits on the disk, and a bundle of tens of thousands of files is removed without stalling
+/// every other task's progress.
+///
+/// Each file is written under a temporary name and renamed into place when complete (see
+/// ``BundleFiles``), so a crash never leaves a half-written file under its final name.
+struct BundleWriter: Sendable {
+    let library: OfflineLibrary
+
+    /// Writes `planned`'s manifests into asset `id`'s bundle: the origin's copies (without
+    /// their secrets, by `format`), each rendition's local playlist and the local `main.m3u8`.
+    @concurrent
+    func writeManifests(of planned: PlannedStream, format: any StreamFormat, for id: String) async throws(CarryonError) {
+        let plan = planned.plan
+        let bundle = library.bundleURL(for: id)
+        if let origin = plan.originMain {
+            try BundleFiles.write(Data(format.redacted(origin: origin)), to: bundle.appendingPathComponent("origin/main.\(format.originExtension)"))
+        }
+        for rendition in plan.renditions {
+            try BundleFiles.write(Data(format.redacted(origin: rendition.originText)),
+                                  to: bundle.appendingPathComponent("origin/\(rendition.record.key).\(format.originExtension)"))
+            try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
+        }
+        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
+    }
+
+    /// Writes asset `id`'s `manifest.json` from its record, renditions and (once completed) its
+    /// files with their sizes.
+    @concurrent
+    func writeManifest(of id: String) async throws(CarryonError) {
+        let index = library.index
+        let bundle = library.bundleURL(for: id)
+        guard let asset = try await index.asset(id) else { return }
+        var files: [BundleManifest.File] = []
+        if asset.state == .completed {
+            for (fileName, uri) in try await index.files(of: id) {
+                files.append(.init(path: fileName, bytes: BundleFiles.size(of: bundle.appendingPathComponent(fileName)) ?? 0, uri: uri))
+            }
+        }
+        let renditions = try await index.renditions(of: id)
+        let manifest = BundleManifest(
+            streamFormat: asset.format, id: id, name: asset.name, url: asset.url, state: asset.state, playlist: "main.m3u8", duration: asset.duration ?? 0,
+            createdAt: asset.createdAt, completedAt: asset.completedAt, variant: asset.selection?.variant,
+            renditions: renditions.map {
+                .init(key: $0.key, type: $0.type, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",
+                      uri: $0.uri, duration: $0.duration)
+            },
+            files: files)
+        do {
+            try BundleFiles.write(try manifest.encoded(), to: bundle.appendingPathComponent("manifest.json"))
+        } catch let error as CarryonError {
+            throw error
+        } catch {
+            throw CarryonError(.disk, "cannot write the manifest of \(id): \(error)", cause: error)
+        }
+    }
+
+    /// The partial file `resource` is fetched into: its own, or for a byte range of a shared
+    /// file, one of the range's until ``place(_:in:)`` copies it into the shared file.
+    static func partialFile(of resource: ResourceRecord, in bundle: URL) -> URL {
+        if let offset = resource.rangeOffset {
+            return bundle.appendingPathComponent("\(resource.fileName).\(offset).part")
+        }
+        return bundle.appendingPathComponent("\(resource.fileName).part")
+    }
+
+    /// Puts a fetched resource in place: a whole file renamed to its final name; a byte range
+    /// copied into its shared file at its offset (the shared file keeps its temporary name
+    /// until every range of it is in: see ``finishSharedFile(_:of:)``).
+    @concurrent
+    func place(_ resource: ResourceRecord, in bundle: URL) async throws {
+        let part = Self.partialFile(of: resource, in: bundle)
+        guard let offset = resource.rangeOffset else {
+            return try BundleFiles.rename(part, to: bundle.appendingPathComponent(resource.fileName))
+        }
+        let shared = FilePath(bundle.appendingPathComponent("\(resource.fileName).part").path)
+        try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
+            try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
+                var position: Int64 = 0
+                for try await chunk in reader.readChunks(chunkLength: .kibibytes(256)) {
+                    try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(offset) + position)
+                    position += Int64(chunk.readableBytes)
+                }
+            }
+        }
+        try FileManager.default.removeItem(at: part)
+    }
+
+    /// Renames each shared file of `resources` whose ranges are all in to its final name.
+    @concurrent
+    func finishSharedFiles(of id: String, resources: [ResourceRecord]) async throws(CarryonError) {
+        let byFile = Dictionary(grouping: resources.filter { $0.rangeOffset != nil }, by: \.fileName)
+        for (fileName, ranges) in byFile where ranges.allSatisfy({ $0.state == .done }) {
+            try finishSharedFile(fileName, of: id)
+        }
+    }
+
+    /// Renames shared file `fileName`, whose ranges are all in, to its final name.
+    func finishSharedFile(_ fileName: String, of id: String) throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        let part = bundle.appendingPathComponent("\(fileName).part")
+        if FileManager.default.fileExists(atPath: part.path) {
+            try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
+        }
+    }
+
+    /// Removes asset `id`'s bundle folder, if there is one.
+    @concurrent
+    func remove(_ id: String) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        guard FileManager.default.fileExists(atPath: bundle.path) else { return }
+        do { try FileManager.default.removeItem(at: bundle) } catch {
+            throw CarryonError(.disk, "cannot remove \(bundle.path): \(error.localizedDescription)", cause: error)
+        }
+    }
+}

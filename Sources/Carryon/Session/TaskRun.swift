@@ -1,0 +1,109 @@
+import Foundation
+
+/// One task as a session holds it: its life cycle, and what it owns while it runs here.
+///
+/// `run` is set exactly while the task runs in this session (the machine says `running`): the
+/// session sets it when the machine's `start()` asks for a transfer, and clears it when the run
+/// ends, whatever ended it. A task the machine says is running without a run is another
+/// process's download.
+struct SessionTask {
+    var machine: DownloadTaskStateMachine
+    var run: TaskRun?
+    /// The error that last stopped the task in this session, also kept here because recording
+    /// it in the index can fail for the same reason the task did (a full disk).
+    var lastError: CarryonError?
+    /// The last run's progress, exact to the byte (partial files included), for snapshots
+    /// after it stopped.
+    var lastProgress: ProgressTracker?
+}
+
+/// What one run of a task owns while it goes on: the work itself, the bundle's lock, and once
+/// its transfer starts, the fetcher, the progress and the bookkeeping that turns finished
+/// resources into events. Confined to the session's actor; the session cancels ``work`` to stop
+/// the run, and drops the whole object when it ends, which releases the lock.
+final class TaskRun {
+    /// The run; cancelling it stops planning or the transfer.
+    let work: Task<Void, Never>
+    /// The bundle's lock: this process works on the bundle while it is held.
+    var lock: FileLock?
+    /// The bundle the run downloads into.
+    let bundle: URL
+    /// How the transfer fetches, set when it starts, so that playback can ask for a resource
+    /// out of turn.
+    private(set) var fetcher: ResourceFetcher?
+    /// Bytes done and expected, set when the transfer starts.
+    private(set) var tracker: ProgressTracker?
+    /// The renditions whose completion was reported: several resources of a rendition can
+    /// finish while one of them is between awaits, and each then sees none left.
+    private var reportedRenditions: Set<String> = []
+    /// The byte ranges still to come of each shared file (a file that segments address by
+    /// ranges): counted here, not read back from the index after every range, which made a
+    /// 90 000-range file cost 90 000 squared row reads.
+    private var rangesLeft: [String: Int] = [:]
+    /// Each rendition's duration, for the time-range events.
+    private(set) var renditionDurations: [String: Double] = [:]
+    private var lastProgressEvent: Double?
+
+    init(work: Task<Void, Never>, bundle: URL) {
+        self.work = work
+        self.bundle = bundle
+    }
+
+    /// The transfer starts over `resources` (all of the task's, done or not).
+    func beginTransfer(resources: [ResourceRecord], renditions: [RenditionRecord], fetcher: ResourceFetcher) {
+        tracker = ProgressTracker(resources: resources)
+        rangesLeft = resources.reduce(into: [:]) { left, resource in
+            if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
+        }
+        renditionDurations = renditions.reduce(into: [:]) { $0[$1.key] = $1.duration }
+        self.fetcher = fetcher
+    }
+
+    /// `delta` more bytes of resource `id` arrived at `now`.
+    func add(_ delta: Int, to id: Int64, at now: Double) {
+        tracker?.add(delta, to: id, at: now)
+    }
+
+    /// What finishing `resource` with `bytes` bytes completes.
+    struct Finished {
+        /// The shared file whose last range this was, now to be renamed into place.
+        var sharedFile: String?
+        /// Whether the resource's rendition is now complete and not yet reported.
+        var renditionCompleted: Bool?
+    }
+
+    /// Records `resource` done. `renditionCompleted` is nil when the run cannot tell (it has
+    /// not started its transfer): the index must be asked.
+    func finish(_ resource: ResourceRecord, bytes: Int) -> Finished {
+        tracker?.finish(resource.id!, bytes: bytes)
+        var finished = Finished()
+        if resource.rangeOffset != nil, let left = rangesLeft[resource.fileName] {
+            rangesLeft[resource.fileName] = left - 1
+            if left == 1 { finished.sharedFile = resource.fileName }
+        }
+        if let left = tracker?.unfinished(in: resource.renditionKey) {
+            finished.renditionCompleted = left == 0 && reportRendition(resource.renditionKey)
+        }
+        return finished
+    }
+
+    /// Whether rendition `key`'s completion is reported now: true the first time only.
+    func reportRendition(_ key: String) -> Bool {
+        reportedRenditions.insert(key).inserted
+    }
+
+    /// The progress to report at `now`, or nil when the last report is under 0.2 s old and
+    /// `force` is off (a report per chunk would flood subscribers on a fast link).
+    func progressToReport(at now: Double, force: Bool) -> DownloadProgress? {
+        guard let tracker else { return nil }
+        if !force, let last = lastProgressEvent, now - last < 0.2 { return nil }
+        lastProgressEvent = now
+        return tracker.snapshot(at: now)
+    }
+
+    /// The progress as the run leaves it: no request in flight.
+    func finalProgress() -> ProgressTracker? {
+        tracker?.resetInFlight()
+        return tracker
+    }
+}
