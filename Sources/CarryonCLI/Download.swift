@@ -139,7 +139,7 @@ struct StreamOptions: ParsableArguments {
     }
 
     var requestHeaders: [HTTPHeader] {
-        headers.compactMap(parseHeader).map { HTTPHeader(name: $0.0, value: $0.1) }
+        headers.compactMap(parseHeader)
     }
 }
 

@@ -85,12 +85,12 @@ struct Inspect: AsyncParsableCommand {
 }
 
 /// Splits `Name: value`; nil when there is no colon or no name.
-func parseHeader(_ text: String) -> (String, String)? {
+func parseHeader(_ text: String) -> HTTPHeader? {
     guard let colon = text.firstIndex(of: ":") else { return nil }
     let name = text[..<colon].trimmingCharacters(in: .whitespaces)
     let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     guard !name.isEmpty, !name.contains(" ") else { return nil }
-    return (name, value)
+    return HTTPHeader(name: name, value: value)
 }
 
 /// The text form of `carryon inspect`.

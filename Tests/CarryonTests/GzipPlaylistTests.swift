@@ -69,7 +69,7 @@ struct GzipPlaylistTests {
         try await HostileOrigin.withRunning { origin in
             origin.answer("/plain.m3u8", with: .body(Self.playlist))
             var fetcher = Self.fetcher()
-            fetcher.headers = [("Accept-Encoding", "identity")]
+            fetcher.headers = [HTTPHeader(name: "Accept-Encoding", value: "identity")]
             _ = try await fetcher.fetch(origin.baseURL + "/plain.m3u8")
             let head = try #require(origin.requestHeads.first).lowercased()
             #expect(head.contains("accept-encoding: identity") && !head.contains("gzip"), "\(head)")

@@ -16,7 +16,7 @@ public struct Inspector: Sendable {
 
     /// An inspector using a process-wide client, sending `headers` with every request and
     /// ending a request that stalls for `stallTimeout` (see ``PlaylistFetcher/stallTimeout``).
-    public init(headers: [(String, String)] = [], stallTimeout: Duration = .seconds(30)) {
+    public init(headers: [HTTPHeader] = [], stallTimeout: Duration = .seconds(30)) {
         self.fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, headers: headers, stallTimeout: stallTimeout)
     }
 

@@ -107,7 +107,7 @@ extension DownloadSession {
     /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
     /// only the locations its stream may lead to.
     func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
-        PlaylistFetcher(client: client, headers: asset.headers.map { ($0.name, $0.value) },
+        PlaylistFetcher(client: client, headers: asset.headers,
                         maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
                         retry: configuration.retry, stallTimeout: configuration.stallTimeout)
             .forStream(asset.url)

@@ -19,7 +19,7 @@ public struct PlaylistFetcher: Sendable {
     /// The HTTP client used for `http` and `https` URLs.
     public var client: HTTPClient
     /// Headers sent with every request (authorization, cookies…).
-    public var headers: [(String, String)]
+    public var headers: [HTTPHeader]
     /// The largest playlist accepted, in bytes (default 64 MiB: some 10-hour VOD playlists
     /// with byte ranges reach tens of megabytes).
     public var maximumPlaylistBytes: Int
@@ -41,7 +41,7 @@ public struct PlaylistFetcher: Sendable {
     /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
     /// accept playlists up to 64 MiB, give a request 30 seconds, try a failed request up to 4
     /// times in all, and end a request that stalls for 30 seconds.
-    public init(client: HTTPClient, headers: [(String, String)] = [], maximumPlaylistBytes: Int = 64 << 20,
+    public init(client: HTTPClient, headers: [HTTPHeader] = [], maximumPlaylistBytes: Int = 64 << 20,
                 timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4),
                 stallTimeout: Duration = .seconds(30)) {
         self.client = client
@@ -141,9 +141,16 @@ public struct PlaylistFetcher: Sendable {
             } catch {
                 failure = error
             }
-            guard failure.retryable, attempt < retry.maximumAttempts, !Task.isCancelled else { throw failure.error }
-            let delay = retry.delay(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1))
-            do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
+            guard failure.retryable, !Task.isCancelled else { throw failure.error }
+            switch retry.decision(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1)) {
+            case .retry(let delay):
+                do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
+            case .attemptsUsed:
+                throw failure.error
+            case .retryAfterTooLong(let wait):
+                throw CarryonError(failure.error.code, "\(failure.error.message), and the server asks to retry after \(wait), longer than the \(retry.maximumRetryAfter) Carryon waits",
+                                   cause: failure.error.cause)
+            }
         }
     }
 
@@ -175,7 +182,7 @@ public struct PlaylistFetcher: Sendable {
 
     private func requestBytes(_ url: String, meter: StallMeter) async throws(Failure) -> Body {
         var request = HTTPClientRequest(url: URIReference.encodingSpaces(url))
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        for header in headers { request.headers.add(name: header.name, value: header.value) }
         // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
         if !request.headers.contains(name: "accept-encoding") {
             request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")

@@ -104,10 +104,9 @@ struct ResourceFetcher: Sendable {
                               status: outcome.status, transferred: outcome.received)
             } catch let stall as StallError {
                 lastCause = stall.description
-                guard attempt < retry.maximumAttempts else {
+                guard case .retry(let delay) = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1)) else {
                     throw CarryonError(.stalled, "\(uri): \(stall) (\(attempt) attempts); what arrived is kept for `resume`")
                 }
-                let delay = retry.delay(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
                 logger.debug("retrying", metadata: ["uri": "\(uri)", "attempt": "\(attempt)", "cause": "\(stall)", "delay": "\(delay)"])
                 try await Task.sleep(for: delay)
             } catch let error as AttemptError {
@@ -116,13 +115,10 @@ struct ResourceFetcher: Sendable {
                     throw error
                 case .retry(let cause, let retryAfter):
                     lastCause = cause
-                    guard attempt < retry.maximumAttempts else {
-                        throw CarryonError(.transfer, "\(uri): failed after \(attempt) attempts; last: \(lastCause)")
+                    let decision = retry.decision(afterAttempt: attempt, retryAfter: retryAfter, randomUnit: Double.random(in: 0...1))
+                    guard case .retry(let delay) = decision else {
+                        throw CarryonError(.transfer, retry.reason(decision, uri: uri, attempts: attempt, lastCause: lastCause))
                     }
-                    if let retryAfter, retryAfter > retry.maximumRetryAfter {
-                        throw CarryonError(.transfer, "\(uri): the server asks to retry after \(retryAfter), longer than the \(retry.maximumRetryAfter) Carryon waits")
-                    }
-                    let delay = retry.delay(afterAttempt: attempt, retryAfter: retryAfter, randomUnit: Double.random(in: 0...1))
                     logger.debug("retrying", metadata: ["uri": "\(uri)", "attempt": "\(attempt)", "cause": "\(cause)", "delay": "\(delay)"])
                     try await Task.sleep(for: delay)
                 }
@@ -136,10 +132,10 @@ struct ResourceFetcher: Sendable {
                 if PlaylistFetcher.isPermanent(error) {
                     throw CarryonError(.http, "\(uri): the request failed: \(lastCause)", cause: error)
                 }
-                guard attempt < retry.maximumAttempts else {
-                    throw CarryonError(.transfer, "\(uri): failed after \(attempt) attempts; last: \(lastCause)", cause: error)
+                let decision = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
+                guard case .retry(let delay) = decision else {
+                    throw CarryonError(.transfer, retry.reason(decision, uri: uri, attempts: attempt, lastCause: lastCause), cause: error)
                 }
-                let delay = retry.delay(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
                 try await Task.sleep(for: delay)
             }
         }

@@ -40,6 +40,37 @@ public struct RetryPolicy: Sendable, Hashable {
         return jittered
     }
 
+    /// What to do after a failed attempt.
+    public enum Decision: Sendable, Hashable {
+        /// Try again after this wait.
+        case retry(after: Duration)
+        /// Every attempt has been made.
+        case attemptsUsed
+        /// The server asks for a longer wait than ``maximumRetryAfter``: give up now rather
+        /// than retry early, against its word, until the attempts run out.
+        case retryAfterTooLong(Duration)
+    }
+
+    /// What to do after failed attempt `attempt` (1-based) whose response asked for
+    /// `retryAfter`: the one rule for playlists, keys and media alike. `randomUnit` is a number
+    /// in 0…1.
+    public func decision(afterAttempt attempt: Int, retryAfter: Duration? = nil, randomUnit: Double) -> Decision {
+        guard attempt < maximumAttempts else { return .attemptsUsed }
+        if let retryAfter, retryAfter > maximumRetryAfter { return .retryAfterTooLong(retryAfter) }
+        return .retry(after: delay(afterAttempt: attempt, retryAfter: retryAfter, randomUnit: randomUnit))
+    }
+
+    /// Why `decision` gives up on `uri`, after `attempts` attempts whose last failed with
+    /// `lastCause`.
+    func reason(_ decision: Decision, uri: String, attempts: Int, lastCause: String) -> String {
+        switch decision {
+        case .retryAfterTooLong(let wait):
+            return "\(uri): \(lastCause), and the server asks to retry after \(wait), longer than the \(maximumRetryAfter) Carryon waits"
+        case .attemptsUsed, .retry:
+            return "\(uri): failed after \(attempts) attempts; last: \(lastCause)"
+        }
+    }
+
     /// Reads a `Retry-After` header: delay-seconds, or an HTTP date relative to `now`
     /// (seconds since 1970). Nil when absent or unreadable.
     static func retryAfter(_ header: String?, now: Double) -> Duration? {
