@@ -147,40 +147,18 @@ extension DownloadSession {
         }
     }
 
-    /// Checks the library's storage rules before a transfer: when the bytes still to come
-    /// would break the quota or leave less free than the reserve (the library's minimum, else
-    /// ``DiskSpace/defaultReserve``), purges by the rules if the library is set to and that is
-    /// enough, and otherwise stops with the sizes involved. Then sets the session's
+    /// Admits a transfer by the library's storage rules (see `StorageManager.admit`): purges
+    /// what they say to make room, or stops with the sizes involved. Then sets the session's
     /// ``ByteBudget``, which holds the same rules against the bytes as they arrive.
     func makeRoom(for id: String) async throws(CarryonError) {
         let disk = configuration.diskSpace ?? .fileSystem(at: library.root.path)
-        let storage = StorageManager(library: library, freeBytes: disk.free)
-        let settings = try await storage.settings()
-        let reserve = settings.minimumFreeBytes ?? disk.defaultReserve
-        let incoming = try await index.pendingBytes(of: id)
-        let plan = try await storage.plan(incomingBytes: incoming, excluding: [id])
-        var libraryBytes = plan.libraryBytesAfter + plan.bytesFreed
-        let free = plan.freeBytesAfter - plan.bytesFreed
-        let fitsQuota = settings.quotaBytes.map { libraryBytes + incoming <= $0 } ?? true
-        let keepsFree = free - incoming >= reserve
-        if !fitsQuota || !keepsFree {
-            guard settings.purgeOnDownload, plan.satisfied, plan.freeBytesAfter - incoming >= reserve else {
-                var rules: [String] = []
-                if let quota = settings.quotaBytes { rules.append("the library holds \(libraryBytes) bytes of its \(quota)-byte quota") }
-                rules.append("\(free) bytes are free and \(reserve) must stay free"
-                             + (settings.minimumFreeBytes == nil ? " (the default reserve: 1 GiB, or 5 % of a smaller disk)" : ""))
-                let purge = settings.purgeOnDownload ? "a purge by the rules cannot make enough room" : "a purge, or allowing one on download, can make room"
-                throw CarryonError(.storage, "\(id) needs about \(incoming) more bytes, but \(rules.joined(separator: " and ")); \(purge)")
-            }
-            for removal in plan.removals {
-                logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
-                try await delete(removal.id)
-            }
-            libraryBytes = plan.libraryBytesAfter
+        let admission = try await StorageManager(library: library, freeBytes: disk.free)
+            .admit(id, incomingBytes: try await index.pendingBytes(of: id), on: disk)
+        for removal in admission.removals {
+            logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
+            try await delete(removal.id)
         }
-        budget.measure(.init(quotaBytes: settings.quotaBytes, reserveBytes: reserve, reserveIsDefault: settings.minimumFreeBytes == nil,
-                             bookkeepingBytes: reserve > 0 ? ByteBudget.Rules.bookkeeping : 0),
-                       libraryBytes: libraryBytes)
+        budget.measure(admission.rules, libraryBytes: admission.libraryBytes)
     }
 
     /// Runs `body`, turning cancellation into ``CarryonError/Code/cancelled``.
