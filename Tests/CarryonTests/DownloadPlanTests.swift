@@ -54,7 +54,7 @@ struct DownloadPlanTests {
 
     @Test("resources come in playback order: the main selection first, interleaved by time, each init section before its segments")
     func playbackOrder() throws {
-        let plan = try DownloadPlan.make(assetId: "asset", inputs: inputs(), main: nil, selection: nil)
+        let plan = try DownloadPlan.make(assetID: "asset", inputs: inputs(), main: nil, selection: nil)
         let order = plan.resources.map { "\($0.renditionKey) \($0.uri.dropFirst(PlanFixture.base.count))" }
         #expect(order == [
             "video v/init.mp4", "audio-en a/init.mp4",
@@ -96,7 +96,7 @@ struct DownloadPlanTests {
         #expect(segments.map(\.startTime) == [0, 4])
         #expect(segments.map(\.duration) == [4, 4])
         #expect(segments.map(\.expectedBytes) == [400_000, 400_000])   // 800 kbit/s × 4 s / 8
-        #expect(segments.allSatisfy { !$0.exactSize && $0.state == .pending && $0.assetId == "asset" })
+        #expect(segments.allSatisfy { !$0.exactSize && $0.state == .pending && $0.assetID == "asset" })
         #expect(plan.duration == 8)
     }
 
@@ -260,7 +260,7 @@ struct DownloadPlanTests {
             """)
         let selection = try PlanFixture.selection(in: main.resolved, variant: "a/en.m3u8", renditions: ["a/en.m3u8"])
         let plan = try DownloadPlan.make(
-            assetId: "asset",
+            assetID: "asset",
             inputs: [try PlanFixture.input("a/en.m3u8", audio),
                      try PlanFixture.input("a/en.m3u8", audio, type: "AUDIO", name: "English", language: "en")],
             main: main, selection: selection)

@@ -50,7 +50,7 @@ struct LenientLocalPlaylistTests {
         #expect(!main.resolved.warnings.isEmpty)
         let selection = try PlanFixture.selection(in: main.resolved, variant: "v/index.m3u8", renditions: ["a/en.m3u8"])
         let media = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,\ns1.ts\n#EXT-X-ENDLIST\n"
-        let plan = try DownloadPlan.make(assetId: "asset", inputs: [
+        let plan = try DownloadPlan.make(assetID: "asset", inputs: [
             PlanFixture.input("v/index.m3u8", media),
             PlanFixture.input("a/en.m3u8", media, type: "AUDIO", name: "English", language: "en", isMain: true),
         ], main: main, selection: selection)

@@ -129,7 +129,7 @@ struct LocalPlaylistTests {
 
     @Test("every local media playlist parses again and resolves to files inside the bundle")
     func mediaPlaylistsParse() throws {
-        let plan = try DownloadPlan.make(assetId: "asset", inputs: [
+        let plan = try DownloadPlan.make(assetID: "asset", inputs: [
             PlanFixture.input("v/index.m3u8", DownloadPlanTests.videoFMP4),
             PlanFixture.input("a/en.m3u8", DownloadPlanTests.audioFMP4, type: "AUDIO", name: "English", language: "en"),
             PlanFixture.input("s/de.m3u8", DownloadPlanTests.subtitles, type: "SUBTITLES", name: "Deutsch", language: "de",
@@ -197,7 +197,7 @@ struct LocalPlaylistTests {
                                                 type: rendition.type, name: rendition.name, language: rendition.language,
                                                 isMain: rendition.isMain))
         }
-        return try DownloadPlan.make(assetId: "asset", inputs: inputs, main: main, selection: selection)
+        return try DownloadPlan.make(assetID: "asset", inputs: inputs, main: main, selection: selection)
     }
 
     func resolvedMain(_ plan: DownloadPlan) throws -> MultivariantPlaylist {

@@ -2,7 +2,7 @@
 import HLS
 import Testing
 
-/// Builds what ``DownloadPlan/make(assetId:inputs:main:selection:)`` takes from hand-written
+/// Builds what ``DownloadPlan/make(assetID:inputs:main:selection:)`` takes from hand-written
 /// playlists, parsed and resolved as ``DownloadPlanner`` does after fetching them.
 enum PlanFixture {
     static let base = "https://cdn.example/"
@@ -44,7 +44,7 @@ enum PlanFixture {
 
     /// A plan of one media playlist, as for a stream given by its media playlist.
     static func plan(_ inputs: DownloadPlan.Input...) throws -> DownloadPlan {
-        try DownloadPlan.make(assetId: "asset", inputs: inputs, main: nil, selection: nil)
+        try DownloadPlan.make(assetID: "asset", inputs: inputs, main: nil, selection: nil)
     }
 }
 

@@ -10,7 +10,7 @@ struct ProgressTrackerTests {
     /// A resource of rendition `key`: a segment of `duration` seconds from `start` unless told.
     static func resource(_ id: Int64, key: String = "video", kind: ResourceKind = .segment, start: Double = 0,
                          duration: Double = 4, expected: Int, exact: Bool = false, doneBytes: Int? = nil) -> ResourceRecord {
-        ResourceRecord(id: id, assetId: "asset", renditionKey: key, ordinal: Int(id), kind: kind, uri: "https://cdn.example/\(id)",
+        ResourceRecord(id: id, assetID: "asset", renditionKey: key, ordinal: Int(id), kind: kind, uri: "https://cdn.example/\(id)",
                        rangeOffset: nil, rangeLength: nil, fileName: "\(key)/\(id)", state: doneBytes == nil ? .pending : .done,
                        bytes: doneBytes, expectedBytes: expected, exactSize: exact, startTime: start, duration: duration,
                        etag: nil, lastModified: nil)

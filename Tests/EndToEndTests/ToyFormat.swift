@@ -60,7 +60,7 @@ struct ToyFormat: StreamFormat {
             for (number, entry) in entries.filter({ $0.track == track }).enumerated() {
                 let file = "\(key)/\(String(format: "%05d", number + 1)).ts"
                 resources.append(ResourceRecord(
-                    id: nil, assetId: request.assetID, renditionKey: key, ordinal: resources.count, kind: .segment, uri: entry.uri,
+                    id: nil, assetID: request.assetID, renditionKey: key, ordinal: resources.count, kind: .segment, uri: entry.uri,
                     rangeOffset: nil, rangeLength: nil, fileName: file, state: .pending, bytes: nil,
                     expectedBytes: Int(entry.duration * 250_000 / 8), exactSize: false, startTime: start, duration: entry.duration,
                     etag: nil, lastModified: nil))
@@ -69,7 +69,7 @@ struct ToyFormat: StreamFormat {
                 longest = max(longest, entry.duration)
             }
             playlist += "#EXT-X-TARGETDURATION:\(Int(longest.rounded(.up)))\n" + body + "#EXT-X-ENDLIST\n"
-            let record = RenditionRecord(assetId: request.assetID, key: key, type: language == nil ? "VIDEO" : "AUDIO",
+            let record = RenditionRecord(assetID: request.assetID, key: key, type: language == nil ? "VIDEO" : "AUDIO",
                                          name: language ?? "video", language: language, uri: manifest.url,
                                          isMain: position < 2, duration: start, position: position)
             renditions.append(.init(record: record, originText: manifest.bytes, localText: playlist))

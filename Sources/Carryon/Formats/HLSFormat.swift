@@ -24,7 +24,7 @@ struct HLSFormat: StreamFormat {
 
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
         let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: request.options)
-            .plan(assetId: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
+            .plan(assetID: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
                   additionalVariants: request.additionalVariants)
         return PlannedStream(plan: plan, selection: selection, format: name)
     }

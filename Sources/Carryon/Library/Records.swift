@@ -64,7 +64,7 @@ struct AssetRecord: Codable, Sendable {
 /// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or
 /// subtitle rendition (`audio-en`, `subtitles-de`, …).
 struct RenditionRecord: Codable, Sendable {
-    var assetId: String
+    var assetID: String
     /// The rendition's folder in the bundle, unique within the asset.
     var key: String
     /// `VIDEO` (the variant itself), `AUDIO` or `SUBTITLES`.
@@ -94,7 +94,7 @@ enum ResourceKind: String, Sendable, Codable {
 /// One resource to fetch: a segment or an init section, or one byte range of a shared file.
 struct ResourceRecord: Codable, Sendable {
     var id: Int64?
-    var assetId: String
+    var assetID: String
     /// The rendition it was planned for (a resource shared by renditions is fetched once).
     var renditionKey: String
     /// Playback order across the selection: what is fetched first.
@@ -124,5 +124,20 @@ struct ResourceRecord: Codable, Sendable {
     var byteRange: ClosedRange<Int>? {
         guard let rangeOffset, let rangeLength else { return nil }
         return rangeOffset...(rangeOffset + rangeLength - 1)
+    }
+}
+
+// The index's column is `assetId`, as the first release named it; in Swift an asset's id is
+// `assetID`, as everywhere else.
+extension RenditionRecord {
+    enum CodingKeys: String, CodingKey {
+        case assetID = "assetId", key, type, name, language, uri, isMain, duration, position
+    }
+}
+
+extension ResourceRecord {
+    enum CodingKeys: String, CodingKey {
+        case id, assetID = "assetId", renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state, bytes, expectedBytes,
+             exactSize, startTime, duration, etag, lastModified
     }
 }

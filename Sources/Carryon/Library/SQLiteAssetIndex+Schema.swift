@@ -103,6 +103,7 @@ extension AssetRecord: FetchableRecord, PersistableRecord {
 extension RenditionRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "rendition"
 }
+
 extension ResourceRecord: FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "resource"
 

@@ -142,7 +142,7 @@ final class SQLiteAssetIndex: AssetIndex {
                     resource.lastModified = old.lastModified
                 }
                 insert.setUncheckedArguments([
-                    resource.assetId, resource.renditionKey, resource.ordinal, resource.kind.rawValue, resource.uri,
+                    resource.assetID, resource.renditionKey, resource.ordinal, resource.kind.rawValue, resource.uri,
                     resource.rangeOffset, resource.rangeLength, resource.fileName, resource.state.rawValue, resource.bytes,
                     resource.expectedBytes, resource.exactSize, resource.startTime, resource.duration, resource.etag,
                     resource.lastModified,

@@ -75,13 +75,13 @@ struct DownloadPlan: Sendable {
     /// Plans an asset.
     ///
     /// - Parameters:
-    ///   - assetId: The asset's id.
+    ///   - assetID: The asset's id.
     ///   - inputs: The renditions in selection order (main ones first), their media playlists
     ///     fetched and resolved.
     ///   - main: The multivariant playlist as parsed and resolved, or nil when the asset is a
     ///     single media playlist.
     ///   - selection: What was chosen from `main`.
-    static func make(assetId: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
+    static func make(assetID: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
                      selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
         var keys: [String] = []
         var contentKeys: [PlannedKey] = []
@@ -138,7 +138,7 @@ struct DownloadPlan: Sendable {
                 }
                 seen[resourceKey] = resources.count
                 resources.append(ResourceRecord(
-                    id: nil, assetId: assetId, renditionKey: key, ordinal: 0, kind: kind, uri: uri,
+                    id: nil, assetID: assetID, renditionKey: key, ordinal: 0, kind: kind, uri: uri,
                     rangeOffset: range?.offset, rangeLength: range?.length, fileName: fileName, state: .pending,
                     bytes: nil, expectedBytes: estimate, exactSize: range != nil, startTime: start, duration: duration,
                     etag: nil, lastModified: nil))
@@ -175,7 +175,7 @@ struct DownloadPlan: Sendable {
                                         start: segment.startTime, duration: segment.duration)
             }
             let record = RenditionRecord(
-                assetId: assetId, key: key, type: input.type, name: input.name, language: input.language,
+                assetID: assetID, key: key, type: input.type, name: input.name, language: input.language,
                 uri: input.uri, isMain: input.isMain, duration: input.media.duration, position: position)
             let local = try localMediaPlaylist(input: input, key: key, segmentFiles: localNames, mapFiles: mapNames, keyLines: keyLines)
             planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))

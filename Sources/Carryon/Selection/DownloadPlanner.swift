@@ -12,14 +12,14 @@ struct DownloadPlanner: Sendable {
 
     /// Plans the stream at `url`. With `pinnedVariant`, that variant is taken instead of
     /// choosing one; `additionalVariants` are planned too, as extra selections.
-    func plan(assetId: String, url: String, pinnedVariant: String? = nil,
+    func plan(assetID: String, url: String, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
         let manifest = try await fetcher.fetchManifest(url)
-        return try await plan(assetId: assetId, manifest: manifest, pinnedVariant: pinnedVariant, additionalVariants: additionalVariants)
+        return try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant, additionalVariants: additionalVariants)
     }
 
     /// Plans the stream whose first playlist, already fetched, is `manifest`.
-    func plan(assetId: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
+    func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
         let fetched = try fetcher.parse(manifest)
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
@@ -34,7 +34,7 @@ struct DownloadPlanner: Sendable {
             let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: fetched.url, fetched: fetched.bytes, playlist: playlist, media: media,
                                            estimatedBitrate: bitrate)
-            return (try DownloadPlan.make(assetId: assetId, inputs: [input], main: nil, selection: nil), nil)
+            return (try DownloadPlan.make(assetID: assetID, inputs: [input], main: nil, selection: nil), nil)
         case .multivariant:
             let main: MultivariantPlaylist
             do {
@@ -84,7 +84,7 @@ struct DownloadPlanner: Sendable {
                                     estimatedBitrate: bitrate))
             }
             // Video first, then the main audio, then extras: the order `inputs` has.
-            return (try DownloadPlan.make(assetId: assetId, inputs: inputs, main: (playlist, main, fetched.bytes),
+            return (try DownloadPlan.make(assetID: assetID, inputs: inputs, main: (playlist, main, fetched.bytes),
                                           selection: selection), selection)
         }
     }

@@ -94,7 +94,7 @@ extension DownloadSession {
         let part = BundleWriter.partialFile(of: resource, in: bundle)
         try FileManager.default.createDirectory(at: part.deletingLastPathComponent(), withIntermediateDirectories: true)
         let id = resource.id!
-        let assetId = resource.assetId
+        let assetID = resource.assetID
         let counter = ByteBatcher()
         let clock = ContinuousClock()
         let started = clock.now
@@ -104,7 +104,7 @@ extension DownloadSession {
         let (batches, reporter) = AsyncStream<Int>.makeStream()
         let result = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await batch in batches { await self.recordBytes(batch, resource: id, asset: assetId) }
+                for await batch in batches { await self.recordBytes(batch, resource: id, asset: assetID) }
             }
             defer { reporter.finish() }
             let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
@@ -123,7 +123,7 @@ extension DownloadSession {
             .init(date: Date(), event: "download", uri: resource.uri,
                   server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
                   bytes: result.transferred,
-                  duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetId)
+                  duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetID)
         try await BundleWriter(library: library).place(resource, in: bundle)
         try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
     }
@@ -137,7 +137,7 @@ extension DownloadSession {
     }
 
     func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
-        let id = resource.assetId
+        let id = resource.assetID
         try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified)
         // A fetch that playback still waited for can end after the run: the index then says
         // whether the rendition is complete.

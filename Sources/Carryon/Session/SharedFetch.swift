@@ -17,7 +17,7 @@ extension DownloadSession {
     func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
         let id = resource.id!
         if fetches[id] == nil {
-            if tasks[resource.assetId]?.run?.tracker?.isDone(id) == true { return }
+            if tasks[resource.assetID]?.run?.tracker?.isDone(id) == true { return }
             // A cancelled fetch of the same resource may still be writing its partial file.
             let previous = cancelledFetches[id]
             let generation = UUID()
