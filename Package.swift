@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "CarryonServer",
             dependencies: [
-                "Carryon",
+                "Carryon", "HLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -6,7 +6,7 @@ import Testing
 @Suite("The playback server's parts")
 struct PlaybackResponderTests {
     @Test("every relative URI of the multivariant playlist goes under the session's folder; absolute ones do not")
-    func sessionPrefix() {
+    func sessionPrefix() throws {
         let text = """
             #EXTM3U
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="English",URI="audio-en/index.m3u8"
@@ -17,7 +17,7 @@ struct PlaybackResponderTests {
             https://cdn.example/other.m3u8
 
             """
-        #expect(PlaybackResponder.prefix(text, with: "s-1/") == """
+        #expect(try PlaybackResponder.prefix(text, with: "s-1/") == """
             #EXTM3U
             #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="English",URI="s-1/audio-en/index.m3u8"
             #EXT-X-MEDIA:TYPE=CLOSED-CAPTIONS,GROUP-ID="cc",NAME="CC",INSTREAM-ID="CC1"

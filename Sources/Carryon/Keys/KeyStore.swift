@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HLS
 
 /// How long a content key may be used: an expiration date, and for rentals two windows — how
 /// long it may wait for its first playback after it was stored, and how long it plays from
@@ -161,19 +162,26 @@ public struct KeyStore: Sendable {
     }
 
     /// A playlist as fetched, with every `data:` key URI (which holds the key itself) replaced,
-    /// for the copy kept in the bundle.
+    /// for the copy kept in the bundle. Edited through the `HLS` model, so every other line stays
+    /// as the origin sent it; text that does not read as a playlist is kept only without any
+    /// `data:` in it.
     static func redactingDataKeys(in text: [UInt8]) -> [UInt8] {
         // Most playlists have no `data:` at all: found over the bytes, not with Foundation's
         // locale-aware search of the whole text (half a second for a million segments).
         guard mentionsData(text) else { return text }
-        let string = String(decoding: text, as: UTF8.self)
-        let lines = string.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            guard line.hasPrefix("#EXT-X-KEY") || line.hasPrefix("#EXT-X-SESSION-KEY"),
-                  let start = line.range(of: "URI=\"data:", options: .caseInsensitive),
-                  let end = line[start.upperBound...].firstIndex(of: "\"") else { return String(line) }
-            return line[..<start.lowerBound] + "URI=\"data:,removed-by-carryon-the-key-is-in-the-key-store" + line[end...]
+        let unreadable = Array("#EXTM3U\n# removed by Carryon: it mentions data: and cannot be read as a playlist\n".utf8)
+        guard var playlist = try? Playlist.parse(bytes: text).playlist else { return unreadable }
+        for index in playlist.lines.indices {
+            guard let tag = playlist.lines[index].tag, let uri = tag.uri, uri.lowercased().hasPrefix("data:") else { continue }
+            switch tag {
+            case .key, .sessionKey:
+                playlist.lines[index].content = .tag(tag.naming("data:,removed-by-carryon-the-key-is-in-the-key-store"))
+            default:
+                continue
+            }
         }
-        return Array(lines.joined(separator: "\n").utf8)
+        guard let written = try? playlist.write() else { return unreadable }
+        return Array(written.utf8)
     }
 
     /// Whether `text` holds `data:` in any case, found over its bytes (`| 0x20` folds ASCII

@@ -204,8 +204,13 @@ public struct PlaybackSource: Sendable {
     /// in `onDisk`, with `EXT-X-ENDLIST`; unchanged when every segment is there.
     static func cut(_ text: String, folder: String, onDisk: Set<String>) throws(CarryonError) -> String {
         let base = "carryon-bundle:///\(folder)/index.m3u8"
+        var local: Playlist
         let playlist: MediaPlaylist
-        do { playlist = try MediaPlaylist(parsing: text, url: base) } catch {
+        do {
+            let parsed = try Playlist.parse(text)
+            local = parsed.playlist
+            playlist = try MediaPlaylist(local, url: base, warnings: parsed.warnings)
+        } catch {
             throw CarryonError(.playlist, "the local playlist \(folder)/index.m3u8 cannot be read: \(error)", cause: error)
         }
         func present(_ uri: String, _ range: ResolvedByteRange?) -> Bool {
@@ -216,17 +221,31 @@ public struct PlaybackSource: Sendable {
             !segment.isGap && (!present(segment.uri, segment.byteRange)
                 || segment.initSection.map { !present($0.uri, $0.byteRange) } == true)
         }) else { return text }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let kept = first > 0 ? lines.prefix(playlist.segments[first - 1].line)
-            // No segment is on disk: the playlist's own tags, before any segment's.
-            : lines.prefix { line in line.isEmpty || (line.hasPrefix("#") && !line.hasPrefix("#EXT")) || playlistTags.contains { line.hasPrefix($0) } }
-        return kept.joined(separator: "\n") + "\n#EXT-X-ENDLIST\n"
+        // Up to the last segment on disk (its URI line is line `line`, counted from 1); with none
+        // on disk, the playlist's own tags before any segment's.
+        local.lines = first > 0 ? Array(local.lines.prefix(playlist.segments[first - 1].line))
+            : Array(local.lines.prefix { line in
+                switch line.content {
+                case .blank, .comment: true
+                case .tag(let tag): isPlaylistTag(tag)
+                case .uri: false
+                }
+            })
+        local.lines.append(Line(tag: .endList))
+        local.endsWithNewline = true
+        do { return try local.write() } catch {
+            throw CarryonError(.playlist, "the local playlist \(folder)/index.m3u8 cannot be cut: \(error)", cause: error)
+        }
     }
 
-    /// Tags of the playlist as a whole, which an empty playlist keeps.
-    static let playlistTags = ["#EXTM3U", "#EXT-X-VERSION", "#EXT-X-TARGETDURATION", "#EXT-X-MEDIA-SEQUENCE",
-                               "#EXT-X-DISCONTINUITY-SEQUENCE", "#EXT-X-PLAYLIST-TYPE", "#EXT-X-INDEPENDENT-SEGMENTS",
-                               "#EXT-X-START", "#EXT-X-DEFINE", "#EXT-X-I-FRAMES-ONLY"]
+    /// Whether `tag` is of the playlist as a whole (kept by a playlist with no segment on disk).
+    private static func isPlaylistTag(_ tag: Tag) -> Bool {
+        switch tag {
+        case .m3u, .version, .targetDuration, .mediaSequence, .discontinuitySequence, .playlistType, .independentSegments,
+             .start, .define, .iFramesOnly: true
+        default: false
+        }
+    }
 
     static func resourceKey(_ fileName: String, offset: Int?) -> String {
         offset.map { "\(fileName)@\($0)" } ?? fileName

@@ -222,7 +222,12 @@ struct DownloadPlan: Sendable {
             let rendition = planned[0]
             let bytes = resources.reduce(0) { $0 + $1.expectedBytes }
             let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
-            localMain = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=\(max(1, bandwidth))\n\(rendition.record.key)/index.m3u8\n"
+            let stream = StreamInf(bandwidth: max(1, bandwidth))
+            do {
+                localMain = try Playlist(lines: [Line(tag: .m3u), Line(tag: .streamInf(stream)), Line(.uri("\(rendition.record.key)/index.m3u8"))]).write()
+            } catch {
+                throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
+            }
         }
         var warnings: [PlaylistNotice] = []
         if let main { warnings = main.resolved.warnings.map { PlaylistNotice(playlist: main.resolved.url, warning: $0) } }

@@ -1,5 +1,6 @@
 import Carryon
 import Foundation
+import HLS
 import Hummingbird
 import NIOCore
 
@@ -115,7 +116,7 @@ struct PlaybackResponder: HTTPResponder {
                                        .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .playlist(var text):
-            if path == "main.m3u8", let session { text = Self.prefix(text, with: "s-\(session)/") }
+            if path == "main.m3u8", let session { text = try Self.prefix(text, with: "s-\(session)/") }
             let body = ByteBuffer(string: text)
             let headers: HTTPFields = [.contentType: "application/vnd.apple.mpegurl", .contentLength: String(body.readableBytes),
                                        .cacheControl: "no-store"]
@@ -128,16 +129,16 @@ struct PlaybackResponder: HTTPResponder {
     }
 
     /// The multivariant playlist with every relative URI under `prefix`, so that the requests
-    /// it leads to carry the playback session.
-    static func prefix(_ text: String, with prefix: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            if line.isEmpty { return "" }
-            if !line.hasPrefix("#") { return line.contains("://") ? String(line) : prefix + line }
-            guard let range = line.range(of: "URI=\"") else { return String(line) }
-            let rest = line[range.upperBound...]
-            if rest.contains("://") && rest.firstIndex(of: "\"").map({ rest[..<$0].contains("://") }) == true { return String(line) }
-            return line[..<range.upperBound] + prefix + rest
-        }.joined(separator: "\n")
+    /// it leads to carry the playback session. Edited through the `HLS` model: the lines it does
+    /// not change are served as the bundle has them.
+    static func prefix(_ text: String, with prefix: String) throws(CarryonError) -> String {
+        do {
+            var playlist = try Playlist.parse(text).playlist
+            playlist.rewriteURIs { uri in uri.contains("://") ? nil : prefix + uri }
+            return try playlist.write()
+        } catch {
+            throw CarryonError(.playlist, "the bundle's main.m3u8 cannot be read: \(error)", cause: error)
+        }
     }
 
     static func makeSessionID() -> String {
