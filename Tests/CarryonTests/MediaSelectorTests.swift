@@ -221,4 +221,34 @@ struct MediaSelectorTests {
         let only = try MediaSelector(options: DownloadOptions(maximumBitrate: 100)).select(from: alone).variant
         #expect(only.uri == "https://cdn.example/only.m3u8" && only.bandwidth == nil)
     }
+
+    @Test("the same rules choose from a presentation built without any manifest text, as another format's reading gives one")
+    func neutralPresentation() throws {
+        func video(_ name: String, _ bandwidth: Int, _ width: Int, _ height: Int, _ range: VideoRange) -> Presentation.Track {
+            Presentation.Track(kind: .variant, uri: "rep:\(name)", groups: .init(audio: "aud", subtitles: "text"), bandwidth: bandwidth,
+                               resolution: Resolution(width: width, height: height), videoRange: range)
+        }
+        func audio(_ language: String, channels: String) -> Presentation.Track {
+            Presentation.Track(kind: .audio, uri: "rep:audio-\(language)-\(channels)", groupID: "aud", name: "\(language) \(channels)",
+                               language: language, channels: channels, isDefault: language == "en")
+        }
+        let presentation = Presentation(periods: [.init(
+            variants: [video("sdr360", 800_000, 640, 360, .sdr), video("sdr720", 2_500_000, 1280, 720, .sdr),
+                       video("pq720", 3_500_000, 1280, 720, .pq)],
+            renditions: [audio("en", channels: "2"), audio("en", channels: "6"), audio("de", channels: "2"), audio("de", channels: "6"),
+                         Presentation.Track(kind: .subtitles, uri: "rep:text-de", groupID: "text", name: "Deutsch", language: "de")])])
+        func selection(_ options: DownloadOptions, _ language: String = "de_DE.UTF-8") throws -> MediaSelection {
+            try MediaSelector(options: options, environment: ["LANG": language]).select(from: presentation)
+        }
+        // HDR preferred among what the bounds allow; an explicit maximum is a hard bound.
+        #expect(try selection(DownloadOptions()).variant.uri == "rep:pq720")
+        #expect(try selection(DownloadOptions(maximumResolution: Resolution(width: 640, height: 360))).variant.uri == "rep:sdr360")
+        #expect(try selection(DownloadOptions(prefersHDR: false)).variant.uri == "rep:sdr720")
+        // The user's language, stereo and 5.1 with the multichannel preference, stereo only without.
+        #expect(try selection(DownloadOptions(subtitles: .none)).renditions.map(\.uri) == ["rep:audio-de-2", "rep:audio-de-6"])
+        #expect(try selection(DownloadOptions(prefersMultichannel: false, subtitles: .none)).renditions.map(\.uri) == ["rep:audio-de-2"])
+        let withSubtitles = try selection(DownloadOptions(subtitles: .languages(["de"])))
+        #expect(withSubtitles.renditions.last.map { [$0.type, $0.uri] } == ["SUBTITLES", "rep:text-de"])
+        #expect(throws: CarryonError.self) { try MediaSelector(options: DownloadOptions()).select(from: Presentation(periods: [])) }
+    }
 }

@@ -86,8 +86,14 @@ struct ToyFormat: StreamFormat {
         return PlannedStream(plan: plan, selection: nil, format: name)
     }
 
-    func chooseVariant(_ manifest: FetchedManifest, bounds: DownloadOptions, fetcher: PlaylistFetcher) throws(CarryonError) -> MediaSelection.Variant {
-        throw CarryonError(.selection, "\(manifest.url) has one variant")
+    /// One variant (the video track) with its audio tracks as renditions.
+    func presentation(of manifest: FetchedManifest, fetcher: PlaylistFetcher) async throws(CarryonError) -> Presentation {
+        let tracks = try entries(of: manifest).map(\.track)
+        let languages = tracks.filter { $0.hasPrefix("audio:") }.map { String($0.dropFirst(6)) }
+        let audio = languages.map { Presentation.Track(kind: .audio, uri: manifest.url, groupID: "audio", name: $0, language: $0) }
+        let variant = Presentation.Track(kind: .variant, uri: manifest.url, groups: .init(audio: audio.isEmpty ? nil : "audio"),
+                                         bandwidth: 250_000)
+        return Presentation(periods: [.init(variants: [variant], renditions: audio)])
     }
 
     func redacted(origin: [UInt8]) -> [UInt8] { origin }

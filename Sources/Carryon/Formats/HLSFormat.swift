@@ -1,7 +1,8 @@
 import HLS
 
 /// HTTP Live Streaming (RFC 8216bis) behind the format seam: playlists read leniently (see
-/// `Playlist.ParseOptions`), selection by ``MediaSelector``, plans by ``DownloadPlanner``, and
+/// `Playlist.ParseOptions`) into a ``Presentation`` (see `HLSPresentation.swift`), selection by
+/// ``MediaSelector``, plans by ``DownloadPlanner``, and
 /// local playlists that keep the origin's lines wherever they were read without a warning.
 struct HLSFormat: StreamFormat {
     var name: String { "hls" }
@@ -29,7 +30,7 @@ struct HLSFormat: StreamFormat {
         return PlannedStream(plan: plan, selection: selection, format: name)
     }
 
-    func chooseVariant(_ manifest: FetchedManifest, bounds: DownloadOptions, fetcher: PlaylistFetcher) throws(CarryonError) -> MediaSelection.Variant {
+    func presentation(of manifest: FetchedManifest, fetcher: PlaylistFetcher) async throws(CarryonError) -> Presentation {
         let main = try fetcher.parse(manifest)
         let multivariant: MultivariantPlaylist
         do {
@@ -37,7 +38,7 @@ struct HLSFormat: StreamFormat {
         } catch {
             throw CarryonError(.playlist, "\(main.url): \(error)", cause: error)
         }
-        return MediaSelector.selected(try MediaSelector(options: bounds).chooseVariant(multivariant.variants))
+        return Presentation(multivariant)
     }
 
     func redacted(origin: [UInt8]) -> [UInt8] {

@@ -4,8 +4,9 @@
 /// conformance, given in `DownloadSession.Configuration.formats`.
 ///
 /// A format recognises its manifests; reads a stream (the manifest, and whatever it names,
-/// through the fetcher it is given, under the stream's `LocationRule`); chooses what the
-/// options ask for; and plans it: a `DownloadPlan` of renditions, the resources to fetch in
+/// through the fetcher it is given, under the stream's `LocationRule`) into a format-neutral
+/// ``Presentation``, from which ``MediaSelector`` chooses what the options ask for; and plans
+/// the choice: a `DownloadPlan` of renditions, the resources to fetch in
 /// playback order with their local files and byte ranges, the content keys, the bundle's local
 /// playlists, and the warnings its lenient reading raised. It also strips secrets from the
 /// copies of the origin's manifests a bundle keeps.
@@ -25,8 +26,9 @@ protocol StreamFormat: Sendable {
     /// Reads the stream whose first manifest is `manifest`, chooses what `request` asks for
     /// and plans it. Everything refused is refused here, before any media is fetched.
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream
-    /// The variant `bounds` choose among those `manifest` offers, for adding it to a bundle.
-    func chooseVariant(_ manifest: FetchedManifest, bounds: DownloadOptions, fetcher: PlaylistFetcher) throws(CarryonError) -> MediaSelection.Variant
+    /// The tracks the stream whose first manifest is `manifest` offers, for choosing among them
+    /// with ``MediaSelector`` (a variant to add to a bundle, say).
+    func presentation(of manifest: FetchedManifest, fetcher: PlaylistFetcher) async throws(CarryonError) -> Presentation
     /// A copy of an origin manifest without the secrets it may carry (keys written inline).
     func redacted(origin: [UInt8]) -> [UInt8]
 }

@@ -46,7 +46,7 @@ struct DownloadPlanner: Sendable {
             for named in Self.locations(in: main, playlist: playlist) where named.isFetched {
                 try rule.check(named.uri, namedBy: "\(main.url), line \(named.line)")
             }
-            var selection = try MediaSelector(options: options).select(from: main, pinnedVariant: pinnedVariant)
+            var selection = try MediaSelector(options: options).select(from: Presentation(main), pinnedVariant: pinnedVariant)
             selection.additionalVariants = additionalVariants
             let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
                 .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0

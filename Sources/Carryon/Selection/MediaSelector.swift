@@ -80,8 +80,8 @@ public struct MediaSelection: Sendable, Hashable, Codable {
     }
 }
 
-/// Chooses a variant and renditions from a multivariant playlist by ``DownloadOptions``, with
-/// AVFoundation's rules made explicit:
+/// Chooses a variant and renditions from a ``Presentation`` (whatever its manifest format) by
+/// ``DownloadOptions``, with AVFoundation's rules made explicit:
 ///
 /// 1. The maximums (bitrate, resolution) are hard bounds: only the variants within them are
 ///    candidates.
@@ -114,53 +114,56 @@ public struct MediaSelector: Sendable {
         options.preferredLanguages ?? Languages.fromEnvironment(environment)
     }
 
-    /// Chooses from `playlist`.
+    /// Chooses from `presentation` (its first period: every format read today has one).
     ///
-    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/selection`` when the playlist has
-    ///   no variant, or when a language asked for by name exists in no rendition of the chosen
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/selection`` when there is no
+    ///   variant, or when a language asked for by name exists in no rendition of the chosen
     ///   variant's groups (the message lists what there is).
     ///
     /// - Parameters:
-    ///   - playlist: The stream's multivariant playlist.
+    ///   - presentation: The stream's tracks.
     ///   - pinnedVariant: The URI of the variant to take instead of choosing one (a bundle adding
     ///     renditions keeps its variant); the renditions are chosen for it.
-    public func select(from playlist: MultivariantPlaylist, pinnedVariant: String? = nil) throws(CarryonError) -> MediaSelection {
-        let variant: MultivariantPlaylist.Variant
+    public func select(from presentation: Presentation, pinnedVariant: String? = nil) throws(CarryonError) -> MediaSelection {
+        guard let period = presentation.periods.first else {
+            throw CarryonError(.selection, "the stream has no period to download")
+        }
+        let variant: Presentation.Track
         if let pinnedVariant {
-            guard let pinned = playlist.variants.first(where: { $0.uri == pinnedVariant }) else {
+            guard let pinned = period.variants.first(where: { $0.uri == pinnedVariant }) else {
                 throw CarryonError(.selection, "the stream no longer offers the variant \(pinnedVariant)")
             }
             variant = pinned
         } else {
-            variant = try chooseVariant(playlist.variants)
+            variant = try chooseVariant(period.variants)
         }
         var renditions: [MediaSelection.Rendition] = []
-        let audio = try chooseRenditions(playlist.renditions(ofType: .audio, inGroup: variant.audio), choice: options.audio,
+        let audio = try chooseRenditions(period.renditions(.audio, inGroup: variant.groups.audio), choice: options.audio,
                                          kind: "audio", fallbackToDefault: true)
         for (index, rendition) in audio.enumerated() {
             renditions.append(selected(rendition, isMain: index == 0))
         }
-        if let video = variant.video {
+        if let video = variant.groups.video {
             // Alternative video: the group's default rendition, when it has its own playlist.
-            let group = playlist.renditions(ofType: .video, inGroup: video)
+            let group = period.renditions(.video, inGroup: video)
             if let chosen = group.first(where: \.isDefault) ?? group.first, chosen.uri != nil {
                 renditions.insert(selected(chosen, isMain: true), at: 0)
             }
         }
-        let subtitles = try chooseRenditions(playlist.renditions(ofType: .subtitles, inGroup: variant.subtitles),
+        let subtitles = try chooseRenditions(period.renditions(.subtitles, inGroup: variant.groups.subtitles),
                                              choice: options.subtitles, kind: "subtitles", fallbackToDefault: false)
         renditions += subtitles.map { selected($0, isMain: false) }
         return MediaSelection(variant: Self.selected(variant), renditions: renditions.filter { !$0.uri.isEmpty })
     }
 
-    static func selected(_ variant: MultivariantPlaylist.Variant) -> MediaSelection.Variant {
-        .init(uri: variant.uri, bandwidth: variant.bandwidth, averageBandwidth: variant.averageBandwidth,
+    static func selected(_ variant: Presentation.Track) -> MediaSelection.Variant {
+        .init(uri: variant.uri ?? "", bandwidth: variant.bandwidth, averageBandwidth: variant.averageBandwidth,
               resolution: variant.resolution?.description, codecs: variant.codecs,
               videoRange: variant.videoRange?.rawValue, frameRate: variant.frameRate)
     }
 
-    private func selected(_ rendition: Rendition, isMain: Bool) -> MediaSelection.Rendition {
-        MediaSelection.Rendition(type: rendition.type.rawValue, groupID: rendition.groupID, name: rendition.name,
+    private func selected(_ rendition: Presentation.Track, isMain: Bool) -> MediaSelection.Rendition {
+        MediaSelection.Rendition(type: rendition.kind.selectionType, groupID: rendition.groupID ?? "", name: rendition.name,
                                  language: rendition.language, channels: rendition.channels,
                                  isDefault: rendition.isDefault, forced: rendition.forced, uri: rendition.uri ?? "",
                                  isMain: isMain)
@@ -168,9 +171,9 @@ public struct MediaSelector: Sendable {
 
     // MARK: Variant
 
-    func chooseVariant(_ all: [MultivariantPlaylist.Variant]) throws(CarryonError) -> MultivariantPlaylist.Variant {
+    func chooseVariant(_ all: [Presentation.Track]) throws(CarryonError) -> Presentation.Track {
         guard !all.isEmpty else {
-            throw CarryonError(.selection, "the multivariant playlist has no variant stream to download")
+            throw CarryonError(.selection, "the stream offers no variant to download")
         }
         // The maximums are hard bounds: the dynamic-range preference chooses only among what they allow.
         let withinMaximums = preferredRange(all.filter { variant in
@@ -197,14 +200,14 @@ public struct MediaSelector: Sendable {
 
     /// Of `variants`: with `prefersHDR` the PQ and HLG ones if there are any; without, the SDR
     /// ones (or those that do not say) if there are any; otherwise all of them.
-    private func preferredRange(_ variants: [MultivariantPlaylist.Variant]) -> [MultivariantPlaylist.Variant] {
+    private func preferredRange(_ variants: [Presentation.Track]) -> [Presentation.Track] {
         let preferred = variants.filter { ($0.videoRange?.isHDR == true) == options.prefersHDR }
         return preferred.isEmpty ? variants : preferred
     }
 
     /// `variants` from lowest to highest: by `SCORE` when every one has one, else by peak
     /// bandwidth (unknown lowest, so chosen last), then resolution.
-    private static func ordered(_ variants: [MultivariantPlaylist.Variant]) -> [MultivariantPlaylist.Variant] {
+    private static func ordered(_ variants: [Presentation.Track]) -> [Presentation.Track] {
         let useScore = variants.allSatisfy { $0.score != nil }
         return variants.sorted { lhs, rhs in
             if useScore, lhs.score != rhs.score { return lhs.score! < rhs.score! }
@@ -217,15 +220,15 @@ public struct MediaSelector: Sendable {
 
     // MARK: Renditions
 
-    func chooseRenditions(_ group: [Rendition], choice: DownloadOptions.RenditionChoice, kind: String,
-                          fallbackToDefault: Bool) throws(CarryonError) -> [Rendition] {
+    func chooseRenditions(_ group: [Presentation.Track], choice: DownloadOptions.RenditionChoice, kind: String,
+                          fallbackToDefault: Bool) throws(CarryonError) -> [Presentation.Track] {
         switch choice {
         case .none:
             return []
         case .all:
             return group
         case .languages(let wanted):
-            var chosen: [Rendition] = []
+            var chosen: [Presentation.Track] = []
             for want in wanted {
                 let matches = group.filter { rendition in
                     rendition.name.caseInsensitiveCompare(want) == .orderedSame
@@ -257,8 +260,8 @@ public struct MediaSelector: Sendable {
 
     /// Of one language's renditions: with `prefersMultichannel` all of them, stereo first;
     /// without, only those of the fewest channels.
-    private func channelChoice(_ renditions: [Rendition]) -> [Rendition] {
-        let audio = renditions.filter { $0.type == .audio }
+    private func channelChoice(_ renditions: [Presentation.Track]) -> [Presentation.Track] {
+        let audio = renditions.filter { $0.kind == .audio }
         guard audio.count > 1 else { return renditions }
         let ordered = renditions.sorted { ($0.channelCount ?? 2) < ($1.channelCount ?? 2) }
         if options.prefersMultichannel { return ordered }

@@ -217,7 +217,8 @@ extension DownloadSession {
         var additionalVariants = current.additionalVariants
         if let variant {
             let manifest = try await fetcher.fetchManifest(asset.url)
-            let chosen = try configuration.formats.format(named: asset.format).chooseVariant(manifest, bounds: variant, fetcher: fetcher)
+            let presentation = try await configuration.formats.format(named: asset.format).presentation(of: manifest, fetcher: fetcher)
+            let chosen = MediaSelector.selected(try MediaSelector(options: variant).chooseVariant(presentation.periods.first?.variants ?? []))
             if current.variants.contains(where: { $0.uri == chosen.uri }) {
                 throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution ?? chosen.uri), \(chosen.bandwidth.map { "\($0) bit/s" } ?? "bandwidth unknown"))")
             }
