@@ -1,18 +1,40 @@
 import Foundation
 import HLS
 
-/// A content key Carryon cannot fetch by itself, asked of app code.
+/// A content key Carryon cannot fetch by itself, asked of app code — the same request whatever
+/// the manifest format: HLS names a key by its `EXT-X-KEY` URI, MPEG-DASH by the key id (KID)
+/// of a `ContentProtection` element.
 public struct ContentKeyRequest: Sendable, Hashable {
     /// The id of the asset the key is for.
     public var assetID: String
-    /// The key URI as the playlist gives it, made absolute (`skd://…`, `myscheme://…`).
+    /// Where the key is named: the `EXT-X-KEY` URI made absolute (`skd://…`, `myscheme://…`), or
+    /// a DASH licence server's URL (`dashif:Laurl`).
     public var uri: String
-    /// `AES-128`, `SAMPLE-AES` or `SAMPLE-AES-CTR`.
+    /// The encryption scheme: `AES-128`, `SAMPLE-AES` or `SAMPLE-AES-CTR` (HLS's `METHOD`);
+    /// `cenc` or `cbcs` (DASH's common encryption).
     public var method: String
-    /// The key tag's `KEYFORMAT` attribute; `identity` when the tag has none.
+    /// The key system: HLS's `KEYFORMAT` (`identity` when the tag has none), or DASH's
+    /// `ContentProtection@schemeIdUri` (`urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e` for ClearKey).
     public var keyFormat: String
-    /// The key tag's `KEYFORMATVERSIONS` attribute (`1/2/5`), or nil when the tag has none.
+    /// HLS's `KEYFORMATVERSIONS` (`1/2/5`), or nil.
     public var keyFormatVersions: String?
+    /// The key id (KID) as 32 lower-case hexadecimal digits: DASH's `cenc:default_KID`; nil for
+    /// HLS, whose keys are named by ``uri``.
+    public var keyID: String?
+    /// The key system's initialization data (DASH's `cenc:pssh` box), or nil.
+    public var initData: [UInt8]?
+
+    /// A request for the key of asset `assetID` that `uri` names (see the properties).
+    public init(assetID: String, uri: String, method: String, keyFormat: String = "identity", keyFormatVersions: String? = nil,
+                keyID: String? = nil, initData: [UInt8]? = nil) {
+        self.assetID = assetID
+        self.uri = uri
+        self.method = method
+        self.keyFormat = keyFormat
+        self.keyFormatVersions = keyFormatVersions
+        self.keyID = keyID
+        self.initData = initData
+    }
 }
 
 /// A key app code supplies: its 16 bytes, and a lifetime when the key server says how long it
@@ -75,7 +97,7 @@ struct ContentKeyFetcher: Sendable {
         let response: ContentKeyResponse
         if let provider = providers[scheme] ?? providers[key.keyFormat] {
             let request = ContentKeyRequest(assetID: assetID, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
-                                            keyFormatVersions: key.keyFormatVersions)
+                                            keyFormatVersions: key.keyFormatVersions, keyID: key.keyID, initData: key.initData)
             do {
                 response = try await provider.key(for: request)
             } catch let error as CarryonError {

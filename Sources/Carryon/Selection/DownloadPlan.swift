@@ -37,15 +37,21 @@ struct DownloadPlan: Sendable {
         var warning: PlaylistWarning
     }
 
-    /// A content key to obtain before any media: the local playlists name it `keys/<id>`,
-    /// which the playback server answers from the key store.
+    /// A content key to obtain before any media, whatever the format (see
+    /// ``ContentKeyRequest`` for what each field holds in HLS and DASH): the local playlists
+    /// name it `keys/<id>`, which the playback server answers from the key store.
     struct PlannedKey: Sendable, Hashable {
         var id: String
-        /// The absolute key URI (http(s), `data:`, or an app's scheme such as `skd:`).
+        /// The absolute key URI (http(s), `data:`, or an app's scheme such as `skd:`), or a
+        /// licence server's URL.
         var uri: String
         var method: String
         var keyFormat: String
         var keyFormatVersions: String?
+        /// The key id (KID), for formats that name keys by one.
+        var keyID: String? = nil
+        /// The key system's initialization data (a `pssh` box).
+        var initData: [UInt8]? = nil
     }
 
     /// One rendition's input to the plan.
