@@ -3,7 +3,7 @@ import HLS
 import Testing
 
 /// Builds what ``DownloadPlan/make(assetID:inputs:main:selection:)`` takes from hand-written
-/// playlists, parsed and resolved as ``DownloadPlanner`` does after fetching them.
+/// playlists, parsed and resolved as ``HLSPlanner`` does after fetching them.
 enum PlanFixture {
     static let base = "https://cdn.example/"
 

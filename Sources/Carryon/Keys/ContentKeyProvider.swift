@@ -108,7 +108,7 @@ struct ContentKeyFetcher: Sendable {
         } else if key.keyFormat != "identity" {
             throw CarryonError(.keys, "no ContentKeyProvider for KEYFORMAT \"\(key.keyFormat)\" (scheme \(scheme):), which key \(key.id) needs; nothing was downloaded")
         } else if scheme == "http" || scheme == "https" || scheme == "file" {
-            // A file: key comes only from a playlist read from disk (DownloadPlanner checks).
+            // A file: key comes only from a playlist read from disk (HLSPlanner checks).
             do {
                 response = ContentKeyResponse(key: try await fetcher.fetchBytes(key.uri).1)
             } catch {

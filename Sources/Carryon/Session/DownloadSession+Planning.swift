@@ -192,7 +192,8 @@ extension DownloadSession {
                                    variant: DownloadOptions? = nil) async throws(CarryonError) -> [String] {
         let id = try await resolveID(id)
         var machine = try await machine(id)
-        do { _ = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        let action: DownloadTaskStateMachine.Action
+        do { action = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
         let bundle = library.bundleURL(for: id)
         guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
             throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before renditions are added")
@@ -240,6 +241,7 @@ extension DownloadSession {
         try await persist(planned, for: saved, keeping: true)
         try await index.setOptions(options, of: id)
         try await setState(id, machine)
+        try await perform(action, for: id)
         emit(.mediaSelectionResolved(taskID: id, selection: selection))
         // The playlists the added renditions bring; the others were reported when first read.
         let addedPlaylists = Set(plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.uri))

@@ -237,7 +237,7 @@ public actor DownloadSession {
         for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
             guard var machine = try? await machine(id) else { continue }
             // A running task's process died; a waiting one's queue died with its process.
-            _ = machine.state == .running ? machine.recoverAfterCrash() : machine.suspend()
+            let action = machine.state == .running ? machine.recoverAfterCrash() : machine.suspend()
             do {
                 try await index.suspendIfInterrupted(id)
             } catch where error.code == .disk {
@@ -246,6 +246,8 @@ public actor DownloadSession {
                 logger.warning("a crashed task's state cannot be recorded", metadata: ["asset": "\(id)", "error": "\(error.message)"])
             }
             tasks[id]?.machine = machine
+            // Nothing runs here yet: recovery asks for nothing to be done, and that is done.
+            try await perform(action, for: id)
         }
     }
 }

@@ -148,8 +148,7 @@ public struct PlaylistFetcher: Sendable {
             case .attemptsUsed:
                 throw failure.error
             case .retryAfterTooLong(let wait):
-                throw CarryonError(failure.error.code, "\(failure.error.message), and the server asks to retry after \(wait), longer than the \(retry.maximumRetryAfter) Carryon waits",
-                                   cause: failure.error.cause)
+                throw CarryonError(failure.error.code, "\(failure.error.message), \(retry.tooLong(wait))", cause: failure.error.cause)
             }
         }
     }

@@ -65,10 +65,21 @@ public struct RetryPolicy: Sendable, Hashable {
     func reason(_ decision: Decision, uri: String, attempts: Int, lastCause: String) -> String {
         switch decision {
         case .retryAfterTooLong(let wait):
-            return "\(uri): \(lastCause), and the server asks to retry after \(wait), longer than the \(maximumRetryAfter) Carryon waits"
+            return "\(uri): \(lastCause), \(tooLong(wait))"
         case .attemptsUsed, .retry:
             return "\(uri): failed after \(attempts) attempts; last: \(lastCause)"
         }
+    }
+
+    /// Why a `Retry-After` of `wait` is not waited for.
+    func tooLong(_ wait: Duration) -> String {
+        "and the server asks to retry after \(Self.seconds(wait)), longer than the \(Self.seconds(maximumRetryAfter)) Carryon waits"
+    }
+
+    /// `wait` in seconds as a person writes them: `3600 s`, `1.5 s`.
+    static func seconds(_ wait: Duration) -> String {
+        let value = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        return (value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)) + " s"
     }
 
     /// Reads a `Retry-After` header: delay-seconds, or an HTTP date relative to `now`

@@ -2,7 +2,7 @@ import HLS
 
 /// HTTP Live Streaming (RFC 8216bis) behind the format seam: playlists read leniently (see
 /// `Playlist.ParseOptions`) into a ``Presentation`` (see `HLSPresentation.swift`), selection by
-/// ``MediaSelector``, plans by ``DownloadPlanner``, and
+/// ``MediaSelector``, plans by ``HLSPlanner``, and
 /// local playlists that keep the origin's lines wherever they were read without a warning.
 struct HLSFormat: StreamFormat {
     var name: String { "hls" }
@@ -24,7 +24,7 @@ struct HLSFormat: StreamFormat {
     }
 
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
-        let (plan, selection) = try await DownloadPlanner(fetcher: fetcher, options: request.options)
+        let (plan, selection) = try await HLSPlanner(fetcher: fetcher, options: request.options)
             .plan(assetID: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
                   additionalVariants: request.additionalVariants)
         return PlannedStream(plan: plan, selection: selection, format: name)

@@ -1,12 +1,13 @@
 import HLS
 
-/// Reads a stream's playlists, chooses what to download, and plans it: the I/O half of
-/// ``DownloadPlan``.
+/// Reads an HLS stream's playlists, chooses what to download (``MediaSelector`` on the
+/// ``Presentation`` of its multivariant playlist), and plans it: the I/O half of HLS's
+/// ``DownloadPlan`` (the pure half is `HLSPlan.swift`).
 ///
 /// Refuses, before any media is fetched, what Carryon does not download yet: live playlists
 /// (no `EXT-X-ENDLIST`, as AVFoundation refuses them). Encrypted streams are planned with their
 /// keys (``DownloadPlan/keys``), which the session obtains before any media.
-struct DownloadPlanner: Sendable {
+struct HLSPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
 
