@@ -112,7 +112,8 @@ public actor DownloadSession {
     }
 
     /// Does what a transition of task `id`'s machine asks: every action the machine returns is
-    /// performed here, and only here.
+    /// performed here (the scheduler, which cannot wait, starts a run through the same
+    /// `startRun` that `startTransfer` performs).
     func perform(_ action: DownloadTaskStateMachine.Action, for id: String) async throws(CarryonError) {
         switch action {
         case .none:
