@@ -2,12 +2,14 @@
 import PackageDescription
 
 // Layers (see DESIGN.md): each target imports only those below it.
-//   CarryonCLI (`carryon`) → CarryonServer → Carryon → HLS
+//   CarryonCLI (`carryon`) → CarryonServer → Carryon → DASH, HLS
+// DASH uses HLS's RFC 3986 reference resolution (URIReference), nothing else of it.
 let package = Package(
     name: "Carryon",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "HLS", targets: ["HLS"]),
+        .library(name: "DASH", targets: ["DASH"]),
         .library(name: "Carryon", targets: ["Carryon"]),
         .library(name: "CarryonServer", targets: ["CarryonServer"]),
         .executable(name: "carryon", targets: ["CarryonCLI"]),
@@ -25,12 +27,14 @@ let package = Package(
     targets: [
         // Layer 1: the M3U8 model, parser and writer. Pure values, no I/O, no dependencies.
         .target(name: "HLS"),
+        // Layer 1: the MPD model, reader, segment addressing and writer. Pure values, no I/O.
+        .target(name: "DASH", dependencies: ["HLS"]),
 
         // Layer 2: the engine.
         .target(
             name: "Carryon",
             dependencies: [
-                "HLS", "CCarryonZlib",
+                "HLS", "DASH", "CCarryonZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -57,7 +61,7 @@ let package = Package(
         .executableTarget(
             name: "CarryonCLI",
             dependencies: [
-                "HLS", "Carryon", "CarryonServer", "CCarryonSystem",
+                "HLS", "DASH", "Carryon", "CarryonServer", "CCarryonSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -87,6 +91,7 @@ let package = Package(
         .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
 
         .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "DASHTests", dependencies: ["DASH", "CarryonTestSupport"]),
         .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS", "CarryonTestSupport"]),
         .testTarget(
             name: "CarryonServerTests",

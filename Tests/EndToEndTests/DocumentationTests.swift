@@ -7,9 +7,9 @@ import Testing
 /// build made, with the toolchain's `swift symbolgraph-extract` and `docc`.
 @Suite("documentation", .serialized)
 struct DocumentationTests {
-    static let modules = ["HLS", "Carryon", "CarryonServer"]
+    static let modules = ["HLS", "DASH", "Carryon", "CarryonServer"]
 
-    @Test("every public type, method, property and case of HLS, Carryon and CarryonServer has a DocC comment",
+    @Test("every public type, method, property and case of HLS, Carryon and CarryonServer has a DocC comment (and DASH's)",
           .timeLimit(.minutes(2)))
     func everyPublicDeclarationIsDocumented() async throws {
         try await withTemporaryDirectory { folder in

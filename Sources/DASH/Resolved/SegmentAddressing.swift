@@ -1,0 +1,265 @@
+import HLS
+
+/// Where a Representation's init section and segments are, and when each plays: every
+/// addressing mode of ISO/IEC 23009-1 worked out into absolute URLs and byte ranges, with times
+/// kept as integers in the Representation's timescale.
+///
+///     let addressing = try SegmentAddressing(representation, in: set, of: period, timing: timing,
+///                                            mpd: mpd, mpdURL: url)
+///     addressing.segments.count
+///
+/// SegmentBase addressing (``Mode/base``) knows its segments only once its `sidx` is read:
+/// fetch ``index`` and give its bytes to ``reading(index:at:)``.
+public struct SegmentAddressing: Sendable, Hashable {
+    /// How the segments are named.
+    public enum Mode: String, Sendable, Hashable {
+        /// SegmentTemplate with `@duration` (`$Number$`).
+        case template
+        /// SegmentTemplate with a SegmentTimeline.
+        case timeline
+        /// SegmentList.
+        case list
+        /// SegmentBase: one file, its segments in its `sidx`.
+        case base
+        /// A bare BaseURL: one resource, one segment (a WebVTT file, say).
+        case url
+    }
+
+    /// An absolute URL with an optional byte range.
+    public struct Location: Sendable, Hashable {
+        /// The absolute URL.
+        public var url: String
+        /// The bytes, or nil for the whole resource.
+        public var range: ByteRange?
+
+        /// `url`, or `range` of it.
+        public init(url: String, range: ByteRange? = nil) {
+            self.url = url
+            self.range = range
+        }
+    }
+
+    /// One media segment.
+    public struct Segment: Sendable, Hashable {
+        /// Where it is.
+        public var location: Location
+        /// Its presentation time, in ``SegmentAddressing/timescale`` units on the media
+        /// timeline (``SegmentAddressing/presentationTimeOffset`` is the Period's start).
+        public var time: Int64
+        /// Its duration in the same units.
+        public var duration: Int64
+        /// Its number (`$Number$`).
+        public var number: Int64
+    }
+
+    /// How the segments are named.
+    public var mode: Mode
+    /// Units per second of the times.
+    public var timescale: Int64
+    /// The media time at which the Period starts.
+    public var presentationTimeOffset: Int64
+    /// The init section, when there is one.
+    public var initialization: Location?
+    /// The segments in order; empty for ``Mode/base`` until its index is read.
+    public var segments: [Segment]
+    /// ``Mode/base``: the `sidx` to read.
+    public var index: Location?
+    /// What was read past, for the warnings.
+    public var warnings: [MPDWarning] = []
+
+    /// Representations of more segments than this are refused: the plan would not fit memory.
+    public static let maximumSegments = 2_000_000
+
+    /// Works out `representation`'s addressing.
+    ///
+    /// - Throws: ``MPDError`` naming the line when the segments cannot be worked out: a
+    ///   template of `$Number$` in a Period of unknown length, a timeline running to an unknown
+    ///   end, more than ``maximumSegments``.
+    public init(_ representation: Representation, in set: AdaptationSet, of period: Period, timing: MPD.PeriodTiming,
+                mpd: MPD, mpdURL: String) throws(MPDError) {
+        let information = mpd.segmentInformation(of: representation, in: set, of: period)
+        let base = mpd.baseURL(of: representation, in: set, of: period, mpdURL: mpdURL)
+        let info = information.template ?? information.list ?? information.base ?? SegmentInfo()
+        mode = .url
+        timescale = info.timescale ?? 1
+        presentationTimeOffset = info.presentationTimeOffset ?? 0
+        segments = []
+        let periodEnd: Int64? = timing.duration.map { presentationTimeOffset + $0.converted(to: timescale) }
+        let values = TemplateString.Values(representationID: representation.id, bandwidth: representation.bandwidth ?? 0)
+        if let template = information.template {
+            mode = template.timeline == nil ? .template : .timeline
+            guard let media = template.media else {
+                throw MPDError(line: template.line, "the SegmentTemplate of Representation \(representation.id) has no @media")
+            }
+            let mediaTemplate = TemplateString(media)
+            if let initialization = template.initializationTemplate {
+                let initTemplate = TemplateString(initialization)
+                warnings += initTemplate.problems.map { MPDWarning(line: template.line, $0) }
+                self.initialization = Location(url: URIReference.resolve(initTemplate.expand(values), against: base))
+            } else if let initialization = template.initialization {
+                self.initialization = Self.location(initialization, base: base)
+            }
+            warnings += mediaTemplate.problems.map { MPDWarning(line: template.line, $0) }
+            let slots = try Self.slots(of: template, timescale: timescale, offset: presentationTimeOffset, periodEnd: periodEnd,
+                                       representation: representation.id)
+            var segmentValues = values
+            segments.reserveCapacity(slots.count)
+            for slot in slots {
+                segmentValues.number = slot.number
+                segmentValues.time = slot.time
+                segments.append(Segment(location: Location(url: URIReference.resolve(mediaTemplate.expand(segmentValues), against: base)),
+                                        time: slot.time, duration: slot.duration, number: slot.number))
+            }
+        } else if let list = information.list {
+            mode = .list
+            self.initialization = list.initialization.map { Self.location($0, base: base) }
+            let urls = list.segmentURLs ?? []
+            var slots: [Slot]
+            if list.timeline != nil {
+                slots = try Self.slots(of: list, timescale: timescale, offset: presentationTimeOffset, periodEnd: periodEnd,
+                                       representation: representation.id)
+            } else {
+                let duration = list.duration ?? (urls.count == 1 ? periodEnd.map { $0 - presentationTimeOffset } : nil)
+                guard let duration, duration > 0 else {
+                    throw MPDError(line: list.line, "the SegmentList of Representation \(representation.id) has neither @duration nor a SegmentTimeline")
+                }
+                let first = list.startNumber ?? 1
+                slots = urls.indices.map { index in
+                    Slot(time: presentationTimeOffset + Int64(index) * duration, duration: duration, number: first + Int64(index))
+                }
+                if let periodEnd, let last = slots.last, last.time + last.duration > periodEnd, periodEnd > last.time {
+                    slots[slots.count - 1].duration = periodEnd - last.time
+                }
+            }
+            if slots.count != urls.count {
+                warnings.append(MPDWarning(line: list.line, "the SegmentList of Representation \(representation.id) has \(urls.count) SegmentURLs for \(slots.count) timeline segments; the shorter is used"))
+            }
+            for (slot, url) in zip(slots, urls) {
+                let location = Location(url: url.media.map { URIReference.resolve($0, against: base) } ?? base, range: url.mediaRange)
+                segments.append(Segment(location: location, time: slot.time, duration: slot.duration, number: slot.number))
+            }
+        } else if let segmentBase = information.base, segmentBase.indexRange != nil || segmentBase.representationIndex != nil {
+            mode = .base
+            self.initialization = segmentBase.initialization.map { Self.location($0, base: base) }
+            if let index = segmentBase.representationIndex {
+                self.index = Self.location(index, base: base)
+            } else if let range = segmentBase.indexRange {
+                self.index = Location(url: base, range: range)
+            }
+        } else {
+            mode = .url
+            self.initialization = information.base?.initialization.map { Self.location($0, base: base) }
+            let duration = periodEnd.map { $0 - presentationTimeOffset } ?? 0
+            segments = [Segment(location: Location(url: base), time: presentationTimeOffset, duration: duration,
+                                number: info.startNumber ?? 1)]
+        }
+        guard segments.count <= Self.maximumSegments else {
+            throw MPDError(line: representation.line, "Representation \(representation.id) has \(segments.count) segments, more than the \(Self.maximumSegments) Carryon plans")
+        }
+    }
+
+    /// What a `sidx` says: the segments it indexes (in this addressing's ``timescale``) and the
+    /// deeper indexes it points at (a hierarchical index), to read next and give here in turn.
+    public struct IndexReading: Sendable, Hashable {
+        /// The media segments it indexes, in order.
+        public var segments: [Segment]
+        /// Deeper indexes to read, in order.
+        public var subindexes: [Location]
+    }
+
+    /// Reads the `sidx` boxes in `bytes`, read from `offset` of the media file.
+    public func reading(index bytes: [UInt8], at offset: Int64) throws(MPDError) -> IndexReading {
+        let mediaURL = index?.url ?? initialization?.url ?? ""
+        var reading = IndexReading(segments: [], subindexes: [])
+        var number = Int64(segments.count) + 1
+        for box in try SegmentIndex.parse(bytes, at: offset) {
+            var time = box.earliestPresentationTime
+            for reference in box.references {
+                if reference.isIndex {
+                    reading.subindexes.append(Location(url: mediaURL, range: reference.range))
+                } else {
+                    let start = MediaTime(time, timescale: box.timescale).converted(to: timescale)
+                    let duration = MediaTime(reference.duration, timescale: box.timescale).converted(to: timescale)
+                    reading.segments.append(Segment(location: Location(url: mediaURL, range: reference.range), time: start,
+                                                    duration: duration, number: number))
+                    number += 1
+                }
+                time += reference.duration
+            }
+        }
+        return reading
+    }
+
+    /// The Representation's last segment ends at or before this many seconds into its Period.
+    public var duration: Double {
+        guard let last = segments.last else { return 0 }
+        return Double(last.time + last.duration - presentationTimeOffset) / Double(timescale)
+    }
+
+    private static func location(_ reference: URLReference, base: String) -> Location {
+        Location(url: reference.sourceURL.map { URIReference.resolve($0, against: base) } ?? base, range: reference.range)
+    }
+
+    struct Slot {
+        var time: Int64
+        var duration: Int64
+        var number: Int64
+    }
+
+    /// The segments' times, durations and numbers of a SegmentTemplate or SegmentList:
+    /// from its SegmentTimeline, or from `@duration` over the Period.
+    static func slots(of info: SegmentInfo, timescale: Int64, offset: Int64, periodEnd: Int64?,
+                      representation: String) throws(MPDError) -> [Slot] {
+        let startNumber = info.startNumber ?? 1
+        var slots: [Slot] = []
+        if let timeline = info.timeline {
+            var time: Int64 = 0
+            var number = startNumber
+            for (position, entry) in timeline.entries.enumerated() {
+                if let start = entry.time { time = start }
+                if let first = entry.number { number = first }
+                var count = entry.repeatCount + 1
+                if entry.repeatCount == -1 {
+                    let next = timeline.entries.dropFirst(position + 1).first?.time
+                    guard let end = next ?? periodEnd else {
+                        throw MPDError(line: entry.line, "S@r=-1 repeats to the Period's end, which the MPD does not give")
+                    }
+                    count = max(0, (end - time + entry.duration - 1) / entry.duration)
+                }
+                guard count <= Int64(maximumSegments) - Int64(slots.count) else {
+                    throw MPDError(line: entry.line, "the SegmentTimeline of Representation \(representation) has more than \(maximumSegments) segments")
+                }
+                for _ in 0..<count {
+                    if let periodEnd, time >= periodEnd, !slots.isEmpty { break }
+                    slots.append(Slot(time: time, duration: entry.duration, number: number))
+                    time += entry.duration
+                    number += 1
+                }
+            }
+        } else {
+            guard let duration = info.duration else {
+                throw MPDError(line: info.line, "the segment information of Representation \(representation) has neither @duration nor a SegmentTimeline")
+            }
+            var count: Int64
+            if let end = info.endNumber {
+                count = end - startNumber + 1
+            } else if let periodEnd {
+                count = (periodEnd - offset + duration - 1) / duration
+            } else {
+                throw MPDError(line: info.line, "Representation \(representation) names its segments by $Number$ in a Period whose length the MPD does not give")
+            }
+            guard count <= Int64(maximumSegments) else {
+                throw MPDError(line: info.line, "Representation \(representation) has \(count) segments, more than the \(maximumSegments) Carryon plans")
+            }
+            count = max(0, count)
+            slots.reserveCapacity(Int(count))
+            for index in 0..<count {
+                let time = offset + index * duration
+                let length = periodEnd.map { min(duration, $0 - time) } ?? duration
+                slots.append(Slot(time: time, duration: max(1, length), number: startNumber + index))
+            }
+        }
+        if let end = info.endNumber { slots.removeAll { $0.number > end } }
+        return slots
+    }
+}
