@@ -84,7 +84,7 @@ struct FormatSeamTests {
                     try db.execute(sql: "UPDATE asset SET format = 'toy', planned = 1, selection = NULL WHERE id = ?", arguments: [task.id])
                 }
                 let renew = await #expect(throws: CarryonError.self) { try await session.renewKeys(task.id) }
-                #expect(renew?.code == .unsupported && renew?.message.contains("toy, a format this session does not read (it reads hls)") == true,
+                #expect(renew?.code == .unsupported && renew?.message.contains("toy, a format this session does not read (it reads hls, dash)") == true,
                         "\(renew?.message ?? "")")
                 await session.shutdown()
             }

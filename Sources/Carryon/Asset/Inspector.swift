@@ -58,7 +58,12 @@ public struct Inspector: Sendable {
     /// - Throws: ``CarryonError``; a playlist that cannot be parsed or resolved has code
     ///   ``CarryonError/Code/playlist`` with the `PlaylistError` (module `HLS`) as cause.
     public func inspect(_ location: String) async throws(CarryonError) -> Inspection {
-        let fetched = try await fetcher.fetch(location)
+        try inspect(try await fetcher.fetchManifest(location))
+    }
+
+    /// The playlist `manifest`, already fetched, parsed and resolved.
+    func inspect(_ manifest: FetchedManifest) throws(CarryonError) -> Inspection {
+        let fetched = try fetcher.parse(manifest)
         let playlist = fetched.parsed.playlist
         do {
             switch playlist.kind {

@@ -94,6 +94,11 @@ public struct PlaybackSource: Sendable {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
             return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
         }
+        // A DASH asset's own manifest of the same files, for DASH players.
+        if path == "main.mpd" {
+            guard asset.planned, asset.format == "dash" else { throw CarryonError(.notFound, "\(assetID) has no MPD (it is \(asset.format))") }
+            return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
+        }
         let renditions = try await library.index.renditions(of: assetID)
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {
             let text = try Self.readText(bundle.appendingPathComponent(path))

@@ -20,7 +20,10 @@ struct DownloadPlan: Sendable {
     var resources: [ResourceRecord]
     /// The local multivariant playlist (`main.m3u8` in the bundle).
     var localMain: String
-    /// The multivariant playlist as fetched, when the asset has one.
+    /// Other manifests of the same files, by bundle-relative path: a DASH stream's local
+    /// `main.mpd`.
+    var localManifests: [String: String] = [:]
+    /// The multivariant playlist (or MPD) as fetched, when the asset has one.
     var originMain: [UInt8]?
     /// The presentation's duration: the longest rendition's.
     var duration: Double
@@ -52,5 +55,20 @@ struct DownloadPlan: Sendable {
         var keyID: String? = nil
         /// The key system's initialization data (a `pssh` box).
         var initData: [UInt8]? = nil
+    }
+
+    /// Sorts `resources` into the order they are fetched and numbers them: the main
+    /// selection's renditions (`mainKeys`) first, interleaved by time, each init section before
+    /// the segments it starts, ties broken by the renditions' `positions`; then the extra
+    /// selections likewise.
+    static func putInPlaybackOrder(_ resources: inout [ResourceRecord], mainKeys: Set<String>, positions: [String: Int]) {
+        resources.sort { lhs, rhs in
+            let lhsMain = mainKeys.contains(lhs.renditionKey), rhsMain = mainKeys.contains(rhs.renditionKey)
+            if lhsMain != rhsMain { return lhsMain }
+            if lhs.startTime != rhs.startTime { return lhs.startTime < rhs.startTime }
+            if lhs.kind != rhs.kind { return lhs.kind == .initSection }
+            return positions[lhs.renditionKey, default: 0] < positions[rhs.renditionKey, default: 0]
+        }
+        for index in resources.indices { resources[index].ordinal = index }
     }
 }

@@ -38,8 +38,8 @@ extension DownloadSession {
         public var diskSpace: DiskSpace?
         /// The manifest formats the session reads, tried in order on a new asset's first
         /// manifest (see `StreamFormat`); the first is also the one that reads what none
-        /// recognises. HLS by default.
-        var formats: [any StreamFormat] = [HLSFormat()]
+        /// recognises. HLS and MPEG-DASH by default.
+        var formats: [any StreamFormat] = [HLSFormat(), DASHFormat()]
 
         /// A configuration with the given limits; each parameter sets the property of the same name.
         /// The defaults run 2 tasks at once with up to 8 requests in flight (8 for one task, 8

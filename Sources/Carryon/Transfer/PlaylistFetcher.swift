@@ -126,9 +126,13 @@ public struct PlaylistFetcher: Sendable {
 
     /// The bytes at `url` (http, https or file), with the same headers, retries and size limit as
     /// playlists; returns the URL read after redirects. ``rule`` is checked first.
-    func fetchBytes(_ url: String, namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
+    ///
+    /// With `range` (first and last byte, inclusive), only those bytes: asked for with a `Range`
+    /// request, cut from the whole body when the server ignores it (a DASH segment index).
+    func fetchBytes(_ url: String, range: ClosedRange<Int64>? = nil, namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
         try rule.check(url, namedBy: namedBy)
         if URIReference.scheme(of: url)?.lowercased() == "file" {
+            if let range { return (url, try readFile(url, range: range)) }
             return (url, try readFile(url))
         }
         var attempt = 0
@@ -136,7 +140,7 @@ public struct PlaylistFetcher: Sendable {
             attempt += 1
             let failure: Failure
             do throws(Failure) {
-                let body = try await watchedRequest(url)
+                let body = try await watchedRequest(url, range: range)
                 return (body.url, body.bytes)
             } catch {
                 failure = error
@@ -167,9 +171,9 @@ public struct PlaylistFetcher: Sendable {
     }
 
     /// One request, ended as a stalled attempt when the server stops sending (``stallTimeout``).
-    private func watchedRequest(_ url: String) async throws(Failure) -> Body {
+    private func watchedRequest(_ url: String, range: ClosedRange<Int64>?) async throws(Failure) -> Body {
         do {
-            return try await withStallDetection(stallTimeout) { meter in try await self.requestBytes(url, meter: meter) }
+            return try await withStallDetection(stallTimeout) { meter in try await self.requestBytes(url, range: range, meter: meter) }
         } catch let failure as Failure {
             throw failure
         } catch let stall as StallError {
@@ -179,11 +183,12 @@ public struct PlaylistFetcher: Sendable {
         }
     }
 
-    private func requestBytes(_ url: String, meter: StallMeter) async throws(Failure) -> Body {
+    private func requestBytes(_ url: String, range: ClosedRange<Int64>?, meter: StallMeter) async throws(Failure) -> Body {
         var request = HTTPClientRequest(url: URIReference.encodingSpaces(url))
         for header in headers { request.headers.add(name: header.name, value: header.value) }
+        if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
         // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
-        if !request.headers.contains(name: "accept-encoding") {
+        if range == nil, !request.headers.contains(name: "accept-encoding") {
             request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
         let response: HTTPClientResponse
@@ -233,6 +238,14 @@ public struct PlaylistFetcher: Sendable {
             }
             try inflater?.finish()
             let finalURL = response.history.last?.request.url ?? url
+            if let range, status != 206 {
+                // The whole resource: the range cut from it.
+                guard range.upperBound < Int64(bytes.count) else {
+                    throw Failure(error: CarryonError(.http, "\(url): bytes \(range.lowerBound)-\(range.upperBound) asked for, but the resource has \(bytes.count)"),
+                                  retryable: false)
+                }
+                return Body(url: finalURL, bytes: Array(bytes[Int(range.lowerBound)...Int(range.upperBound)]))
+            }
             return Body(url: finalURL, bytes: bytes)
         } catch let failure as Inflater.Failure {
             throw Failure(error: CarryonError(.http, "\(url): sent with Content-Encoding \(response.headers.first(name: "content-encoding") ?? ""), but \(failure)"),
@@ -256,6 +269,30 @@ public struct PlaylistFetcher: Sendable {
                           retryable: false)
         }
         do { return try Inflater() } catch { throw Failure(error: CarryonError(.http, "\(url): \(error)"), retryable: false) }
+    }
+
+    /// Bytes `range` of a local file.
+    private func readFile(_ url: String, range: ClosedRange<Int64>) throws(CarryonError) -> [UInt8] {
+        guard let fileURL = URL(string: url), fileURL.isFileURL else {
+            throw CarryonError(.invalidLocation, "\(url) is not a valid file URL")
+        }
+        guard range.count <= maximumPlaylistBytes else {
+            throw CarryonError(.tooLarge, "\(fileURL.path): bytes \(range.lowerBound)-\(range.upperBound) are more than the limit of \(maximumPlaylistBytes)")
+        }
+        do {
+            let handle = try FileHandle(forReadingFrom: fileURL)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(range.lowerBound))
+            let data = try handle.read(upToCount: range.count) ?? Data()
+            guard data.count == range.count else {
+                throw CarryonError(.file, "\(fileURL.path): bytes \(range.lowerBound)-\(range.upperBound) asked for, but the file ends before")
+            }
+            return [UInt8](data)
+        } catch let error as CarryonError {
+            throw error
+        } catch {
+            throw CarryonError(.file, "\(fileURL.path): no such file or it cannot be read")
+        }
     }
 
     private func readFile(_ url: String) throws(CarryonError) -> [UInt8] {

@@ -118,7 +118,7 @@ struct PlaybackResponder: HTTPResponder {
         case .playlist(var text):
             if path == "main.m3u8", let session { text = try Self.prefix(text, with: "s-\(session)/") }
             let body = ByteBuffer(string: text)
-            let headers: HTTPFields = [.contentType: "application/vnd.apple.mpegurl", .contentLength: String(body.readableBytes),
+            let headers: HTTPFields = [.contentType: MediaTypes.contentType(forPath: path), .contentLength: String(body.readableBytes),
                                        .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .file(let file, let size):

@@ -115,6 +115,12 @@ public struct PlaybackServerHandle: Sendable {
     public func playlistURL(for assetID: String) -> String {
         "\(baseURL)/\(assetID)/main.m3u8"
     }
+
+    /// The URL of a DASH asset's local MPD (`main.mpd`), for DASH players; its
+    /// ``playlistURL(for:)`` plays the same files in HLS players.
+    public func mpdURL(for assetID: String) -> String {
+        "\(baseURL)/\(assetID)/main.mpd"
+    }
 }
 
 /// A request the playback server answered, for the access and error logs.

@@ -149,16 +149,8 @@ extension DownloadPlan {
 
         // Playback order: the main selection first (init sections before the segments they
         // start), interleaved by time across renditions; then the extra selections likewise.
-        let mainKeys = Set(planned.filter { $0.record.isMain }.map(\.record.key))
-        let positions = Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) })
-        resources.sort { lhs, rhs in
-            let lhsMain = mainKeys.contains(lhs.renditionKey), rhsMain = mainKeys.contains(rhs.renditionKey)
-            if lhsMain != rhsMain { return lhsMain }
-            if lhs.startTime != rhs.startTime { return lhs.startTime < rhs.startTime }
-            if lhs.kind != rhs.kind { return lhs.kind == .initSection }
-            return positions[lhs.renditionKey, default: 0] < positions[rhs.renditionKey, default: 0]
-        }
-        for index in resources.indices { resources[index].ordinal = index }
+        putInPlaybackOrder(&resources, mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
+                           positions: Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) }))
 
         let localMain: String
         if let main, let selection {
@@ -209,16 +201,21 @@ extension DownloadPlan {
     /// `video`, `audio-en`, `audio-en-2`, `subtitles-de`, `media`: a readable folder name of
     /// letters, digits and dashes only.
     static func uniqueKey(for input: Input, taken: inout [String]) -> String {
+        uniqueKey(type: input.type, label: input.language ?? input.name, taken: &taken)
+    }
+
+    /// The same for a rendition of `type` (`VIDEO`, `AUDIO`…) labelled by its language or name.
+    static func uniqueKey(type: String, label: String, taken: inout [String]) -> String {
         var base: String
-        switch input.type {
+        switch type {
         case "VIDEO": base = "video"
         case "MEDIA": base = "media"
         case "AUDIO": base = "audio"
         case "SUBTITLES": base = "subtitles"
         default: base = "rendition"
         }
-        if input.type == "AUDIO" || input.type == "SUBTITLES" {
-            let label = slug(input.language ?? input.name)
+        if type == "AUDIO" || type == "SUBTITLES" {
+            let label = slug(label)
             if !label.isEmpty { base += "-" + label }
         }
         var key = base

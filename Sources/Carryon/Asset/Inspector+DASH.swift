@@ -1,0 +1,44 @@
+import DASH
+
+extension Inspector {
+    /// An MPD read for inspection: the model as the lenient reader read it (its warnings in
+    /// `MPD.warnings`, module `DASH`), dynamic ones included.
+    public struct MPDInspection: Sendable {
+        /// The URL it was read from, after redirects.
+        public var url: String
+        /// The MPD as read.
+        public var mpd: MPD
+
+        /// How `representation` addresses its segments, and how many there are when that is
+        /// known without fetching an index (nil for SegmentBase, or when it cannot be worked out).
+        public func addressing(of representation: Representation, in set: AdaptationSet, periodIndex: Int) -> (mode: String, segmentCount: Int?)? {
+            let period = mpd.periods[periodIndex]
+            guard let addressing = try? SegmentAddressing(representation, in: set, of: period, timing: mpd.periodTimings[periodIndex],
+                                                          mpd: mpd, mpdURL: url) else { return nil }
+            return (addressing.mode.rawValue, addressing.mode == .base ? nil : addressing.segments.count)
+        }
+    }
+
+    /// What a stream's manifest is, read for inspection: an HLS playlist or an MPD.
+    public enum StreamInspection: Sendable {
+        /// An HLS playlist, resolved.
+        case hls(Inspection)
+        /// An MPEG-DASH MPD.
+        case dash(MPDInspection)
+    }
+
+    /// Reads the manifest at `location` as what it is: an MPD (its root element `MPD`) or an
+    /// HLS playlist (see ``inspect(_:)``).
+    ///
+    /// - Throws: ``CarryonError``; an MPD that cannot be read has code
+    ///   ``CarryonError/Code/playlist`` with the `MPDError` (module `DASH`) as cause.
+    public func inspectStream(_ location: String) async throws(CarryonError) -> StreamInspection {
+        let manifest = try await fetcher.fetchManifest(location)
+        guard DASHFormat().recognizes(manifest) else { return .hls(try inspect(manifest)) }
+        do {
+            return .dash(MPDInspection(url: manifest.url, mpd: try MPD.read(manifest.bytes)))
+        } catch {
+            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+        }
+    }
+}

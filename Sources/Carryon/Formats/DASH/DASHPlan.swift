@@ -1,0 +1,267 @@
+import DASH
+import HLS
+
+/// Building a ``DownloadPlan`` from an MPD whose chosen Representations are addressed (their
+/// segment indexes read): pure, so it is tested without I/O.
+///
+/// The bundle gets both manifests of the same files: a local `main.mpd` (static; each chosen
+/// Representation a SegmentList of local files, with a SegmentTimeline of the origin's exact
+/// times) for DASH players, and HLS playlists (`main.m3u8`: fMP4 with `EXT-X-MAP`, byte ranges
+/// where the origin used them, a discontinuity and a new init section at each Period boundary,
+/// WebVTT files as subtitle renditions) so that every HLS player plays a DASH download too.
+enum DASHPlan {
+    /// One Representation of one Period, addressed.
+    struct Part {
+        var periodIndex: Int
+        var timing: MPD.PeriodTiming
+        var period: Period
+        var set: AdaptationSet
+        var representation: Representation
+        var common: CommonAttributes
+        var addressing: SegmentAddressing
+    }
+
+    /// A chosen track (see ``DASHChoice``) with its Parts addressed.
+    struct Track {
+        var chosen: DASHChoice.Track
+        var parts: [Part]
+
+        var choice: String { chosen.kind }
+        var isMain: Bool { chosen.isMain }
+        var uri: String { chosen.uri }
+        var name: String { chosen.name }
+        var language: String? { chosen.language }
+        var channels: String? { chosen.channels }
+    }
+
+    /// A track planned: its key, its local HLS lines, and each Part's local Representation.
+    private struct Planned {
+        var track: Track
+        var key: String
+        var duration: Double
+        var bytes: Int
+        var hlsPlaylist: String
+        var localRepresentations: [Int: Representation]
+        /// Whether HLS players can play it (WebVTT files and media segments; not TTML).
+        var isHLSPlayable: Bool
+    }
+
+    static func make(assetID: String, mpd: MPD, tracks: [Track], origin: [UInt8],
+                     warnings: [DownloadPlan.PlaylistNotice]) throws(CarryonError) -> DownloadPlan {
+        var taken: [String] = []
+        var resources: [ResourceRecord] = []
+        var seen: [DownloadPlan.ResourceKey: Int] = [:]
+        var rangedFiles: [String: String] = [:]
+        var planned: [Planned] = []
+
+        for track in tracks {
+            let key = DownloadPlan.uniqueKey(type: track.choice, label: track.language ?? track.name, taken: &taken)
+            var initCounter = 0, segmentCounter = 0, fileCounter = 0
+            var lines: [Line] = [Line(tag: .m3u), Line(tag: .version(7)), Line(tag: .independentSegments),
+                                 Line(tag: .playlistType(.vod))]
+            var body: [Line] = []
+            var longest = 0.0
+            var duration = 0.0
+            var bytes = 0
+            var localRepresentations: [Int: Representation] = [:]
+            let isText = DASHPresentation.content(of: track.parts.first?.set ?? AdaptationSet()) == .text
+            var isHLSPlayable = true
+
+            func add(_ location: SegmentAddressing.Location, kind: ResourceKind, start: Double, length: Double,
+                     bitrate: Int) -> String {
+                let range = location.range
+                let resourceKey = DownloadPlan.ResourceKey(uri: location.url, offset: range.map { Int($0.first) }, length: range.map { Int($0.length) })
+                if let index = seen[resourceKey] { return resources[index].fileName }
+                let ext = DownloadPlan.fileExtension(of: location.url, kind: kind)
+                let fileName: String
+                if range != nil {
+                    if let existing = rangedFiles[location.url] {
+                        fileName = existing
+                    } else {
+                        fileCounter += 1
+                        fileName = "\(key)/file\(fileCounter).\(ext)"
+                        rangedFiles[location.url] = fileName
+                    }
+                } else if kind == .initSection {
+                    initCounter += 1
+                    fileName = "\(key)/init\(initCounter).\(ext)"
+                } else {
+                    segmentCounter += 1
+                    fileName = "\(key)/\(DownloadPlan.zeroPadded(segmentCounter, to: 5)).\(ext)"
+                }
+                let estimate = range.map { Int($0.length) } ?? (kind == .initSection ? 2_000 : max(1, Int(Double(bitrate) * length / 8)))
+                bytes += estimate
+                seen[resourceKey] = resources.count
+                resources.append(ResourceRecord(
+                    id: nil, assetID: assetID, renditionKey: key, ordinal: 0, kind: kind, uri: location.url,
+                    rangeOffset: range.map { Int($0.first) }, rangeLength: range.map { Int($0.length) }, fileName: fileName,
+                    state: .pending, bytes: nil, expectedBytes: estimate, exactSize: range != nil, startTime: start, duration: length,
+                    etag: nil, lastModified: nil))
+                return fileName
+            }
+
+            for (number, part) in track.parts.enumerated() {
+                let addressing = part.addressing
+                let periodStart = part.timing.start.seconds
+                let bitrate = part.representation.bandwidth ?? (isText ? DownloadPlan.subtitleBitrate : HLSPlanner.unknownBitrate)
+                let scale = Double(addressing.timescale)
+                if number > 0 { body.append(Line(tag: .discontinuity)) }
+                var local = Representation()
+                local.id = part.representation.id
+                local.bandwidth = part.representation.bandwidth
+                // The set keeps what it declares; the Representation its own.
+                local.common = part.representation.common
+                var list = SegmentInfo()
+                list.timescale = addressing.timescale
+                list.presentationTimeOffset = addressing.presentationTimeOffset == 0 ? nil : addressing.presentationTimeOffset
+                if let initialization = addressing.initialization {
+                    let name = add(initialization, kind: .initSection, start: periodStart, length: 0, bitrate: bitrate)
+                    list.initialization = URLReference(sourceURL: name, range: initialization.range)
+                    body.append(Line(tag: .map(Map(uri: DownloadPlan.relativePath(name, fromFolder: key),
+                                                   byteRange: initialization.range.map { HLS.ByteRange(length: Int($0.length), offset: Int($0.first)) }))))
+                }
+                var entries: [SegmentTimeline.Entry] = []
+                var urls: [SegmentURL] = []
+                var expectedTime: Int64?
+                for segment in addressing.segments {
+                    let start = periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale
+                    let length = Double(segment.duration) / scale
+                    let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate)
+                    body.append(Line(tag: .inf(Inf(duration: length))))
+                    if let range = segment.location.range {
+                        body.append(Line(tag: .byteRange(HLS.ByteRange(length: Int(range.length), offset: Int(range.first)))))
+                    }
+                    body.append(Line(uri: DownloadPlan.relativePath(name, fromFolder: key)))
+                    longest = max(longest, length)
+                    urls.append(SegmentURL(media: name, mediaRange: segment.location.range))
+                    if let last = entries.last, expectedTime == segment.time, last.duration == segment.duration {
+                        entries[entries.count - 1].repeatCount += 1
+                    } else {
+                        entries.append(SegmentTimeline.Entry(time: expectedTime == segment.time ? nil : segment.time, duration: segment.duration))
+                    }
+                    expectedTime = segment.time + segment.duration
+                }
+                if addressing.mode == .url {
+                    // One resource: a file the local MPD names by its BaseURL.
+                    local.baseURLs = [BaseURL(url: urls.first?.media ?? "")]
+                    let mime = (part.common.mimeType ?? "").lowercased()
+                    if isText && !(mime == "text/vtt" || urls.first?.media?.hasSuffix(".vtt") == true) { isHLSPlayable = false }
+                } else {
+                    list.timeline = SegmentTimeline(entries: entries)
+                    list.segmentURLs = urls
+                    local.segments = SegmentInformation(list: list)
+                    if isText { isHLSPlayable = false }
+                }
+                localRepresentations[part.periodIndex] = local
+                duration += part.timing.duration?.seconds ?? addressing.duration
+            }
+            lines.append(Line(tag: .targetDuration(max(1, Int(longest.rounded(.up))))))
+            let playlist: String
+            do {
+                playlist = try Playlist(lines: lines + body + [Line(tag: .endList)]).write()
+            } catch {
+                throw CarryonError(.playlist, "cannot write the local playlist of \(key): \(error)", cause: error)
+            }
+            planned.append(Planned(track: track, key: key, duration: duration, bytes: bytes, hlsPlaylist: playlist,
+                                   localRepresentations: localRepresentations, isHLSPlayable: isHLSPlayable))
+        }
+
+        // Playback order: the main selection first (init sections before the segments they
+        // start), interleaved by time across tracks; then the extra selections likewise.
+        DownloadPlan.putInPlaybackOrder(&resources, mainKeys: Set(planned.filter(\.track.isMain).map(\.key)),
+                                        positions: Dictionary(uniqueKeysWithValues: planned.enumerated().map { ($1.key, $0) }))
+
+        let renditions = planned.enumerated().map { position, item in
+            DownloadPlan.PlannedRendition(
+                record: RenditionRecord(assetID: assetID, key: item.key, type: item.track.choice, name: item.track.name,
+                                        language: item.track.language, uri: item.track.uri, isMain: item.track.isMain,
+                                        duration: item.duration, position: position),
+                originText: [], localText: item.hlsPlaylist)
+        }
+        var plan = DownloadPlan(renditions: renditions, resources: resources, localMain: try localMain(planned),
+                                originMain: origin, duration: planned.map(\.duration).max() ?? 0, warnings: warnings)
+        plan.localManifests["main.mpd"] = localMPD(mpd, planned: planned)
+        return plan
+    }
+
+    /// `main.m3u8`: a variant per video track (the first the main one), the audio and WebVTT
+    /// subtitle tracks as renditions.
+    private static func localMain(_ planned: [Planned]) throws(CarryonError) -> String {
+        // An MPD without video: its first track, an audio Representation, is the variant.
+        let variantKeys = Set(planned.filter { $0.track.choice == "VIDEO" }.map(\.key)
+                              + (planned.first.map { $0.track.choice == "AUDIO" && $0.track.language == nil ? [$0.key] : [] } ?? []))
+        let variants = planned.filter { variantKeys.contains($0.key) }
+        let audio = planned.filter { $0.track.choice == "AUDIO" && !variantKeys.contains($0.key) }
+        let subtitles = planned.filter { $0.track.choice == "SUBTITLES" && $0.isHLSPlayable }
+        var lines = [Line(tag: .m3u), Line(tag: .version(7)), Line(tag: .independentSegments)]
+        for (index, item) in audio.enumerated() {
+            lines.append(Line(tag: .media(Rendition(
+                type: .audio, uri: "\(item.key)/index.m3u8", groupID: "audio", language: item.track.language, name: item.track.name,
+                isDefault: index == 0, autoselect: true, channels: item.track.channels))))
+        }
+        for item in subtitles {
+            lines.append(Line(tag: .media(Rendition(
+                type: .subtitles, uri: "\(item.key)/index.m3u8", groupID: "subtitles", language: item.track.language,
+                name: item.track.name, isDefault: false, autoselect: true))))
+        }
+        let audioBandwidth = audio.compactMap { $0.track.parts.first?.representation.bandwidth }.max() ?? 0
+        let audioCodecs = audio.first?.track.parts.first?.common.codecs
+        for item in variants {
+            let first = item.track.parts.first
+            let own = first?.representation.bandwidth ?? (item.duration > 0 ? Int(Double(item.bytes * 8) / item.duration) : 1)
+            var resolution: Resolution?
+            if let width = first?.common.width, let height = first?.common.height { resolution = Resolution(width: width, height: height) }
+            let codecs = [first?.common.codecs, audioCodecs].compactMap { $0 }.joined(separator: ",")
+            let stream = StreamInf(bandwidth: max(1, own + audioBandwidth), codecs: codecs.isEmpty ? nil : codecs, resolution: resolution,
+                                   frameRate: first?.common.frameRate?.value, audio: audio.isEmpty ? nil : "audio",
+                                   subtitles: subtitles.isEmpty ? nil : "subtitles")
+            lines += [Line(tag: .streamInf(stream)), Line(uri: "\(item.key)/index.m3u8")]
+        }
+        do {
+            return try Playlist(lines: lines).write()
+        } catch {
+            throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
+        }
+    }
+
+    /// `main.mpd`: the origin's Periods and AdaptationSets, each with only the chosen
+    /// Representations, addressed by SegmentLists of the bundle's files.
+    private static func localMPD(_ mpd: MPD, planned: [Planned]) -> String {
+        var local = MPD()
+        local.type = .static
+        local.profiles = ["urn:mpeg:dash:profile:full:2011"]
+        local.mediaPresentationDuration = mpd.duration
+        local.minBufferTime = mpd.minBufferTime ?? MediaTime(2, timescale: 1)
+        let timings = mpd.periodTimings
+        for (index, period) in mpd.periods.enumerated() {
+            var localPeriod = Period()
+            localPeriod.id = period.id
+            localPeriod.start = timings[index].start
+            localPeriod.duration = timings[index].duration
+            // The chosen Representations grouped back into the sets they came from.
+            var sets: [AdaptationSet] = []
+            var setLines: [Int] = []
+            for item in planned {
+                guard let representation = item.localRepresentations[index],
+                      let part = item.track.parts.first(where: { $0.periodIndex == index }) else { continue }
+                if let existing = setLines.firstIndex(of: part.set.line) {
+                    if !sets[existing].representations.contains(where: { $0.id == representation.id }) {
+                        sets[existing].representations.append(representation)
+                    }
+                    continue
+                }
+                var set = part.set
+                set.baseURLs = []
+                set.segments = SegmentInformation()
+                set.xlink = nil
+                set.common.contentProtections = []
+                set.representations = [representation]
+                sets.append(set)
+                setLines.append(part.set.line)
+            }
+            localPeriod.adaptationSets = sets
+            if !sets.isEmpty { local.periods.append(localPeriod) }
+        }
+        return local.written()
+    }
+}

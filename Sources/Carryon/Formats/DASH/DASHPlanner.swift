@@ -1,0 +1,154 @@
+import DASH
+import HLS
+
+/// Reads an MPD and what it names (remote Periods and AdaptationSets, SegmentBase's segment
+/// indexes), chooses what to download (``MediaSelector`` on its ``Presentation``), and plans it:
+/// the I/O half of DASH's ``DownloadPlan`` (the pure half is `DASHPlan.swift`).
+///
+/// Refuses, before any media is fetched: dynamic (live) MPDs, as live HLS is refused;
+/// locations the stream's `LocationRule` refuses; encrypted Representations (not downloaded
+/// yet).
+struct DASHPlanner: Sendable {
+    let fetcher: PlaylistFetcher
+    let options: DownloadOptions
+
+    /// Remote elements (`xlink:href`) read per MPD at most: a hostile MPD cannot make Carryon
+    /// fetch without end.
+    static let maximumRemoteElements = 64
+
+    /// The MPD of `manifest`, with its remote elements read in.
+    func read(_ manifest: FetchedManifest) async throws(CarryonError) -> MPD {
+        var mpd: MPD
+        do {
+            mpd = try MPD.read(manifest.bytes)
+        } catch {
+            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+        }
+        if mpd.type == .dynamic {
+            throw CarryonError(.unsupported, "\(manifest.url) is a dynamic (live) MPD; Carryon downloads complete (static) presentations only, as it does HLS")
+        }
+        try await resolveRemoteElements(&mpd, url: manifest.url)
+        return mpd
+    }
+
+    /// Plans the stream whose MPD, already fetched, is `manifest`.
+    func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
+              additionalVariants: [MediaSelection.Variant]) async throws(CarryonError) -> (DownloadPlan, MediaSelection) {
+        let mpd = try await read(manifest)
+        let rule = LocationRule.stream(manifest.url)
+        let streamFetcher = fetcher.forStream(manifest.url)
+        var selection = try MediaSelector(options: options)
+            .select(from: DASHPresentation.presentation(of: mpd, url: manifest.url), pinnedVariant: pinnedVariant)
+        selection.additionalVariants = additionalVariants
+        let chosen = try DASHChoice(mpd: mpd, url: manifest.url, selection: selection)
+        var tracks: [DASHPlan.Track] = []
+        var warnings = mpd.warnings
+        for choice in chosen.tracks {
+            var parts: [DASHPlan.Part] = []
+            for part in choice.parts {
+                var addressing: SegmentAddressing
+                do {
+                    addressing = try SegmentAddressing(part.representation, in: part.set, of: part.period, timing: part.timing,
+                                                       mpd: mpd, mpdURL: manifest.url)
+                } catch {
+                    throw CarryonError(.playlist, "\(manifest.url), \(error)", cause: error)
+                }
+                let common = mpd.effective(part.representation, in: part.set)
+                if let protection = common.contentProtections.first {
+                    throw CarryonError(.unsupported, "\(manifest.url), line \(part.representation.line): Representation \(part.representation.id) is encrypted (ContentProtection \(protection.schemeIdUri)\(protection.value.map { " \($0)" } ?? "")); Carryon does not download encrypted DASH yet")
+                }
+                if addressing.mode == .base {
+                    try await readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
+                }
+                warnings += addressing.warnings
+                for location in [addressing.initialization, addressing.index].compactMap({ $0 }) + addressing.segments.map(\.location) {
+                    try rule.check(location.url, namedBy: "\(manifest.url), line \(part.representation.line) (Representation \(part.representation.id))")
+                }
+                parts.append(DASHPlan.Part(periodIndex: part.periodIndex, timing: part.timing, period: part.period, set: part.set,
+                                           representation: part.representation, common: common, addressing: addressing))
+            }
+            tracks.append(DASHPlan.Track(chosen: choice, parts: parts))
+        }
+        let notices = warnings.map {
+            DownloadPlan.PlaylistNotice(playlist: manifest.url, warning: PlaylistWarning(line: $0.line ?? 0, $0.message))
+        }
+        let plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices)
+        return (plan, selection)
+    }
+
+    /// Reads a SegmentBase's `sidx` (and, for a hierarchical index, the ones it points at, in
+    /// order) into its segments.
+    private func readIndex(of addressing: inout SegmentAddressing, fetcher: PlaylistFetcher, namedBy: String) async throws(CarryonError) {
+        guard let index = addressing.index else { return }
+        var pending = [index]
+        var reads = 0
+        while !pending.isEmpty {
+            let location = pending.removeFirst()
+            reads += 1
+            guard reads <= 256 else {
+                throw CarryonError(.playlist, "\(location.url): the segment index points at more than 256 indexes")
+            }
+            let range = location.range.map { $0.first...$0.last }
+            let (_, bytes) = try await fetcher.fetchBytes(location.url, range: range, namedBy: namedBy)
+            do {
+                let reading = try addressing.reading(index: bytes, at: location.range?.first ?? 0)
+                addressing.segments += reading.segments
+                pending = reading.subindexes + pending
+            } catch {
+                throw CarryonError(.playlist, "\(location.url), bytes \(location.range?.description ?? "all"): \(error)", cause: error)
+            }
+        }
+        guard !addressing.segments.isEmpty else {
+            throw CarryonError(.playlist, "\(index.url): the segment index names no segment")
+        }
+    }
+
+    /// Replaces each Period and AdaptationSet with `xlink:actuate="onLoad"` by the remote
+    /// elements its `xlink:href` names (none for `urn:mpeg:dash:resolve-to-zero:2013`).
+    private func resolveRemoteElements(_ mpd: inout MPD, url: String) async throws(CarryonError) {
+        var loaded = 0
+        func fetch(_ href: String, line: Int) async throws(CarryonError) -> FetchedManifest {
+            loaded += 1
+            guard loaded <= Self.maximumRemoteElements else {
+                throw CarryonError(.playlist, "\(url): the MPD names more than \(Self.maximumRemoteElements) remote elements")
+            }
+            return try await fetcher.forStream(url).fetchManifest(URIReference.resolve(href, against: url), namedBy: "\(url), line \(line)")
+        }
+        var periods: [Period] = []
+        for period in mpd.periods {
+            guard let link = period.xlink, link.actuate == "onLoad" else {
+                periods.append(period)
+                continue
+            }
+            if link.href == "urn:mpeg:dash:resolve-to-zero:2013" { continue }
+            let remote = try await fetch(link.href, line: period.line)
+            do {
+                let (read, warnings) = try MPD.readPeriods(remote.bytes)
+                periods += read.filter { $0.xlink == nil }
+                mpd.warnings += warnings.map { MPDWarning(line: $0.line, "\(remote.url): \($0.message)") }
+            } catch {
+                throw CarryonError(.playlist, "\(remote.url) (the remote Period of \(url), line \(period.line)): \(error)", cause: error)
+            }
+        }
+        mpd.periods = periods
+        for index in mpd.periods.indices {
+            var sets: [AdaptationSet] = []
+            for set in mpd.periods[index].adaptationSets {
+                guard let link = set.xlink, link.actuate == "onLoad" else {
+                    sets.append(set)
+                    continue
+                }
+                if link.href == "urn:mpeg:dash:resolve-to-zero:2013" { continue }
+                let remote = try await fetch(link.href, line: set.line)
+                do {
+                    let (read, warnings) = try MPD.readAdaptationSets(remote.bytes)
+                    sets += read.filter { $0.xlink == nil }
+                    mpd.warnings += warnings.map { MPDWarning(line: $0.line, "\(remote.url): \($0.message)") }
+                } catch {
+                    throw CarryonError(.playlist, "\(remote.url) (the remote AdaptationSet of \(url), line \(set.line)): \(error)", cause: error)
+                }
+            }
+            mpd.periods[index].adaptationSets = sets
+        }
+    }
+}
