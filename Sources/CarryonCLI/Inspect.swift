@@ -6,16 +6,20 @@ import HLS
 /// `carryon inspect`: what a playlist offers, before downloading anything.
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show what a playlist offers: variants, renditions, keys, or its segments.",
+        abstract: "Show what a playlist or MPD offers: variants, renditions, keys, or its segments.",
         discussion: """
             LOCATION is an http(s) URL, a file:// URL or a local path. For a multivariant \
             playlist the command lists the variants (bandwidth, resolution, codecs, frame rate, \
             video range, groups), the renditions by group, I-frame variants, session keys and \
             session data. For a media playlist it shows the type, target duration, duration, \
-            encryption, init sections, byte ranges, discontinuities and the segments.
+            encryption, init sections, byte ranges, discontinuities and the segments. For an \
+            MPEG-DASH MPD it shows each Period's AdaptationSets and Representations (bandwidth, \
+            resolution, codecs, channels, how segments are addressed and how many there are), \
+            content protection and the warnings (--sizes and --strict are for HLS).
 
             Examples:
               carryon inspect https://example.com/stream/main.m3u8
+              carryon inspect https://example.com/show/manifest.mpd --json
               carryon inspect ./bundle/video.m3u8 --all-segments
               carryon inspect https://example.com/main.m3u8 --sizes
               carryon inspect https://example.com/main.m3u8 --json | jq '.variants[].bandwidth'
@@ -59,13 +63,21 @@ struct Inspect: AsyncParsableCommand {
     func run() async throws {
         var inspector = Inspector(headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
         if strict { inspector.fetcher.parseOptions = .strict }
-        let inspection: Inspector.Inspection
+        let stream: Inspector.StreamInspection
         do {
-            inspection = try await inspector.inspect(location)
+            stream = try await inspector.inspectStream(location)
         } catch where strict && error.code == .playlist {
             throw fail(oneLine(error.description), hint: "--strict refuses every deviation from RFC 8216bis; without it Carryon reads past this one as players do, with a warning that says what it assumes.")
         } catch {
             throw fail(error)
+        }
+        let inspection: Inspector.Inspection
+        switch stream {
+        case .hls(let hls):
+            inspection = hls
+        case .dash(let mpd):
+            if json { try InspectDASH(inspection: mpd).printJSON() } else { print(InspectDASH(inspection: mpd).render(), terminator: "") }
+            return
         }
         var estimates: [String: SizeEstimator.Outcome] = [:]
         if sizes {
