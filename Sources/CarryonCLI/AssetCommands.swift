@@ -86,6 +86,7 @@ struct Show: AsyncParsableCommand {
             print("\(asset.name)  (\(asset.id))")
             print("State       \(Terminal.paint(asset.state))\(asset.error.map { " — \($0)" } ?? "")")
             print("URL         \(asset.url)")
+            print("Format      \(asset.format == "dash" ? "MPEG-DASH (main.mpd, and main.m3u8 for HLS players)" : "HLS")")
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatProgressBytes(progress))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
             print("On disk     \(formatBytes(asset.bytesOnDisk))")

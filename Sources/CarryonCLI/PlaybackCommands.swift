@@ -108,8 +108,9 @@ struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play an asset: print its playback URL, serve it until interrupted, and start a player if asked.",
         discussion: """
-            The first line of output is the asset's playback URL, for any HLS player. With \
-            --player, that player (ffplay, mpv or vlc, if installed) is started on it, and \
+            The first line of output is the asset's playback URL, for any HLS player: an \
+            MPEG-DASH asset plays as HLS too. `--format dash` prints a DASH asset's MPD URL \
+            instead, for DASH players (GStreamer, dash.js, Shaka). With --player, that player (ffplay, mpv or vlc, if installed) is started on it, and \
             carryon stops serving when the player exits.
 
             An asset that is not complete keeps downloading in this process while it plays \
@@ -121,6 +122,7 @@ struct Play: AsyncParsableCommand {
             Examples:
               carryon play 7k2m9x4q1b
               carryon play 7k2m9x4q1b --player mpv
+              gst-launch-1.0 playbin uri="$(carryon play 4m2k9x7q1b --format dash | head -n 1)"
               ffmpeg -i "$(carryon play 7k2m9x4q1b | head -n 1)" -c copy out.mkv
             """
     )
@@ -134,12 +136,18 @@ struct Play: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Whether an incomplete asset keeps downloading while it plays (it does by default).")
     var download = true
 
+    @Option(help: ArgumentHelp("The manifest to print: hls (main.m3u8, every asset) or dash (main.mpd, MPEG-DASH assets).", valueName: "format"))
+    var format = "hls"
+
     @OptionGroup var server: ServerOptions
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
         if let player, !["ffplay", "mpv", "vlc"].contains(player) {
             throw ValidationError("--player must be ffplay, mpv or vlc (got \(player))")
+        }
+        if !["hls", "dash"].contains(format) {
+            throw ValidationError("--format must be hls or dash (got \(format))")
         }
     }
 
@@ -161,11 +169,15 @@ struct Play: AsyncParsableCommand {
                 throw fail(error, id: id)
             }
             if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play", hint: "`carryon delete \(task.id)`, then `carryon download \(snapshot.url)` downloads it again.") }
+            let dash = format == "dash"
+            if dash, snapshot.format != "dash" {
+                throw fail("\(task.id) is \(snapshot.format.uppercased()), not MPEG-DASH: it has no MPD", hint: "Leave out --format dash: `carryon play \(task.id)` prints its HLS URL.")
+            }
             let source = PlaybackSource(library: session.library, session: session)
             let assetID = task.id
             do {
                 try await server.makeServer(source).run { handle in
-                    let url = handle.playlistURL(for: assetID)
+                    let url = dash ? handle.mpdURL(for: assetID) : handle.playlistURL(for: assetID)
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL, playlist: url)) } else { print(url) }
                     fflush(nil)
                     if let player {

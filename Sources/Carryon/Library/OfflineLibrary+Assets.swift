@@ -70,7 +70,8 @@ extension OfflineLibrary {
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
-            playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
+            format: asset.format, playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
+            mpd: asset.planned && asset.format == "dash" ? bundle.appendingPathComponent("main.mpd").path : nil,
             bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),

@@ -59,8 +59,14 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     public var duration: Double?
     /// The bundle folder.
     public var bundlePath: String
-    /// The local multivariant playlist (absolute path), once the playlists were read.
+    /// The stream's manifest format: `hls` or `dash` (`StreamFormat`'s name; `hls` for every
+    /// asset recorded before formats were).
+    public var format: String
+    /// The local multivariant playlist (absolute path), once the playlists were read: HLS for
+    /// every format, so every HLS player plays every asset.
     public var playlist: String?
+    /// A DASH asset's local MPD (absolute path), for DASH players, once the MPD was read.
+    public var mpd: String?
     /// Bytes of the bundle on disk, partial files included.
     public var bytesOnDisk: Int
     /// Bytes on disk by rendition folder (`video`, `audio-en`, …); the bundle's own files
