@@ -87,6 +87,13 @@ let package = Package(
             path: "Benchmarks/HLSBenchmark"
         ),
 
+        // Release-build MPD reading benchmark, run by Benchmarks/dash.sh.
+        .executableTarget(
+            name: "DASHBenchmark",
+            dependencies: ["DASH"],
+            path: "Benchmarks/DASHBenchmark"
+        ),
+
         // Helpers shared by the test targets: temporary folders, running the `carryon` binary.
         .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
 

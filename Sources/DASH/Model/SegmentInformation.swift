@@ -167,8 +167,8 @@ public struct ByteRange: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `100-499`; nil for anything else, a first past the last, or negative numbers.
     public init?(_ text: String) {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let first = Int64(parts[0].trimmingWhitespace()), let last = Int64(parts[1].trimmingWhitespace()),
+        let parts = text.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
+        guard parts.count == 2, let first = Self.number(Substring(parts[0])), let last = Self.number(Substring(parts[1])),
               first >= 0, last >= first else { return nil }
         self.first = first
         self.last = last
@@ -176,6 +176,10 @@ public struct ByteRange: Sendable, Hashable, CustomStringConvertible {
 
     /// The number of bytes.
     public var length: Int64 { last - first + 1 }
+
+    private static func number(_ text: Substring) -> Int64? {
+        Int64(text) ?? Int64(text.trimmingWhitespace())
+    }
 
     public var description: String { "\(first)-\(last)" }
 }

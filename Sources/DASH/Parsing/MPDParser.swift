@@ -173,9 +173,12 @@ private struct MPDBuilder {
         if let base = element.child(named: "SegmentBase") { information.base = segmentInfo(base) }
         if let list = element.child(named: "SegmentList") {
             var info = segmentInfo(list)
-            info.segmentURLs = list.children(named: "SegmentURL").map { url in
-                SegmentURL(media: url["media"], mediaRange: range(url, "mediaRange"), line: url.line)
+            var urls: [SegmentURL] = []
+            urls.reserveCapacity(list.children.count)
+            for url in list.children where url.name == "SegmentURL" {
+                urls.append(SegmentURL(media: url["media"], mediaRange: range(url, "mediaRange"), line: url.line))
             }
+            info.segmentURLs = urls
             information.list = info
         }
         if let template = element.child(named: "SegmentTemplate") {
@@ -205,7 +208,8 @@ private struct MPDBuilder {
         }
         if let timeline = element.child(named: "SegmentTimeline") {
             var entries: [SegmentTimeline.Entry] = []
-            for entry in timeline.children(named: "S") {
+            entries.reserveCapacity(timeline.children.count)
+            for entry in timeline.children where entry.name == "S" {
                 guard let duration = positiveInteger64(entry, "d") else {
                     warnings.append(MPDWarning(line: entry.line, "an S element without a positive @d; ignored"))
                     continue
@@ -264,7 +268,7 @@ private struct MPDBuilder {
 
     private mutating func integer64(_ element: XMLReader.Element, _ name: String) -> Int64? {
         guard let text = element[name] else { return nil }
-        guard let value = Int64(text.trimmingCharacters()) else {
+        guard let value = Int64(text) ?? Int64(text.trimmingCharacters()) else {
             warnings.append(MPDWarning(line: element.line, "\(element.name)@\(name) \"\(text)\" is not an integer; ignored"))
             return nil
         }

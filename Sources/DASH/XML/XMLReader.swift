@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A small, strict-about-safety and lenient-about-form XML reader for MPDs: elements,
 /// attributes, text, CDATA and the predefined and numeric character references. It never reads
 /// anything but the bytes it is given.
@@ -39,13 +47,21 @@ public enum XMLReader {
 
         /// The value of the attribute whose local name is `localName`, whatever its prefix.
         public subscript(localName: String) -> String? {
-            for attribute in attributes {
-                if attribute.name == localName { return attribute.value }
-                if let colon = attribute.name.lastIndex(of: ":"), attribute.name[attribute.name.index(after: colon)...] == localName {
-                    return attribute.value
+            // Over UTF-8: an MPD of 20,000 elements asks this 80,000 times.
+            var wanted = localName
+            return wanted.withUTF8 { wanted in
+                for attribute in attributes {
+                    var name = attribute.name
+                    let matches = name.withUTF8 { name -> Bool in
+                        guard name.count >= wanted.count else { return false }
+                        let start = name.count - wanted.count
+                        guard start == 0 || name[start - 1] == UInt8(ascii: ":") else { return false }
+                        return memcmp(name.baseAddress! + start, wanted.baseAddress!, wanted.count) == 0
+                    }
+                    if matches { return attribute.value }
                 }
+                return nil
             }
-            return nil
         }
 
         /// The child elements named `name` (local name).
@@ -108,8 +124,8 @@ public enum XMLReader {
             var root: Element?
             while index < bytes.count {
                 if bytes[index] != UInt8(ascii: "<") {
-                    let text = readText()
-                    if !stack.isEmpty {
+                    // White space between elements is no element's text.
+                    if let text = readText(), !stack.isEmpty {
                         stack[stack.count - 1].element.text += text
                     }
                     continue
@@ -289,11 +305,16 @@ public enum XMLReader {
             return (Open(element: element, qualifiedName: qualified), true)
         }
 
-        private mutating func readText() -> String {
+        /// The text up to the next `<`, or nil when it is only white space.
+        private mutating func readText() -> String? {
             let start = index
             let startLine = line
-            while index < bytes.count, bytes[index] != UInt8(ascii: "<") { advance() }
-            return decode(bytes[start..<index], line: startLine)
+            var blank = true
+            while index < bytes.count, bytes[index] != UInt8(ascii: "<") {
+                if blank && !Self.isWhitespace(bytes[index]) { blank = false }
+                advance()
+            }
+            return blank ? nil : decode(bytes[start..<index], line: startLine)
         }
 
         /// Text with its character references replaced.
@@ -350,8 +371,9 @@ public enum XMLReader {
         }
 
         private static func localName(_ qualified: String) -> String {
-            guard let colon = qualified.lastIndex(of: ":") else { return qualified }
-            return String(qualified[qualified.index(after: colon)...])
+            let utf8 = qualified.utf8
+            guard let colon = utf8.lastIndex(of: UInt8(ascii: ":")) else { return qualified }
+            return String(qualified[utf8.index(after: colon)...])
         }
 
         private static func isWhitespace(_ byte: UInt8) -> Bool {
