@@ -9,6 +9,12 @@
 #   single/       SegmentList of byte ranges of one file per Representation
 #   base/         SegmentBase: one file per Representation, its segments in its sidx (@indexRange)
 #   periods/      two Periods (4 s each, BaseURL per Period), SegmentTemplate+Timeline
+#   clearkey/     the 320x180 video encrypted with CENC (cenc-aes-ctr) under a test key, one MP4
+#                 named by a bare BaseURL, protected by W3C Clear Key (licence at clearkey/license)
+#
+# The Clear Key test key and KID are public test values (the tests answer the licence with them):
+#   key 000102030405060708090a0b0c0d0e0f, KID 10111213-1415-1617-1819-202122232425
+# ffmpeg 5.1 decrypts (-decryption_key) only the unfragmented MP4 it encrypts, hence one file.
 #
 # The tests download these through the origin and play the bundles with GStreamer (DASH) and
 # ffmpeg (HLS). Usage: Scripts/make-dash-media.sh [OUTPUT_DIR] (default Samples/dash).
@@ -52,6 +58,26 @@ for stream in 0 1 2 3; do
     ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream$stream.mp4" -c copy -map 0 \
         -movflags +dash+global_sidx -frag_duration 2000000 "$out/base/stream$stream.mp4"
 done
+
+mkdir -p "$out/clearkey"
+ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -c copy -encryption_scheme cenc-aes-ctr \
+    -encryption_key 000102030405060708090a0b0c0d0e0f -encryption_kid 10111213141516171819202122232425 \
+    "$out/clearkey/video.mp4"
+cat > "$out/clearkey/main.mpd" <<'MPD'
+<?xml version="1.0" encoding="utf-8"?>
+<MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:cenc="urn:mpeg:cenc:2013" xmlns:dashif="https://dashif.org/CPS"
+     type="static" mediaPresentationDuration="PT8S" minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:full:2011">
+  <Period id="1">
+    <AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.4d400c" width="320" height="180" frameRate="25">
+      <ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" value="cenc" cenc:default_KID="10111213-1415-1617-1819-202122232425"/>
+      <ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e" value="ClearKey1.0">
+        <dashif:Laurl>license</dashif:Laurl>
+      </ContentProtection>
+      <Representation id="video" bandwidth="120000"><BaseURL>video.mp4</BaseURL></Representation>
+    </AdaptationSet>
+  </Period>
+</MPD>
+MPD
 
 python3 - "$out" <<'PY'
 import os, re, struct, sys

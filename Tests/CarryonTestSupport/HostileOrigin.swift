@@ -94,9 +94,16 @@ public final class HostileOrigin: @unchecked Sendable {
         lock.withLock { requested }
     }
 
-    /// The requests' heads (request line and headers) so far, in order.
+    /// The requests' heads (request line and headers, then any body) so far, in order.
     public var requestHeads: [String] {
         lock.withLock { heads }
+    }
+
+    private static func contentLength(_ head: String) -> Int? {
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+            return Int(line.dropFirst(15).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
     }
 
     private func serve(_ connection: Int32) {
@@ -108,12 +115,20 @@ public final class HostileOrigin: @unchecked Sendable {
             head.append(byte)
         }
         let headText = String(decoding: head, as: UTF8.self)
+        // A request body (a POSTed licence request) is read whole, and kept with the head.
+        var body = [UInt8]()
+        if let length = Self.contentLength(headText), length <= 1 << 20 {
+            while body.count < length {
+                guard recv(connection, &byte, 1, 0) == 1 else { return }
+                body.append(byte)
+            }
+        }
         let requestLine = headText.split(separator: "\r\n").first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
         let answer = lock.withLock {
             requested.append(path)
-            heads.append(headText)
+            heads.append(headText + String(decoding: body, as: UTF8.self))
             return answers[path]
         }
         switch answer {

@@ -87,7 +87,8 @@ public protocol ContentKeyProvider: Sendable {
 }
 
 /// Obtains the content keys a plan names: http(s) keys with the task's headers and retries,
-/// `data:` keys from the URI itself, any other scheme from a ``ContentKeyProvider``.
+/// `data:` keys from the URI itself, W3C Clear Key keys from their licence server
+/// (`ClearKeyLicense`), any other scheme or key system from a ``ContentKeyProvider``.
 struct ContentKeyFetcher: Sendable {
     let fetcher: PlaylistFetcher
     let providers: [String: any ContentKeyProvider]
@@ -104,6 +105,18 @@ struct ContentKeyFetcher: Sendable {
                 throw error
             } catch {
                 throw CarryonError(.keys, "the key provider for \(scheme): failed for key \(key.id) (KEYFORMAT \(key.keyFormat)): \(error)")
+            }
+        } else if key.keyFormat == ClearKeyLicense.keyFormat, ["http", "https", "file"].contains(scheme),
+                  let keyID = key.keyID.flatMap(ClearKeyLicense.keyID) {
+            // W3C Clear Key: the licence asked for with the task's headers and retries.
+            do {
+                let post = PlaylistFetcher.Post(body: ClearKeyLicense.request(for: [keyID]), contentType: "application/json")
+                let license = try await fetcher.fetchBytes(key.uri, post: scheme == "file" ? nil : post).1
+                response = ContentKeyResponse(key: try ClearKeyLicense.key(for: keyID, in: license, from: key.uri))
+            } catch {
+                if error.code == .cancelled || error.code == .refusedLocation || error.code == .keys { throw error }
+                throw CarryonError(.keys, "the Clear Key licence for key \(key.id) (KID \(key.keyID ?? "")) cannot be had, so nothing was downloaded: \(error.message)",
+                                   cause: error)
             }
         } else if key.keyFormat != "identity" {
             throw CarryonError(.keys, "no ContentKeyProvider for KEYFORMAT \"\(key.keyFormat)\" (scheme \(scheme):), which key \(key.id) needs; nothing was downloaded")

@@ -129,7 +129,10 @@ public struct PlaylistFetcher: Sendable {
     ///
     /// With `range` (first and last byte, inclusive), only those bytes: asked for with a `Range`
     /// request, cut from the whole body when the server ignores it (a DASH segment index).
-    func fetchBytes(_ url: String, range: ClosedRange<Int64>? = nil, namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
+    ///
+    /// With `post`, the request is a POST of that body (a licence request), retried as a GET is.
+    func fetchBytes(_ url: String, range: ClosedRange<Int64>? = nil, post: Post? = nil,
+                    namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
         try rule.check(url, namedBy: namedBy)
         if URIReference.scheme(of: url)?.lowercased() == "file" {
             if let range { return (url, try readFile(url, range: range)) }
@@ -140,7 +143,7 @@ public struct PlaylistFetcher: Sendable {
             attempt += 1
             let failure: Failure
             do throws(Failure) {
-                let body = try await watchedRequest(url, range: range)
+                let body = try await watchedRequest(url, range: range, post: post)
                 return (body.url, body.bytes)
             } catch {
                 failure = error
@@ -157,6 +160,12 @@ public struct PlaylistFetcher: Sendable {
         }
     }
 
+    /// A request body to POST, and its content type.
+    struct Post: Sendable {
+        var body: [UInt8]
+        var contentType: String
+    }
+
     /// A failed attempt: the error to report, and whether another attempt may succeed.
     private struct Failure: Error {
         var error: CarryonError
@@ -171,9 +180,11 @@ public struct PlaylistFetcher: Sendable {
     }
 
     /// One request, ended as a stalled attempt when the server stops sending (``stallTimeout``).
-    private func watchedRequest(_ url: String, range: ClosedRange<Int64>?) async throws(Failure) -> Body {
+    private func watchedRequest(_ url: String, range: ClosedRange<Int64>?, post: Post?) async throws(Failure) -> Body {
         do {
-            return try await withStallDetection(stallTimeout) { meter in try await self.requestBytes(url, range: range, meter: meter) }
+            return try await withStallDetection(stallTimeout) { meter in
+                try await self.requestBytes(url, range: range, post: post, meter: meter)
+            }
         } catch let failure as Failure {
             throw failure
         } catch let stall as StallError {
@@ -183,9 +194,14 @@ public struct PlaylistFetcher: Sendable {
         }
     }
 
-    private func requestBytes(_ url: String, range: ClosedRange<Int64>?, meter: StallMeter) async throws(Failure) -> Body {
+    private func requestBytes(_ url: String, range: ClosedRange<Int64>?, post: Post?, meter: StallMeter) async throws(Failure) -> Body {
         var request = HTTPClientRequest(url: URIReference.encodingSpaces(url))
         for header in headers { request.headers.add(name: header.name, value: header.value) }
+        if let post {
+            request.method = .POST
+            request.headers.replaceOrAdd(name: "Content-Type", value: post.contentType)
+            request.body = .bytes(ByteBuffer(bytes: post.body))
+        }
         if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
         // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
         if range == nil, !request.headers.contains(name: "accept-encoding") {

@@ -109,8 +109,10 @@ enum DASHPlan {
                 var local = Representation()
                 local.id = part.representation.id
                 local.bandwidth = part.representation.bandwidth
-                // The set keeps what it declares; the Representation its own.
+                // The set keeps what it declares; the Representation its own. A licence server is
+                // the origin's: not for offline players.
                 local.common = part.representation.common
+                local.common.contentProtections = part.representation.common.contentProtections.map(Self.offline)
                 var list = SegmentInfo()
                 list.timescale = addressing.timescale
                 list.presentationTimeOffset = addressing.presentationTimeOffset == 0 ? nil : addressing.presentationTimeOffset
@@ -224,6 +226,13 @@ enum DASHPlan {
         }
     }
 
+    /// A `ContentProtection` as the local MPD keeps it: without the origin's licence URL.
+    private static func offline(_ protection: ContentProtection) -> ContentProtection {
+        var protection = protection
+        protection.licenseURL = nil
+        return protection
+    }
+
     /// `main.mpd`: the origin's Periods and AdaptationSets, each with only the chosen
     /// Representations, addressed by SegmentLists of the bundle's files.
     private static func localMPD(_ mpd: MPD, planned: [Planned]) -> String {
@@ -254,7 +263,7 @@ enum DASHPlan {
                 set.baseURLs = []
                 set.segments = SegmentInformation()
                 set.xlink = nil
-                set.common.contentProtections = []
+                set.common.contentProtections = set.common.contentProtections.map(Self.offline)
                 set.representations = [representation]
                 sets.append(set)
                 setLines.append(part.set.line)

@@ -6,8 +6,8 @@ import HLS
 /// the I/O half of DASH's ``DownloadPlan`` (the pure half is `DASHPlan.swift`).
 ///
 /// Refuses, before any media is fetched: dynamic (live) MPDs, as live HLS is refused;
-/// locations the stream's `LocationRule` refuses; encrypted Representations (not downloaded
-/// yet).
+/// locations the stream's `LocationRule` refuses. Encrypted Representations are planned with
+/// their keys (`DASHKeys`), which the session obtains before any media.
 struct DASHPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
@@ -42,6 +42,7 @@ struct DASHPlanner: Sendable {
         selection.additionalVariants = additionalVariants
         let chosen = try DASHChoice(mpd: mpd, url: manifest.url, selection: selection)
         var tracks: [DASHPlan.Track] = []
+        var keys: [DownloadPlan.PlannedKey] = []
         var warnings = mpd.warnings
         for choice in chosen.tracks {
             var parts: [DASHPlan.Part] = []
@@ -54,8 +55,11 @@ struct DASHPlanner: Sendable {
                     throw CarryonError(.playlist, "\(manifest.url), \(error)", cause: error)
                 }
                 let common = mpd.effective(part.representation, in: part.set)
-                if let protection = common.contentProtections.first {
-                    throw CarryonError(.unsupported, "\(manifest.url), line \(part.representation.line): Representation \(part.representation.id) is encrypted (ContentProtection \(protection.schemeIdUri)\(protection.value.map { " \($0)" } ?? "")); Carryon does not download encrypted DASH yet")
+                if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
+                                              representation: part.representation.id),
+                   !keys.contains(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
+                    key.id = "k\(keys.count + 1)"
+                    keys.append(key)
                 }
                 if addressing.mode == .base {
                     try await readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
@@ -72,7 +76,8 @@ struct DASHPlanner: Sendable {
         let notices = warnings.map {
             DownloadPlan.PlaylistNotice(playlist: manifest.url, warning: PlaylistWarning(line: $0.line ?? 0, $0.message))
         }
-        let plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices)
+        var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices)
+        plan.keys = keys
         return (plan, selection)
     }
 

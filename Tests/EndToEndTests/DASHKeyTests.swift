@@ -1,0 +1,83 @@
+@testable import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Encrypted MPEG-DASH: a Representation protected by W3C Clear Key gets its key from the
+/// licence server before any media, sealed in the key store; one protected by a DRM system
+/// Carryon cannot ask fails before any media, naming the system.
+@Suite("Encrypted MPEG-DASH")
+struct DASHKeyTests {
+    /// The test key and KID `Scripts/make-dash-media.sh` encrypts `clearkey/` with.
+    static let key: [UInt8] = Array(0...15)
+    static let keyID: [UInt8] = (0x10...0x19).map(UInt8.init) + (0x20...0x25).map(UInt8.init)
+
+    static func answers(mpd: String? = nil) throws -> [String: HostileOrigin.Answer] {
+        let folder = dashSampleMedia.appendingPathComponent("clearkey")
+        let license = "{\"keys\":[{\"kty\":\"oct\",\"kid\":\"\(ClearKeyLicense.base64URL(keyID))\",\"k\":\"\(ClearKeyLicense.base64URL(key))\"}],\"type\":\"temporary\"}"
+        return [
+            "/clearkey/main.mpd": .body(Array(try mpd.map { Data($0.utf8) } ?? Data(contentsOf: folder.appendingPathComponent("main.mpd")))),
+            "/clearkey/video.mp4": .body(Array(try Data(contentsOf: folder.appendingPathComponent("video.mp4")))),
+            "/clearkey/license": .body(headers: [("Content-Type", "application/json")], Array(license.utf8)),
+        ]
+    }
+
+    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed, and ffmpeg decrypts the bundle with it to the last frame",
+          .timeLimit(.minutes(1)))
+    func clearKey() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(try Self.answers()) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let snapshot = try await task.snapshot()
+                await session.shutdown()
+                #expect(state == .completed, "\(snapshot.error ?? "")")
+
+                // The licence request came before the media, naming the KID.
+                let heads = origin.requestHeads
+                let licenseIndex = try #require(heads.firstIndex { $0.hasPrefix("POST /clearkey/license ") })
+                let mediaIndex = try #require(heads.firstIndex { $0.hasPrefix("GET /clearkey/video.mp4 ") })
+                #expect(licenseIndex < mediaIndex)
+                #expect(heads[licenseIndex].contains("{\"kids\":[\"\(ClearKeyLicense.base64URL(Self.keyID))\"],\"type\":\"temporary\"}"))
+
+                let keys = try await KeyStore(library: library).keys(of: task.id)
+                #expect(keys.map(\.keyFormat) == ["org.w3.clearkey"])
+                let sealed = try await KeyStore(library: library).key("k1", of: task.id)
+                #expect(sealed == Self.key)
+
+                let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent("video/00001.mp4").path
+                let decrypted = try await run(try requireFFmpeg(), ["-v", "error", "-decryption_key", ClearKeyLicense.hex(sealed),
+                                                                    "-i", file, "-map", "0:v", "-f", "framemd5", "-"])
+                let frames = decrypted.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+                #expect(frames == 200, "ffmpeg decrypted \(frames) frames: \(decrypted.standardError)")
+                let mpd = try String(contentsOfFile: URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent("main.mpd").path, encoding: .utf8)
+                #expect(mpd.contains("cenc:default_KID=\"10111213-1415-1617-1819-202122232425\""))
+                #expect(!mpd.contains("license"), "the origin's licence server is not in the local MPD")
+            }
+        }
+    }
+
+    @Test("a Representation protected only by a DRM system with no ContentKeyProvider fails before any media, naming the system")
+    func unknownSystem() async throws {
+        let widevine = try String(contentsOf: dashSampleMedia.appendingPathComponent("clearkey/main.mpd"), encoding: .utf8)
+            .replacingOccurrences(of: "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e", with: "urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed")
+            .replacingOccurrences(of: "<dashif:Laurl>license</dashif:Laurl>", with: "<cenc:pssh>AAAAAHBzc2gAAAAA7e+LqXnWSs6jyCfc1R0h7QAAAAA=</cenc:pssh>")
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(try Self.answers(mpd: widevine)) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .failed)
+                let error = try await task.snapshot().error ?? ""
+                await session.shutdown()
+                #expect(error.contains("no ContentKeyProvider for KEYFORMAT \"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\""), "\(error)")
+                #expect(!origin.requests.contains("/clearkey/video.mp4"))
+            }
+        }
+    }
+}
