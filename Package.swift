@@ -98,7 +98,7 @@ let package = Package(
         .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
 
         .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "DASHTests", dependencies: ["DASH", "CarryonTestSupport"]),
+        .testTarget(name: "DASHTests", dependencies: ["DASH", "HLS", "CarryonTestSupport"]),
         .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS", "CarryonTestSupport"]),
         .testTarget(
             name: "CarryonServerTests",

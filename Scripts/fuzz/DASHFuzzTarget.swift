@@ -18,6 +18,11 @@ public func fuzzDASH(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         for set in period.adaptationSets {
             for representation in set.representations {
                 _ = mpd.effective(representation, in: set)
+                _ = SegmentAddressing.mode(of: mpd.segmentInformation(of: representation, in: set, of: period))
+                // Counted first: a few bytes may describe two million segments, which are made
+                // in linear time; the fuzzer looks for faults, not for that.
+                let count = SegmentAddressing.segmentCount(representation, in: set, of: period, timing: timings[index], mpd: mpd)
+                guard (count ?? 0) <= 50_000 else { continue }
                 if var addressing = try? SegmentAddressing(representation, in: set, of: period, timing: timings[index], mpd: mpd,
                                                            mpdURL: "https://cdn.example.com/vod/manifest.mpd") {
                     precondition(addressing.segments.count <= SegmentAddressing.maximumSegments)

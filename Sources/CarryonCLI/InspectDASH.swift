@@ -80,7 +80,7 @@ struct InspectDASH {
                         return RepresentationReport(
                             id: representation.id, bandwidth: representation.bandwidth, width: common.width, height: common.height,
                             frameRate: common.frameRate?.description, codecs: common.codecs, channels: common.channels,
-                            addressing: addressing?.mode, segmentCount: addressing?.segmentCount)
+                            addressing: addressing.mode, segmentCount: addressing.segmentCount)
                     })
             })
         }
@@ -104,11 +104,11 @@ struct InspectDASH {
                 out += "  \(kind)\(set.lang.map { " [\($0)]" } ?? "")\(set.label.map { " \"\($0)\"" } ?? "")"
                     + (set.roles.isEmpty ? "" : " roles: \(set.roles.joined(separator: ","))") + (set.trickMode ? " (trick mode)" : "") + "\n"
                 for representation in set.representations {
-                    var facts = [representation.id, representation.bandwidth.map { "\($0 / 1000) kbit/s" } ?? "bandwidth ?"]
+                    var facts = [representation.id, representation.bandwidth.map { formatBitrate($0) } ?? "bandwidth ?"]
                     if let width = representation.width, let height = representation.height { facts.append("\(width)x\(height)") }
                     if let codecs = representation.codecs { facts.append(codecs) }
                     if let channels = representation.channels { facts.append("\(channels) ch") }
-                    facts.append((representation.addressing ?? "?") + (representation.segmentCount.map { ", \($0) segments" } ?? ""))
+                    facts.append((representation.addressing ?? "?") + (representation.segmentCount.map { ", \($0) segment\($0 == 1 ? "" : "s")" } ?? ""))
                     out += "    " + facts.joined(separator: "  ") + "\n"
                 }
             }

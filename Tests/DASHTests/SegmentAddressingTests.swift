@@ -1,4 +1,5 @@
-import DASH
+@testable import DASH
+import HLS
 import Testing
 
 /// Segment addressing: every mode worked out into URLs, ranges, exact times and numbers.
@@ -96,6 +97,24 @@ struct SegmentAddressingTests {
         }
     }
 
+    @Test("a few bytes that describe more segments than Carryon plans are refused with the line; counting them makes none")
+    func tooManySegments() throws {
+        let body = """
+            <Representation id="a" bandwidth="1"><SegmentTemplate timescale="1000" media="$Number$.m4s">
+              <SegmentTimeline><S d="1" r="2500000"/></SegmentTimeline></SegmentTemplate></Representation>
+            """
+        #expect {
+            try Self.addressing(body, duration: "PT1H")
+        } throws: { error in
+            "\(error)".contains("more than 2000000 segments") && "\(error)".hasPrefix("line 3:")
+        }
+        let text = "<MPD mediaPresentationDuration=\"PT1H\"><Period><AdaptationSet mimeType=\"video/mp4\">\(body)</AdaptationSet></Period></MPD>"
+        let mpd = try MPD.read(Array(text.utf8))
+        let period = mpd.periods[0], set = period.adaptationSets[0]
+        let counted = SegmentAddressing.segmentCount(set.representations[0], in: set, of: period, timing: mpd.periodTimings[0], mpd: mpd)
+        #expect(counted == nil, "more than the maximum: not counted either")
+    }
+
     @Test("a sidx cut short is an error, not a crash")
     func truncatedIndex() throws {
         let whole = Self.sidx(timescale: 1000, references: [(false, 700, 2000), (false, 800, 2000)])
@@ -115,5 +134,25 @@ struct SegmentAddressingTests {
         }
         let size = UInt32(body.count + 8)
         return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("sidx".utf8) + body
+    }
+}
+
+/// The fast path of resolving many segment URLs against one BaseURL gives exactly what RFC 3986
+/// resolution gives.
+@Suite("Resolving segment URLs")
+struct SegmentURLResolutionTests {
+    @Test("every reference resolves as URIReference.resolve does, plain ones by appending to the base's folder")
+    func sameAsRFC3986() {
+        let bases = ["https://cdn.example/show/main.mpd", "https://cdn.example/show/main.mpd?token=abc", "https://cdn.example",
+                     "https://cdn.example/a/b/", "file:///srv/media/main.mpd", "https://cdn.example/a/..//b/c.mpd"]
+        let references = ["seg-1.m4s", "v1/seg-1.m4s", "seg.m4s?t=1&u=2", "../seg.m4s", "./seg.m4s", "a/./b.m4s", "a/../b.m4s",
+                          "/abs/seg.m4s", "//other.example/seg.m4s", "https://x.example/s.m4s", "?only=query", "#frag", "a//b.m4s",
+                          "seg%20one.m4s", "a/b/", "..", ".", "seg.m4s#f", "c:d", "", "...", "a/.../b.m4s", ".hidden.m4s"]
+        for base in bases {
+            let resolver = SegmentAddressing.Resolver(base: base)
+            for reference in references {
+                #expect(resolver.resolve(reference) == URIReference.resolve(reference, against: base), "\(reference) against \(base)")
+            }
+        }
     }
 }

@@ -28,6 +28,6 @@ struct DASHInspectCommandTests {
         let result = try await runCarryon(["inspect", dashSampleMedia.appendingPathComponent("base/main.mpd").path])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.hasPrefix("MPEG-DASH, static, 8 s"))
-        #expect(result.standardOutput.contains("1  120 kbit/s  320x180  avc1.4d400c  base\n"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("1  120 kb/s  320x180  avc1.4d400c  base\n"), "\(result.standardOutput)")
     }
 }

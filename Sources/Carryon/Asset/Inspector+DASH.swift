@@ -11,11 +11,12 @@ extension Inspector {
 
         /// How `representation` addresses its segments, and how many there are when that is
         /// known without fetching an index (nil for SegmentBase, or when it cannot be worked out).
-        public func addressing(of representation: Representation, in set: AdaptationSet, periodIndex: Int) -> (mode: String, segmentCount: Int?)? {
+        public func addressing(of representation: Representation, in set: AdaptationSet, periodIndex: Int) -> (mode: String, segmentCount: Int?) {
             let period = mpd.periods[periodIndex]
-            guard let addressing = try? SegmentAddressing(representation, in: set, of: period, timing: mpd.periodTimings[periodIndex],
-                                                          mpd: mpd, mpdURL: url) else { return nil }
-            return (addressing.mode.rawValue, addressing.mode == .base ? nil : addressing.segments.count)
+            let mode = SegmentAddressing.mode(of: mpd.segmentInformation(of: representation, in: set, of: period))
+            // Counted, not made: an MPD may describe millions of segments in a few bytes.
+            let count = SegmentAddressing.segmentCount(representation, in: set, of: period, timing: mpd.periodTimings[periodIndex], mpd: mpd)
+            return (mode.rawValue, count)
         }
     }
 

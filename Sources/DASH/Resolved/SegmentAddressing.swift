@@ -104,10 +104,11 @@ public struct SegmentAddressing: Sendable, Hashable {
                                        representation: representation.id)
             var segmentValues = values
             segments.reserveCapacity(slots.count)
+            let resolver = Resolver(base: base)
             for slot in slots {
                 segmentValues.number = slot.number
                 segmentValues.time = slot.time
-                segments.append(Segment(location: Location(url: URIReference.resolve(mediaTemplate.expand(segmentValues), against: base)),
+                segments.append(Segment(location: Location(url: resolver.resolve(mediaTemplate.expand(segmentValues))),
                                         time: slot.time, duration: slot.duration, number: slot.number))
             }
         } else if let list = information.list {
@@ -134,8 +135,9 @@ public struct SegmentAddressing: Sendable, Hashable {
             if slots.count != urls.count {
                 warnings.append(MPDWarning(line: list.line, "the SegmentList of Representation \(representation.id) has \(urls.count) SegmentURLs for \(slots.count) timeline segments; the shorter is used"))
             }
+            let resolver = Resolver(base: base)
             for (slot, url) in zip(slots, urls) {
-                let location = Location(url: url.media.map { URIReference.resolve($0, against: base) } ?? base, range: url.mediaRange)
+                let location = Location(url: url.media.map(resolver.resolve) ?? base, range: url.mediaRange)
                 segments.append(Segment(location: location, time: slot.time, duration: slot.duration, number: slot.number))
             }
         } else if let segmentBase = information.base, segmentBase.indexRange != nil || segmentBase.representationIndex != nil {
@@ -194,6 +196,78 @@ public struct SegmentAddressing: Sendable, Hashable {
     public var duration: Double {
         guard let last = segments.last else { return 0 }
         return Double(last.time + last.duration - presentationTimeOffset) / Double(timescale)
+    }
+
+    /// The addressing mode `information` (a Representation's, inherited) describes.
+    public static func mode(of information: SegmentInformation) -> Mode {
+        if let template = information.template { return template.timeline == nil ? .template : .timeline }
+        if information.list != nil { return .list }
+        if let base = information.base, base.indexRange != nil || base.representationIndex != nil { return .base }
+        return .url
+    }
+
+    /// How many segments `representation` has, worked out from its segment information alone
+    /// (no URL made): nil for SegmentBase, whose index says, or when it cannot be worked out.
+    /// Cheap for a template or timeline of millions of segments, for showing counts.
+    public static func segmentCount(_ representation: Representation, in set: AdaptationSet, of period: Period,
+                                    timing: MPD.PeriodTiming, mpd: MPD) -> Int? {
+        let information = mpd.segmentInformation(of: representation, in: set, of: period)
+        let info = information.template ?? information.list
+        guard let info else { return information.base?.indexRange != nil || information.base?.representationIndex != nil ? nil : 1 }
+        let timescale = info.timescale ?? 1, offset = info.presentationTimeOffset ?? 0
+        let periodEnd = timing.duration.map { offset + $0.converted(to: timescale) }
+        if information.template == nil, info.timeline == nil { return info.segmentURLs?.count ?? 0 }
+        guard let slots = try? slots(of: info, timescale: timescale, offset: offset, periodEnd: periodEnd, representation: representation.id) else {
+            return nil
+        }
+        return information.template == nil ? min(slots.count, info.segmentURLs?.count ?? 0) : slots.count
+    }
+
+    /// Resolves many references against one base URL: a plain relative path (no scheme,
+    /// authority, dot segment or fragment: `chunk-1-00042.m4s`, `v1/42.m4s?t=x`) is appended to
+    /// the base's folder, which RFC 3986 resolution gives, without parsing the base again; any
+    /// other reference is resolved in full.
+    struct Resolver {
+        let base: String
+        /// The base's folder, with its trailing `/`.
+        let folder: String
+
+        init(base: String) {
+            self.base = base
+            let probe = URIReference.resolve("x", against: base)
+            folder = probe.hasSuffix("/x") ? String(probe.dropLast()) : ""
+        }
+
+        func resolve(_ reference: String) -> String {
+            guard !folder.isEmpty, Self.isPlain(reference) else { return URIReference.resolve(reference, against: base) }
+            return folder + reference
+        }
+
+        static func isPlain(_ reference: String) -> Bool {
+            var segmentLength = 0, dots = 0, inQuery = false, empty = true
+            for byte in reference.utf8 {
+                empty = false
+                switch byte {
+                case UInt8(ascii: ":"), UInt8(ascii: "#"), UInt8(ascii: "\\"), UInt8(ascii: " "), UInt8(ascii: "%"):
+                    return false
+                case _ where inQuery:
+                    continue
+                case UInt8(ascii: "?"), UInt8(ascii: "/"):
+                    // The segment that ends here: not empty (a leading or doubled slash, a bare
+                    // query), not `.` or `..`.
+                    if segmentLength == 0 || segmentLength == dots && dots <= 2 { return false }
+                    if byte == UInt8(ascii: "?") { inQuery = true }
+                    segmentLength = 0
+                    dots = 0
+                case UInt8(ascii: "."):
+                    segmentLength += 1
+                    dots += 1
+                default:
+                    segmentLength += 1
+                }
+            }
+            return !empty && (inQuery || (segmentLength > 0 && !(segmentLength == dots && dots <= 2)))
+        }
     }
 
     private static func location(_ reference: URLReference, base: String) -> Location {
