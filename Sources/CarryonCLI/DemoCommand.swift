@@ -15,8 +15,14 @@ struct Demo: AsyncParsableCommand {
             decodes it end to end when ffmpeg is installed, else every file is checked against \
             the bundle's manifest. Nothing leaves the machine.
 
+            With --format dash it does the same with the MPEG-DASH sample (Samples/dash: a \
+            SegmentTimeline MPD with two video Representations, English and German audio and \
+            WebVTT subtitles): the bundle's HLS playlists are decoded by ffmpeg, and its local \
+            MPD played in real time by GStreamer when gst-launch-1.0 is installed.
+
             Examples:
               swift run carryon demo
+              carryon demo --format dash
               carryon demo --profile lossy        # 5 % 503s, resets and truncations: retries at work
               carryon demo --keep-serving         # then play the printed URL with ffplay, mpv or VLC
             """
@@ -28,7 +34,10 @@ struct Demo: AsyncParsableCommand {
     @Flag(name: .customLong("keep-serving"), help: "Keep the playback server up after the check, until Ctrl-C.")
     var keepServing = false
 
-    @Option(help: ArgumentHelp("The sample media folder (default: Samples/media of this checkout).", valueName: "dir"))
+    @Option(help: ArgumentHelp("The sample to download: hls (Samples/media) or dash (Samples/dash).", valueName: "format"))
+    var format = "hls"
+
+    @Option(help: ArgumentHelp("The sample media folder (default: Samples/media, or Samples/dash with --format dash, of this checkout).", valueName: "dir"))
     var media: String?
 
     @Option(name: .customLong("library"), help: ArgumentHelp(
@@ -42,13 +51,40 @@ struct Demo: AsyncParsableCommand {
         guard LinkProfile.preset(named: profile) != nil else {
             throw ValidationError("--profile must be one of \(LinkProfile.presets.map(\.name).joined(separator: ", ")) (got \(profile))")
         }
+        guard Sample(format: format) != nil else {
+            throw ValidationError("--format must be hls or dash (got \(format))")
+        }
+    }
+
+    /// A sample the demo downloads: its folder in Samples/ and the manifest in it.
+    struct Sample {
+        var folder: String
+        var manifest: String
+        var script: String
+        var isDASH: Bool
+
+        init?(format: String) {
+            switch format {
+            case "hls": self.init(folder: "media", manifest: "fmp4/main.m3u8", script: "make-sample-media.sh", isDASH: false)
+            case "dash": self.init(folder: "dash", manifest: "timeline/main.mpd", script: "make-dash-media.sh", isDASH: true)
+            default: return nil
+            }
+        }
+
+        init(folder: String, manifest: String, script: String, isDASH: Bool) {
+            self.folder = folder
+            self.manifest = manifest
+            self.script = script
+            self.isDASH = isDASH
+        }
     }
 
     func run() async throws {
-        guard let media = media.map({ URL(fileURLWithPath: $0) }) ?? Self.findSampleMedia(),
-              FileManager.default.fileExists(atPath: media.appendingPathComponent("fmp4/main.m3u8").path) else {
-            throw fail("the sample media (Samples/media) is not in this folder or above it",
-                       hint: "Run the demo from the Carryon checkout, or give --media DIR (Scripts/make-sample-media.sh makes it).")
+        let sample = Sample(format: format) ?? Sample(folder: "media", manifest: "fmp4/main.m3u8", script: "make-sample-media.sh", isDASH: false)
+        guard let media = media.map({ URL(fileURLWithPath: $0) }) ?? Self.findSamples(sample),
+              FileManager.default.fileExists(atPath: media.appendingPathComponent(sample.manifest).path) else {
+            throw fail("the sample media (Samples/\(sample.folder)) is not in this folder or above it",
+                       hint: "Run the demo from the Carryon checkout, or give --media DIR (Scripts/\(sample.script) makes it).")
         }
         let root = libraryPath.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("carryon-demo")
@@ -63,12 +99,13 @@ struct Demo: AsyncParsableCommand {
             if !json { printNote(note) }
             let session = try await openSession(library)
             // A demo library keeps one demo asset: the last run's goes.
-            for task in (try? await session.tasks()) ?? [] where (try? await task.snapshot().url.hasSuffix("/fmp4/main.m3u8")) == true {
+            for task in (try? await session.tasks()) ?? [] where (try? await task.snapshot().url.hasSuffix("/\(sample.manifest)")) == true {
                 try? await session.delete(task.id)
             }
             let task: DownloadTask
             do {
-                task = try await session.makeTask(url: origin.baseURL + "/fmp4/main.m3u8", name: "Carryon sample",
+                task = try await session.makeTask(url: origin.baseURL + "/\(sample.manifest)",
+                                                  name: sample.isDASH ? "Carryon sample (DASH)" : "Carryon sample",
                                                   options: DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all))
             } catch {
                 await session.shutdown()
@@ -86,15 +123,21 @@ struct Demo: AsyncParsableCommand {
         let server: PlaybackServer
         do { server = try PlaybackServer(source: source) } catch { throw fail(error, id: id) }
         let bundle = library.bundleURL(for: id)
+        let isDASH = sample.isDASH
         let check: @Sendable (PlaybackServerHandle) async throws -> Void = { handle in
             let url = handle.playlistURL(for: id)
-            let verdict = try await Self.prove(url: url, bundle: bundle)
+            let mpd = isDASH ? handle.mpdURL(for: id) : nil
+            var verdict = try await Self.prove(url: url, bundle: bundle)
+            if let mpd, verdict.passed, let dash = await Self.proveDASH(url: mpd) {
+                verdict = (dash.passed, verdict.check + "; " + dash.check)
+            }
             if json {
-                try? printJSONLine(DemoLine(id: id, bundle: bundle.path, playbackURL: url, check: verdict.check, plays: verdict.passed))
+                try? printJSONLine(DemoLine(id: id, bundle: bundle.path, playbackURL: url, mpdURL: mpd, check: verdict.check, plays: verdict.passed))
             } else {
                 print("asset     \(id)")
                 print("bundle    \(bundle.path)")
                 print("playback  \(url)")
+                if let mpd { print("mpd       \(mpd)") }
                 print("check     \(Terminal.paint(verdict.check, verdict.passed ? .green : .red))")
             }
             guard verdict.passed else { throw ExitCodeError.failure }
@@ -131,6 +174,8 @@ struct Demo: AsyncParsableCommand {
         var id: String
         var bundle: String
         var playbackURL: String
+        /// The local MPD's URL, for the DASH sample.
+        var mpdURL: String?
         var check: String
         var plays: Bool
     }
@@ -171,17 +216,40 @@ struct Demo: AsyncParsableCommand {
         return (true, "all \(manifest.files.count) files match the manifest; install ffmpeg (apt-get install -y ffmpeg) to have them decoded too")
     }
 
-    /// `Samples/media` of the checkout: from the current folder, else above the executable
-    /// (`.build/<triple>/debug/carryon` when run with `swift run`).
-    static func findSampleMedia() -> URL? {
+    /// Plays the local MPD at `url` in real time with GStreamer, counting the decoded video
+    /// frames; nil when GStreamer is not installed.
+    static func proveDASH(url: String) async -> (passed: Bool, check: String)? {
+        guard let gst = Play.findProgram("gst-launch-1.0") else { return nil }
+        let process = Process()
+        process.executableURL = gst
+        process.arguments = ["-v", "playbin", "uri=\(url)", "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return (false, "GStreamer could not start: \(error)") }
+        let (status, frames) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, Int), Never>) in
+            Thread.detachNewThread {
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                let frames = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains("chain   ***") }.count
+                continuation.resume(returning: (process.terminationStatus, frames))
+            }
+        }
+        guard status == 0, frames > 0 else { return (false, "GStreamer could not play main.mpd (status \(status), \(frames) frames)") }
+        return (true, "GStreamer played \(frames) video frames of main.mpd")
+    }
+
+    /// `Samples/media` (or `Samples/dash`) of the checkout: from the current folder, else above
+    /// the executable (`.build/<triple>/debug/carryon` when run with `swift run`).
+    static func findSamples(_ sample: Sample) -> URL? {
         var candidates = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
             candidates.append(folder)
             folder = folder.deletingLastPathComponent()
         }
-        return candidates.map { $0.appendingPathComponent("Samples/media") }
-            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("fmp4/main.m3u8").path) }
+        return candidates.map { $0.appendingPathComponent("Samples/\(sample.folder)") }
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(sample.manifest).path) }
     }
 }
 

@@ -28,6 +28,21 @@ struct DemoCommandTests {
         }
     }
 
+    @Test("demo --format dash downloads the DASH sample, ffmpeg decodes its HLS playlists and GStreamer plays its MPD to the last frame",
+          .timeLimit(.minutes(2)))
+    func dash() async throws {
+        _ = try requireFFmpeg()
+        _ = try await gstreamerVideoFrames("file://" + dashSampleMedia.appendingPathComponent("base/main.mpd").path)
+        try await withTemporaryDirectory { folder in
+            let result = try await runCarryon(["demo", "--format", "dash", "--library", folder.path])
+            #expect(result.status == 0, "\(result.standardError)")
+            let lines = result.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("check") && $0.contains("ffmpeg decoded every stream")
+                && $0.contains("GStreamer played 200 video frames of main.mpd") }, "\(result.standardOutput)")
+            #expect(lines.contains { $0.hasPrefix("mpd") && $0.hasSuffix("/main.mpd") }, "\(result.standardOutput)")
+        }
+    }
+
     @Test("with --keep-serving the printed URL plays until the demo is interrupted; --profile lossy still completes",
           .timeLimit(.minutes(2)))
     func keepServingLossy() async throws {
