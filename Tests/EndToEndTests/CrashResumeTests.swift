@@ -82,6 +82,54 @@ struct CrashResumeTests {
     }
 }
 
+extension CrashResumeTests {
+    @Test("an MPEG-DASH download of byte ranges killed mid-way resumes without reading the MPD again, to files identical to the origin's that play every frame",
+          .timeLimit(.minutes(2)))
+    func killAndResumeDASH() async throws {
+        try await withTemporaryDirectory { folder in
+            let libraryPath = folder.appendingPathComponent("library").path
+            try await Origin(root: dashSampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
+                let first = try RunningProcess(carryon: ["download", origin.baseURL + "/single/main.mpd", "--library", libraryPath,
+                                                         "--json", "--audio", "all"])
+                var id: String?
+                for await line in first.lines {
+                    guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
+                    id = event.id
+                    if event.event == "progress", let fraction = event.fraction, fraction > 0.3 {
+                        first.kill()
+                        break
+                    }
+                }
+                #expect(await first.wait() == 128 + SIGKILL)
+                let taskID = try #require(id)
+                let beforeResume = await origin.requests().count
+                let listed = try await runCarryon(["show", taskID, "--library", libraryPath, "--json"])
+                #expect(listed.standardOutput.contains("\"state\" : \"suspended\""), "\(listed.standardOutput)")
+
+                let resumed = try await runCarryon(["resume", taskID, "--library", libraryPath])
+                #expect(resumed.status == 0, "\(resumed.standardError)")
+                let afterResume = Array(await origin.requests().dropFirst(beforeResume))
+                #expect(!afterResume.isEmpty && !afterResume.contains { $0.path.hasSuffix(".mpd") })
+
+                let show = try await runCarryon(["show", taskID, "--library", libraryPath, "--json"])
+                let snapshot = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(snapshot.state == .completed && snapshot.format == "dash")
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+                #expect(manifest.files.count == 3)
+                for file in manifest.files {
+                    // Each file holds the byte ranges of one origin file, from its first byte.
+                    let local = try Data(contentsOf: bundle.appendingPathComponent(file.path))
+                    let origin = try Data(contentsOf: dashSampleMedia.appendingPathComponent(String(file.uri.dropFirst(origin.baseURL.count + 1))))
+                    #expect(!local.isEmpty && origin.prefix(local.count) == local, "\(file.path)")
+                }
+                #expect(try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path) == 200)
+                #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == 200)
+            }
+        }
+    }
+}
+
 extension JSONDecoder {
     static var iso8601: JSONDecoder {
         let decoder = JSONDecoder()

@@ -30,4 +30,24 @@ struct DASHInspectCommandTests {
         #expect(result.standardOutput.hasPrefix("MPEG-DASH, static, 8 s"))
         #expect(result.standardOutput.contains("1  120 kb/s  320x180  avc1.4d400c  base\n"), "\(result.standardOutput)")
     }
+
+    @Test("an MPD whose DOCTYPE declares an external entity is refused, naming why, and nothing of the named file is read or shown")
+    func externalEntity() async throws {
+        try await withTemporaryDirectory { folder in
+            let secret = folder.appendingPathComponent("secret.txt")
+            try "root:x:0:0:root:/root:/bin/bash\n".write(to: secret, atomically: true, encoding: .utf8)
+            let mpd = folder.appendingPathComponent("evil.mpd")
+            try """
+                <?xml version="1.0"?>
+                <!DOCTYPE MPD [<!ENTITY leak SYSTEM "file://\(secret.path)">]>
+                <MPD type="static"><BaseURL>&leak;</BaseURL></MPD>
+                """.write(to: mpd, atomically: true, encoding: .utf8)
+            for arguments in [["inspect", mpd.path], ["download", mpd.path, "--library", folder.appendingPathComponent("library").path]] {
+                let result = try await runCarryon(arguments)
+                #expect(result.status == 1, "\(arguments[0]): \(result.standardOutput)")
+                #expect(result.standardError.contains("line 2: the document's DOCTYPE declares entities"), "\(result.standardError)")
+                #expect(!result.standardError.contains("root:") && !result.standardOutput.contains("root:"))
+            }
+        }
+    }
 }
