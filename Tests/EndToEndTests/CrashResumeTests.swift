@@ -14,6 +14,22 @@ struct CrashResumeTests {
         var state: String?
     }
 
+    /// Runs `carryon` with `arguments` (a `download --json`) and kills it with SIGKILL once its
+    /// progress passes 30 %: its exit status and the task's id.
+    static func downloadKilledPastAThird(_ arguments: [String]) async throws -> (Int32, String?) {
+        let first = try RunningProcess(carryon: arguments)
+        var id: String?
+        for await line in first.lines {
+            guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
+            id = event.id
+            if event.event == "progress", let fraction = event.fraction, fraction > 0.3 {
+                first.kill()
+                break
+            }
+        }
+        return (await first.wait(), id)
+    }
+
     @Test("a download killed mid-way resumes to a byte-identical bundle, fetching again only what was in flight",
           .timeLimit(.minutes(2)))
     func killAndResume() async throws {
@@ -23,18 +39,8 @@ struct CrashResumeTests {
             let profile = LinkProfile(bandwidth: 60_000)
             try await Origin(root: sampleMedia.path, profile: profile).withRunning { origin in
                 let url = origin.baseURL + "/ts/main.m3u8"
-                let first = try RunningProcess(carryon: ["download", url, "--library", libraryPath, "--json",
-                                                         "--audio", "all", "--subtitles", "all", "--no-hdr"])
-                var id: String?
-                for await line in first.lines {
-                    guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
-                    id = event.id
-                    if event.event == "progress", let fraction = event.fraction, fraction > 0.3 {
-                        first.kill()
-                        break
-                    }
-                }
-                let status = await first.wait()
+                let (status, id) = try await Self.downloadKilledPastAThird(
+                    ["download", url, "--library", libraryPath, "--json", "--audio", "all", "--subtitles", "all", "--no-hdr"])
                 #expect(status == 128 + SIGKILL)
                 let taskID = try #require(id)
                 let beforeResume = await origin.requests()
@@ -89,18 +95,9 @@ extension CrashResumeTests {
         try await withTemporaryDirectory { folder in
             let libraryPath = folder.appendingPathComponent("library").path
             try await Origin(root: dashSampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
-                let first = try RunningProcess(carryon: ["download", origin.baseURL + "/single/main.mpd", "--library", libraryPath,
-                                                         "--json", "--audio", "all"])
-                var id: String?
-                for await line in first.lines {
-                    guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
-                    id = event.id
-                    if event.event == "progress", let fraction = event.fraction, fraction > 0.3 {
-                        first.kill()
-                        break
-                    }
-                }
-                #expect(await first.wait() == 128 + SIGKILL)
+                let (status, id) = try await Self.downloadKilledPastAThird(
+                    ["download", origin.baseURL + "/single/main.mpd", "--library", libraryPath, "--json", "--audio", "all"])
+                #expect(status == 128 + SIGKILL)
                 let taskID = try #require(id)
                 let beforeResume = await origin.requests().count
                 let listed = try await runCarryon(["show", taskID, "--library", libraryPath, "--json"])
