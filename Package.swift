@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "CarryonServer",
             dependencies: [
-                "Carryon", "HLS",
+                "Carryon", "HLS", "DASH",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

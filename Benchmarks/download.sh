@@ -2,8 +2,11 @@
 # The download benchmark: `carryon download` (release build) against yt-dlp, ffmpeg and aria2c,
 # all fetching the same 3-rendition HLS asset from `carryon origin` on loopback.
 #
-#     Benchmarks/download.sh [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--keep DIR]
+#     Benchmarks/download.sh [--dash] [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--keep DIR]
 #
+#   --dash          the same asset as MPEG-DASH (an MPD with a SegmentTimeline, fMP4 segments),
+#                   downloaded by Carryon and yt-dlp only (ffmpeg and aria2c have no DASH
+#                   downloader to compare), with no memory check
 #   --minutes N     length of the generated asset (default 20; at least 20 for the targets)
 #   --runs N        run every tool N times per link; the table shows medians (default 3)
 #   --long "A B"    memory check: also download playlists A, B... times as long as the asset
@@ -30,15 +33,17 @@ long_factors="3 9"
 latency=40
 cap=20000
 keep=""
+dash=0
 while [[ $# -gt 0 ]]; do
     case "$1" in
+        --dash) dash=1; long_factors="" ;;
         --minutes) minutes="${2:?--minutes needs a value}"; shift ;;
         --runs) runs="${2:?--runs needs a value}"; shift ;;
         --long) long_factors="${2?--long needs a value}"; shift ;;
         --latency) latency="${2:?--latency needs a value}"; shift ;;
         --cap) cap="${2:?--cap needs a value}"; shift ;;
         --keep) keep="${2:?--keep needs a directory}"; shift ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "download.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -46,6 +51,7 @@ done
 
 media_root="${CARRYON_BENCH_MEDIA:-$root/.build/bench-media}"
 asset="$media_root/hls-${minutes}min"
+[[ $dash == 1 ]] && asset="$media_root/dash-${minutes}min"
 python="${PYTHON:-python3}"
 command -v "$python" >/dev/null || { echo "download.sh: $python not found" >&2; exit 1; }
 
@@ -72,11 +78,8 @@ printf '   %s\n' "$(yt-dlp --version | sed 's/^/yt-dlp /')" "$(ffmpeg -version |
 # filler so the segments are as large as a real 2 Mbit/s stream's) with an AUDIO group of two
 # renditions (AAC 128 kbit/s, English 440 Hz and German 660 Hz), 6 s MPEG-TS segments. Exactly
 # one variant, so every tool downloads the same three media playlists.
-if [[ ! -f "$asset/.complete" ]]; then
-    echo "== generating a ${minutes}-minute asset in $asset (once; a few minutes)"
-    rm -rf "$asset"
-    mkdir -p "$asset"
-    seconds=$((minutes * 60))
+encode() {  # encode SECONDS ARGS...: the asset's streams, encoded, written as ARGS say
+    local seconds="$1"; shift
     ffmpeg -hide_banner -loglevel error -nostdin -y \
         -f lavfi -i "testsrc2=size=320x180:rate=25:duration=$seconds" \
         -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=$seconds" \
@@ -84,7 +87,26 @@ if [[ ! -f "$asset/.complete" ]]; then
         -map 0:v -map 1:a -map 2:a \
         -c:v libx264 -preset ultrafast -pix_fmt yuv420p -g 150 -keyint_min 150 -sc_threshold 0 \
         -b:v 2000k -minrate 2000k -maxrate 2000k -bufsize 2000k -x264-params nal-hrd=cbr \
-        -c:a aac -b:a 128k -ac 2 \
+        -c:a aac -b:a 128k -ac 2 "$@"
+}
+
+# As DASH (--dash): the same encoding, 6 s fMP4 segments of a SegmentTimeline, one AdaptationSet
+# per stream; the Representations' ids are 0 (video), 1 (English) and 2 (German).
+if [[ $dash == 1 && ! -f "$asset/.complete" ]]; then
+    echo "== generating a ${minutes}-minute DASH asset in $asset (once; a few minutes)"
+    rm -rf "$asset"
+    mkdir -p "$asset"
+    seconds=$((minutes * 60))
+    encode "$seconds" -metadata:s:a:0 language=eng -metadata:s:a:1 language=deu \
+        -f dash -seg_duration 6 -adaptation_sets "id=0,streams=0 id=1,streams=1 id=2,streams=2" "$asset/main.mpd"
+    touch "$asset/.complete"
+fi
+if [[ $dash == 0 && ! -f "$asset/.complete" ]]; then
+    echo "== generating a ${minutes}-minute asset in $asset (once; a few minutes)"
+    rm -rf "$asset"
+    mkdir -p "$asset"
+    seconds=$((minutes * 60))
+    encode "$seconds" \
         -f hls -hls_time 6 -hls_playlist_type vod -hls_list_size 0 -hls_segment_type mpegts \
         -master_pl_name main.m3u8 \
         -var_stream_map "v:0,agroup:aud,name:video a:0,agroup:aud,language:en,name:audio_en,default:yes a:1,agroup:aud,language:de,name:audio_de" \
@@ -98,7 +120,7 @@ fi
 # Long playlists for the memory check: the asset's segments listed FACTOR times over, each
 # repetition with its own query string (so each is a distinct resource to every downloader),
 # and a multivariant playlist long-FACTOR.m3u8 over them. Cheap to write, so written each run.
-"$python" - "$asset" $long_factors <<'PY'
+[[ -z "${long_factors// /}" ]] || "$python" - "$asset" $long_factors <<'PY'
 import os, sys
 asset, factors = sys.argv[1], [int(f) for f in sys.argv[2:]]
 main = open(os.path.join(asset, "main.m3u8")).read()
@@ -124,12 +146,24 @@ for factor in factors:
         f.write(main.replace("/index.m3u8", "/long-%d.m3u8" % factor))
 PY
 
-# What a complete download is: every segment of the three media playlists.
+# What a complete download is: every segment of the three media playlists (or every init
+# section and segment the MPD names).
 read -r segments expected_bytes duration < <("$python" - "$asset" <<'PY'
 import os, sys
 asset = sys.argv[1]
 count = total = 0
 duration = 0.0
+if os.path.exists(os.path.join(asset, "main.mpd")):
+    for name in os.listdir(asset):
+        if name.endswith(".m4s"):
+            count += 1
+            total += os.path.getsize(os.path.join(asset, name))
+    import re
+    text = open(os.path.join(asset, "main.mpd")).read()
+    m = re.search(r'mediaPresentationDuration="PT(?:(\d+)H)?(?:(\d+)M)?([\d.]+)S"', text)
+    duration = int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3))
+    print(count, total, duration)
+    sys.exit(0)
 for rendition in ("video", "audio_en", "audio_de"):
     for line in open(os.path.join(asset, rendition, "index.m3u8")):
         line = line.strip()
@@ -143,7 +177,7 @@ PY
 )
 printf '   asset: %s, %s s, 3 renditions, %d segments, %d bytes (%.1f MiB)\n' "$asset" "$duration" "$segments" \
     "$expected_bytes" "$(awk -v b="$expected_bytes" 'BEGIN { print b / 1048576 }')"
-cat "$asset"/*/*.ts > /dev/null  # into the page cache, so no tool pays for the first read
+cat "$asset"/*/*.ts "$asset"/*.m4s > /dev/null 2>&1 || true  # into the page cache, so no tool pays for the first read
 
 # ---------------------------------------------------------------------------------------------
 echo "== building carryon (release)"
@@ -271,6 +305,15 @@ run_link() {  # run_link NAME ORIGIN-ARGS...
     local run
     for run in $(seq "$runs"); do
         local out="$work/out/$link-$run"
+        if [[ $dash == 1 ]]; then
+            MEASURE_GLOB='*.m4s' measure "$link" carryon "$out/carryon" \
+                "$carryon" download "$base/main.mpd" --library "$out/carryon" --audio all --subtitles none
+            # yt-dlp's DASH downloader writes each Representation's init section and segments into one file.
+            measure "$link" yt-dlp "$out/yt-dlp" \
+                yt-dlp --ignore-config --no-cache-dir --no-progress --no-warnings -N 8 --fixup never -f 0,1,2 \
+                -o "$out/yt-dlp/%(format_id)s.%(ext)s" "$base/main.mpd"
+            continue
+        fi
         MEASURE_GLOB='*.ts' measure "$link" carryon "$out/carryon" \
             "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none
         measure "$link" yt-dlp "$out/yt-dlp" \
@@ -351,8 +394,13 @@ for link, tools in by.items():
         print("  " + fmt(row))
     print()
     for peer in ("yt-dlp", "ffmpeg"):
+        if peer not in tools:
+            continue
         ratio = summary(tools[peer])[0] / carryon[0]
         verdict(ratio >= 2, "%s: %s wall / Carryon wall = %.2fx, target >= 2x" % (link, peer, ratio))
+    if "aria2c" not in tools:
+        verdict(carryon[2] < 64, "%s: Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, carryon[2]))
+        continue
     aria = summary(tools["aria2c"])[0]
     verdict(carryon[0] <= 1.1 * aria, "%s: Carryon wall %.2f s vs aria2c %.2f s = %.2fx aria2c's, target <= 1.10x"
             % (link, carryon[0], aria, carryon[0] / aria))

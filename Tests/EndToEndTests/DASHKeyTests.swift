@@ -23,7 +23,7 @@ struct DASHKeyTests {
         ]
     }
 
-    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed, and ffmpeg decrypts the bundle with it to the last frame",
+    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed under its KID; offline, the playback server answers the licence its MPD names, and ffmpeg decrypts the file it serves with that key to the last frame",
           .timeLimit(.minutes(1)))
     func clearKey() async throws {
         try await withTemporaryDirectory { folder in
@@ -46,7 +46,7 @@ struct DASHKeyTests {
 
                 let keys = try await KeyStore(library: library).keys(of: task.id)
                 #expect(keys.map(\.keyFormat) == ["org.w3.clearkey"])
-                let sealed = try await KeyStore(library: library).key("k1", of: task.id)
+                let sealed = try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: task.id)
                 #expect(sealed == Self.key)
 
                 let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent("video/00001.mp4").path
@@ -57,6 +57,35 @@ struct DASHKeyTests {
                 let mpd = try String(contentsOfFile: URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent("main.mpd").path, encoding: .utf8)
                 #expect(mpd.contains("cenc:default_KID=\"10111213-1415-1617-1819-202122232425\""))
                 #expect(!mpd.contains("license"), "the origin's licence server is not in the local MPD")
+
+                // Offline: the playback server answers the Clear Key licence requests its MPD points at.
+                try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                    let base = try #require(URL(string: server.baseURL))
+                    let port = try #require(base.port)
+                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(task.id)/main.mpd HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                    let licenseURL = "\(server.baseURL)/\(task.id)/clearkey"
+                    #expect(String(decoding: served.body, as: UTF8.self).contains("<dashif:Laurl>\(licenseURL)</dashif:Laurl>"))
+                    func license(_ kids: [[UInt8]]) async throws -> RawHTTPResponse {
+                        let body = "{\"kids\":[\(kids.map { "\"\(ClearKeyLicense.base64URL($0))\"" }.joined(separator: ","))],\"type\":\"temporary\"}"
+                        return try await rawHTTP(port: port, "POST \(base.path)/\(task.id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+                    }
+                    let answered = try await license([Self.keyID])
+                    #expect(answered.status == 200)
+                    let key = try ClearKeyLicense.key(for: Self.keyID, in: answered.body, from: licenseURL)
+                    #expect(key == Self.key)
+                    let played = try await run(try requireFFmpeg(), ["-v", "error", "-decryption_key", ClearKeyLicense.hex(key),
+                                                                     "-i", "\(server.baseURL)/\(task.id)/video/00001.mp4", "-map", "0:v", "-f", "framemd5", "-"])
+                    #expect(played.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 200,
+                            "through the playback server: \(played.standardError)")
+                    let unknown = try await license([Array(repeating: 7, count: 16)])
+                    #expect(unknown.status == 403 && String(decoding: unknown.body, as: UTF8.self).contains("has no key kid-07070707"))
+                    try await KeyStore(library: library).invalidate(task.id)
+                    let invalidated = try await license([Self.keyID])
+                    #expect(invalidated.status == 403 && String(decoding: invalidated.body, as: UTF8.self).contains("invalidated"))
+                    let noToken = try await rawHTTP(port: port, "POST /\(task.id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                    #expect(noToken.status == 403)
+                }
             }
         }
     }

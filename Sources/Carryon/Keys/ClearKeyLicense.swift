@@ -52,6 +52,38 @@ enum ClearKeyLicense {
         return key
     }
 
+    /// The key ids a player's licence `request` asks for.
+    ///
+    /// - Throws: ``CarryonError`` (``CarryonError/Code/keys``) when it is not a Clear Key
+    ///   licence request (`{"kids": ["<base64url>", …]}`) of 16-byte ids.
+    static func keyIDs(inRequest request: [UInt8]) throws(CarryonError) -> [[UInt8]] {
+        struct Request: Decodable {
+            var kids: [String]
+        }
+        guard let decoded = try? JSONDecoder().decode(Request.self, from: Data(request)), !decoded.kids.isEmpty else {
+            throw CarryonError(.keys, "not a Clear Key licence request: {\"kids\": [\"<base64url key id>\"], \"type\": \"temporary\"} is expected")
+        }
+        var ids: [[UInt8]] = []
+        for kid in decoded.kids {
+            guard let id = bytes(base64URL: kid), id.count == 16 else {
+                throw CarryonError(.keys, "the licence request names \"\(kid.prefix(40))\", which is not a 16-byte key id in base64url")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    /// The licence answering a request with `keys` (key id and key).
+    static func response(_ keys: [(id: [UInt8], key: [UInt8])]) -> [UInt8] {
+        let entries = keys.map { "{\"kty\":\"oct\",\"kid\":\"\(base64URL($0.id))\",\"k\":\"\(base64URL($0.key))\"}" }
+        return Array("{\"keys\":[\(entries.joined(separator: ","))],\"type\":\"temporary\"}".utf8)
+    }
+
+    /// The key store's id of the key with `keyID`: `kid-` and its 32 hexadecimal digits.
+    static func storeID(_ keyID: [UInt8]) -> String {
+        "kid-" + hex(keyID)
+    }
+
     static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")

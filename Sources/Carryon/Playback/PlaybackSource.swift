@@ -109,6 +109,21 @@ public struct PlaybackSource: Sendable {
         return try await file(path, of: assetID, range: range)
     }
 
+    /// The W3C Clear Key licence for a player's licence `request` (`{"kids": […]}`) for asset
+    /// `assetID`: each key from the key store, given only while it is available for a playback
+    /// session that began at `sessionStartedAt`, as keys are.
+    ///
+    /// - Throws: ``CarryonError/Code/keys`` for a request that is not a licence request, or a
+    ///   key that is unknown, invalidated or expired (naming it).
+    public func clearKeyLicense(assetID: String, request: [UInt8], sessionStartedAt: Date? = nil) async throws(CarryonError) -> [UInt8] {
+        let store = KeyStore(library: library)
+        var keys: [(id: [UInt8], key: [UInt8])] = []
+        for keyID in try ClearKeyLicense.keyIDs(inRequest: request) {
+            keys.append((keyID, try await store.key(ClearKeyLicense.storeID(keyID), of: assetID, now: now(), sessionStartedAt: sessionStartedAt)))
+        }
+        return ClearKeyLicense.response(keys)
+    }
+
     /// Whether the asset is being downloaded now, by this process or another.
     public func isDownloading(_ assetID: String) async -> Bool {
         if let session, await session.isTransferring(assetID) { return true }

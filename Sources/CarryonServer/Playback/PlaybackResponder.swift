@@ -1,4 +1,5 @@
 import Carryon
+import DASH
 import Foundation
 import HLS
 import Hummingbird
@@ -88,8 +89,9 @@ struct PlaybackResponder: HTTPResponder {
             return Self.failure(.forbidden, "forbidden\n")
         }
         record.path = "/" + components.joined(separator: "/")
-        guard request.method == .get || request.method == .head else {
-            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"])
+        // POST only for a DASH asset's Clear Key licence requests.
+        guard request.method == .get || request.method == .head || request.method == .post else {
+            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD, POST"])
         }
         guard let asset = components.popFirst(), !asset.isEmpty else {
             return Self.failure(.notFound, "give an asset: /<token>/<asset id>/main.m3u8\n")
@@ -106,6 +108,18 @@ struct PlaybackResponder: HTTPResponder {
         if path == "main.m3u8", session == nil { session = Self.makeSessionID() }
         record.sessionID = session
         let started = session.map { sessions.start(of: $0, now: server.source.now()) }
+        if request.method == .post {
+            guard path == "clearkey" else { return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD"]) }
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: Self.maximumLicenseRequest)
+            } catch {
+                return Self.failure(.contentTooLarge, "a licence request is at most \(Self.maximumLicenseRequest) bytes\n")
+            }
+            let license = try await server.source.clearKeyLicense(assetID: assetID, request: Array(body.readableBytesView), sessionStartedAt: started)
+            let headers: HTTPFields = [.contentType: "application/json", .contentLength: String(license.count), .cacheControl: "no-store"]
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: license)))
+        }
         let content = try await server.source.content(assetID: assetID, path: path,
                                                       range: HTTPRange.bounds(header: request.headers[.range]), sessionStartedAt: started)
         switch content {
@@ -117,6 +131,9 @@ struct PlaybackResponder: HTTPResponder {
             return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .playlist(var text):
             if path == "main.m3u8", let session { text = try Self.prefix(text, with: "s-\(session)/") }
+            if path == "main.mpd", let authority = request.head.authority {
+                text = Self.withClearKeyLicense(text, url: "http://\(authority)/\(server.token)/\(assetID)/clearkey")
+            }
             let body = ByteBuffer(string: text)
             let headers: HTTPFields = [.contentType: MediaTypes.contentType(forPath: path), .contentLength: String(body.readableBytes),
                                        .cacheControl: "no-store"]
@@ -139,6 +156,31 @@ struct PlaybackResponder: HTTPResponder {
         } catch {
             throw CarryonError(.playlist, "the bundle's main.m3u8 cannot be read: \(error)", cause: error)
         }
+    }
+
+    /// The largest Clear Key licence request read.
+    static let maximumLicenseRequest = 64 << 10
+
+    /// A local MPD whose Clear Key `ContentProtection` elements name this server's licence URL
+    /// for the asset (the bundle keeps them without one: the port and token change each run).
+    static func withClearKeyLicense(_ text: String, url: String) -> String {
+        guard var mpd = try? MPD.read(Array(text.utf8)) else { return text }
+        var changed = false
+        func point(_ protections: inout [ContentProtection]) {
+            for index in protections.indices where protections[index].schemeIdUri == ContentProtection.clearKey {
+                protections[index].licenseURL = url
+                changed = true
+            }
+        }
+        for period in mpd.periods.indices {
+            for set in mpd.periods[period].adaptationSets.indices {
+                point(&mpd.periods[period].adaptationSets[set].common.contentProtections)
+                for representation in mpd.periods[period].adaptationSets[set].representations.indices {
+                    point(&mpd.periods[period].adaptationSets[set].representations[representation].common.contentProtections)
+                }
+            }
+        }
+        return changed ? mpd.written() : text
     }
 
     static func makeSessionID() -> String {

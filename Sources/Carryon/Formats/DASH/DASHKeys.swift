@@ -16,6 +16,9 @@ enum DASHKeys {
         guard let keyID = protections.lazy.compactMap(\.defaultKID).first else {
             throw CarryonError(.unsupported, "\(mpdURL), line \(line): Representation \(representation) is encrypted but names no cenc:default_KID, so the key to ask for is unknown")
         }
+        guard ClearKeyLicense.keyID(keyID) != nil else {
+            throw CarryonError(.unsupported, "\(mpdURL), line \(line): the cenc:default_KID \"\(keyID)\" of Representation \(representation) is not a 16-byte key id (a UUID)")
+        }
         let method = scheme?.value ?? "cenc"
         if let clearKey = protections.first(where: { $0.schemeIdUri == ContentProtection.clearKey })
             ?? protections.first(where: { $0.licenseURL != nil }) {

@@ -58,7 +58,8 @@ struct DASHPlanner: Sendable {
                 if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
                                               representation: part.representation.id),
                    !keys.contains(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
-                    key.id = "k\(keys.count + 1)"
+                    // Named by the KID, so the playback server answers a licence request for it.
+                    key.id = key.keyID.flatMap(ClearKeyLicense.keyID).map(ClearKeyLicense.storeID) ?? "k\(keys.count + 1)"
                     keys.append(key)
                 }
                 if addressing.mode == .base {
