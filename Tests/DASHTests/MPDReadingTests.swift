@@ -69,6 +69,13 @@ struct MPDReadingTests {
             == "https://cdn.example/show/p1/audio/de.mp4")
     }
 
+    @Test("several BaseURLs at one level: the first is used, with a warning naming the others' line")
+    func severalBaseURLs() throws {
+        let mpd = try MPD.read(Array("<MPD>\n<BaseURL>https://a.example/</BaseURL>\n<BaseURL>https://b.example/</BaseURL>\n</MPD>".utf8))
+        #expect(mpd.baseURLs.map(\.url) == ["https://a.example/", "https://b.example/"])
+        #expect(mpd.warnings.contains { $0.line == 3 && $0.message.contains("the first (https://a.example/) is used") })
+    }
+
     @Test("a DOCTYPE that declares entities is refused before anything is read: external and expanding alike")
     func entitiesRefused() {
         let external = "<?xml version=\"1.0\"?><!DOCTYPE MPD [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><MPD><BaseURL>&x;</BaseURL></MPD>"
