@@ -159,9 +159,9 @@ struct CLIConventionsTests {
 
     /// The keys README.md documents for one asset (`show`, `list`, `cancel`): always present,
     /// and present once known.
-    static let assetKeys: Set<String> = ["id", "name", "url", "state", "progress", "bytesOnDisk", "bytesByRendition", "bundlePath",
+    static let assetKeys: Set<String> = ["id", "name", "url", "state", "progress", "bytesOnDisk", "bytesByRendition", "bundlePath", "format",
                                          "createdAt", "policy", "cache"]
-    static let assetOptionalKeys: Set<String> = ["error", "selection", "duration", "playlist", "completedAt", "lastPlayedAt", "playback"]
+    static let assetOptionalKeys: Set<String> = ["error", "selection", "duration", "playlist", "mpd", "completedAt", "lastPlayedAt", "playback"]
     /// Each event's keys besides `event` and `id`.
     static let eventKeys: [String: Set<String>] = [
         "state": ["state"], "selection": ["selection"], "location": ["location"],
