@@ -30,7 +30,7 @@ struct CarryonCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "carryon",
-        abstract: "Download HLS streams into offline bundles and play them back offline.",
+        abstract: "Download HLS and MPEG-DASH streams into offline bundles and play them back offline.",
         discussion: """
             Start with `carryon demo`: it downloads the built-in sample from an origin on \
             loopback, plays it back offline, and says where everything is.
@@ -39,6 +39,7 @@ struct CarryonCommand: AsyncParsableCommand {
               carryon demo
               carryon inspect https://cdn.example/show/main.m3u8
               carryon download https://cdn.example/show/main.m3u8 --audio en,de --max-resolution 1280x720
+              carryon download https://cdn.example/show/manifest.mpd --audio all
               carryon list
               carryon play 7k2m9x4q1b
 

@@ -14,8 +14,13 @@ struct Download: AsyncParsableCommand {
             the last line of output is the asset's id. Ctrl-C suspends cleanly (exit 130); \
             `carryon resume ID` continues, fetching only what is missing.
 
+            The stream is an HLS playlist or an MPEG-DASH MPD, with the same options: a DASH \
+            bundle has a local main.mpd and HLS playlists of the same files, so it plays in \
+            DASH and HLS players alike.
+
             Examples:
               carryon download https://example.com/main.m3u8 --name "Big Buck Bunny"
+              carryon download https://example.com/dash/manifest.mpd --audio all
               carryon download URL --max-resolution 1280x720 --audio en,de --subtitles none
               carryon download URL --min-bitrate 2000000 --no-hdr --header 'Cookie: session=abc'
               carryon download --catalog Streams.plist "Advanced Stream"
@@ -100,7 +105,7 @@ func openSession(_ library: OfflineLibrary, _ configuration: DownloadSession.Con
 
 /// The stream and what to take of it, shared by `download` and `keys prefetch`.
 struct StreamOptions: ParsableArguments {
-    @Argument(help: "The stream: a multivariant or media playlist (http, https, file URL or path).")
+    @Argument(help: "The stream: an HLS multivariant or media playlist, or an MPEG-DASH MPD (http, https, file URL or path).")
     var url: String
 
     @Option(help: "A name for the asset (default: from the URL).")
