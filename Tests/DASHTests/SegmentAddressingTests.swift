@@ -115,6 +115,28 @@ struct SegmentAddressingTests {
         #expect(counted == nil, "more than the maximum: not counted either")
     }
 
+    @Test("a URL query parameter descriptor carries the MPD URL's query to the init section and every segment")
+    func mpdQueryCarried() throws {
+        let text = """
+        <MPD type="static" mediaPresentationDuration="PT4S" xmlns:up="urn:mpeg:dash:schema:urlparam:2014"><Period>
+        <AdaptationSet mimeType="video/mp4">
+          <EssentialProperty schemeIdUri="urn:mpeg:dash:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" useMPDUrlQuery="true"/></EssentialProperty>
+          <Representation id="a" bandwidth="1"><SegmentTemplate timescale="1" duration="2" media="s$Number$.m4s?v=2" initialization="i.mp4"/></Representation>
+        </AdaptationSet></Period></MPD>
+        """
+        let mpd = try MPD.read(Array(text.utf8))
+        let period = mpd.periods[0], set = period.adaptationSets[0]
+        #expect(set.representations.count == 1, "the urlparam EssentialProperty is understood, not a reason to drop the set")
+        let addressing = try SegmentAddressing(set.representations[0], in: set, of: period, timing: mpd.periodTimings[0], mpd: mpd,
+                                               mpdURL: "https://cdn.example/show/main.mpd?hdnts=exp=1~hmac=ab")
+        #expect(addressing.initialization?.url == "https://cdn.example/show/i.mp4?hdnts=exp=1~hmac=ab")
+        #expect(addressing.segments.map(\.location.url) == ["https://cdn.example/show/s1.m4s?v=2&hdnts=exp=1~hmac=ab",
+                                                              "https://cdn.example/show/s2.m4s?v=2&hdnts=exp=1~hmac=ab"])
+        // Without the descriptor, nothing is added.
+        let plain = try Self.addressing("<Representation id=\"a\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" duration=\"2\" media=\"s$Number$.m4s\"/></Representation>", duration: "PT2S")
+        #expect(plain.segments.map(\.location.url) == ["https://cdn.example/show/s1.m4s"])
+    }
+
     @Test("a sidx cut short is an error, not a crash")
     func truncatedIndex() throws {
         let whole = Self.sidx(timescale: 1000, references: [(false, 700, 2000), (false, 800, 2000)])

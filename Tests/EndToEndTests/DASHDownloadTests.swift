@@ -121,4 +121,43 @@ struct DASHDownloadTests {
             }
         }
     }
+
+    @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request",
+          .timeLimit(.minutes(1)))
+    func mpdTokenCarried() async throws {
+        let folder = dashSampleMedia.appendingPathComponent("number")
+        let mpd = """
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:up="urn:mpeg:dash:schema:urlparam:2014" type="static" mediaPresentationDuration="PT8S">
+              <Period><AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.4d400b" width="192" height="108">
+                <SupplementalProperty schemeIdUri="urn:mpeg:dash:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" useMPDUrlQuery="true"/></SupplementalProperty>
+                <Representation id="0" bandwidth="60000">
+                  <SegmentTemplate timescale="1000000" duration="2000000" startNumber="1" initialization="init-stream$RepresentationID$.m4s" media="chunk-stream$RepresentationID$-$Number%05d$.m4s"/>
+                </Representation>
+              </AdaptationSet></Period>
+            </MPD>
+            """
+        var answers: [String: HostileOrigin.Answer] = ["/show/main.mpd?token=s3cret": .body(Array(mpd.utf8))]
+        for name in ["init-stream0.m4s"] + (1...4).map({ "chunk-stream0-0000\($0).m4s" }) {
+            answers["/show/\(name)?token=s3cret"] = .body(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        try await withTemporaryDirectory { temporary in
+            try await HostileOrigin.withRunning(answers) { origin in
+                let library = try OfflineLibrary(root: temporary.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/show/main.mpd?token=s3cret")
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let snapshot = try await task.snapshot()
+                await session.shutdown()
+                #expect(state == .completed, "\(snapshot.error ?? "")")
+                #expect(origin.requests.count == 6 && origin.requests.allSatisfy { $0.hasSuffix("?token=s3cret") }, "\(origin.requests)")
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
+                #expect(frames == Self.frames)
+                let local = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
+                #expect(!local.contains("urlparam") && !local.contains("s3cret"), "the local MPD names local files only")
+                #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == Self.frames)
+            }
+        }
+    }
 }

@@ -29,6 +29,8 @@ public struct MPD: Sendable, Hashable {
     public var locations: [String] = []
     /// The Periods in document order.
     public var periods: [Period] = []
+    /// The MPD level's URL query parameter descriptor, when it has one.
+    public var urlQuery: URLQueryInfo?
     /// What the lenient reader read past (see ``MPD/read(_:)``).
     public var warnings: [MPDWarning] = []
 
@@ -79,6 +81,8 @@ public struct Period: Sendable, Hashable {
     public var adaptationSets: [AdaptationSet] = []
     /// A remote Period to load in this one's place.
     public var xlink: XLink?
+    /// The Period level's URL query parameter descriptor, when it has one.
+    public var urlQuery: URLQueryInfo?
     /// The line of the element.
     public var line: Int = 0
 
@@ -165,6 +169,8 @@ public struct CommonAttributes: Sendable, Hashable {
     public var essentialProperties: [Descriptor] = []
     /// `SupplementalProperty` descriptors.
     public var supplementalProperties: [Descriptor] = []
+    /// The query to add to segment requests (a URL query parameter descriptor's `UrlQueryInfo`).
+    public var urlQuery: URLQueryInfo?
 
     /// An empty one, to fill in (the reader and tests build them so).
     public init() {}
@@ -179,6 +185,7 @@ public struct CommonAttributes: Sendable, Hashable {
         merged.height = height ?? parent.height
         merged.frameRate = frameRate ?? parent.frameRate
         merged.audioSamplingRate = audioSamplingRate ?? parent.audioSamplingRate
+        merged.urlQuery = urlQuery ?? parent.urlQuery
         if audioChannelConfigurations.isEmpty { merged.audioChannelConfigurations = parent.audioChannelConfigurations }
         if contentProtections.isEmpty { merged.contentProtections = parent.contentProtections }
         merged.essentialProperties = parent.essentialProperties + essentialProperties
@@ -257,6 +264,7 @@ public struct Descriptor: Sendable, Hashable {
     public static let understoodEssentialSchemes: Set<String> = [
         trickMode, transferCharacteristics, "urn:mpeg:mpegB:cicp:ColourPrimaries", "urn:mpeg:mpegB:cicp:MatrixCoefficients",
         "urn:mpeg:dash:adaptation-set-switching:2016", "http://dashif.org/guidelines/thumbnail_tile",
+        "urn:mpeg:dash:urlparam:2014", "urn:mpeg:dash:urlparam:2016",
     ]
 }
 

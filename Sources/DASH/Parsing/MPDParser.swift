@@ -50,6 +50,7 @@ private struct MPDBuilder {
         mpd.minBufferTime = duration(element, "minBufferTime")
         mpd.profiles = element["profiles"].map { $0.split(separator: ",").map { String($0.trimmingWhitespace()) } } ?? []
         mpd.baseURLs = baseURLs(element)
+        mpd.urlQuery = urlQuery(element)
         mpd.locations = element.children(named: "Location").map { $0.text.trimmingCharacters() }.filter { !$0.isEmpty }
         mpd.periods = element.children(named: "Period").map { period($0) }
         if mpd.periods.isEmpty {
@@ -67,6 +68,7 @@ private struct MPDBuilder {
         period.baseURLs = baseURLs(element)
         period.segments = segmentInformation(element)
         period.xlink = xlink(element)
+        period.urlQuery = urlQuery(element)
         period.adaptationSets = element.children(named: "AdaptationSet").compactMap { adaptationSet($0) }
         return period
     }
@@ -158,6 +160,7 @@ private struct MPDBuilder {
         common.audioChannelConfigurations = descriptors(element, "AudioChannelConfiguration")
         common.essentialProperties = descriptors(element, "EssentialProperty")
         common.supplementalProperties = descriptors(element, "SupplementalProperty")
+        common.urlQuery = urlQuery(element)
         common.contentProtections = element.children(named: "ContentProtection").map { protection in
             let license = protection.children.first { $0.name == "Laurl" || $0.name == "laurl" }
             return ContentProtection(
@@ -243,6 +246,20 @@ private struct MPDBuilder {
             }
             return BaseURL(url: url, serviceLocation: child["serviceLocation"], line: child.line)
         }
+    }
+
+    /// The `UrlQueryInfo` of a URL query parameter descriptor among `element`'s properties.
+    private mutating func urlQuery(_ element: XMLReader.Element) -> URLQueryInfo? {
+        for property in element.children where property.name == "EssentialProperty" || property.name == "SupplementalProperty" {
+            guard URLQueryInfo.schemes.contains((property["schemeIdUri"] ?? "").trimmingCharacters()) else { continue }
+            guard let info = property.child(named: "UrlQueryInfo") ?? property.child(named: "ExtUrlQueryInfo") else {
+                warnings.append(MPDWarning(line: property.line, "a URL query parameter descriptor without UrlQueryInfo; ignored"))
+                continue
+            }
+            return URLQueryInfo(queryTemplate: info["queryTemplate"] ?? "", useMPDURLQuery: info["useMPDUrlQuery"] == "true",
+                                queryString: info["queryString"])
+        }
+        return nil
     }
 
     private func descriptors(_ element: XMLReader.Element, _ name: String) -> [Descriptor] {

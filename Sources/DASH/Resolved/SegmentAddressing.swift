@@ -79,6 +79,17 @@ public struct SegmentAddressing: Sendable, Hashable {
                 mpd: MPD, mpdURL: String) throws(MPDError) {
         let information = mpd.segmentInformation(of: representation, in: set, of: period)
         let base = mpd.baseURL(of: representation, in: set, of: period, mpdURL: mpdURL)
+        // A URL query parameter descriptor's query goes on every request (the MPD URL's token).
+        let query = (representation.common.urlQuery ?? set.common.urlQuery ?? period.urlQuery ?? mpd.urlQuery)?.query(mpdURL: mpdURL)
+        defer {
+            if let query {
+                initialization = initialization.map { Location(url: URLQueryInfo.adding(query, to: $0.url), range: $0.range) }
+                index = index.map { Location(url: URLQueryInfo.adding(query, to: $0.url), range: $0.range) }
+                for position in segments.indices {
+                    segments[position].location.url = URLQueryInfo.adding(query, to: segments[position].location.url)
+                }
+            }
+        }
         let info = information.template ?? information.list ?? information.base ?? SegmentInfo()
         mode = .url
         timescale = info.timescale ?? 1

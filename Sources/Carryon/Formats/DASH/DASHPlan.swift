@@ -111,8 +111,7 @@ enum DASHPlan {
                 local.bandwidth = part.representation.bandwidth
                 // The set keeps what it declares; the Representation its own. A licence server is
                 // the origin's: not for offline players.
-                local.common = part.representation.common
-                local.common.contentProtections = part.representation.common.contentProtections.map(Self.offline)
+                local.common = Self.offline(part.representation.common)
                 var list = SegmentInfo()
                 list.timescale = addressing.timescale
                 list.presentationTimeOffset = addressing.presentationTimeOffset == 0 ? nil : addressing.presentationTimeOffset
@@ -226,11 +225,15 @@ enum DASHPlan {
         }
     }
 
-    /// A `ContentProtection` as the local MPD keeps it: without the origin's licence URL.
-    private static func offline(_ protection: ContentProtection) -> ContentProtection {
-        var protection = protection
-        protection.licenseURL = nil
-        return protection
+    /// Attributes as the local MPD keeps them: `ContentProtection` without the origin's licence
+    /// URL, and no URL query parameter descriptor (the origin's token is nothing to local files).
+    private static func offline(_ common: CommonAttributes) -> CommonAttributes {
+        var common = common
+        for index in common.contentProtections.indices { common.contentProtections[index].licenseURL = nil }
+        common.essentialProperties.removeAll { URLQueryInfo.schemes.contains($0.schemeIdUri) }
+        common.supplementalProperties.removeAll { URLQueryInfo.schemes.contains($0.schemeIdUri) }
+        common.urlQuery = nil
+        return common
     }
 
     /// `main.mpd`: the origin's Periods and AdaptationSets, each with only the chosen
@@ -263,7 +266,7 @@ enum DASHPlan {
                 set.baseURLs = []
                 set.segments = SegmentInformation()
                 set.xlink = nil
-                set.common.contentProtections = set.common.contentProtections.map(Self.offline)
+                set.common = Self.offline(set.common)
                 set.representations = [representation]
                 sets.append(set)
                 setLines.append(part.set.line)
