@@ -36,6 +36,31 @@ struct DASHCommandTests {
         }
     }
 
+    @Test("add brings another audio language and subtitles into a DASH bundle: both manifests name them, and it plays",
+          .timeLimit(.minutes(2)))
+    func addSelections() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: dashSampleMedia.path).withRunning { origin in
+                let download = try await runCarryon(["download", origin.baseURL + "/timeline/main.mpd", "--library", folder.path,
+                                                     "--audio", "en", "--subtitles", "none"])
+                #expect(download.status == 0, "\(download.standardError)")
+                let id = try #require(download.standardOutput.split(separator: "\n").last.map(String.init))
+                let added = try await runCarryon(["add", id, "--audio", "de", "--subtitles", "en", "--library", folder.path])
+                #expect(added.status == 0, "\(added.standardError)")
+                let show = try await runCarryon(["show", id, "--json", "--library", folder.path])
+                let asset = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(asset.state == .completed)
+                #expect(Set(asset.selection?.renditions.map { "\($0.type) \($0.language ?? "")" } ?? []) == ["AUDIO en", "AUDIO de", "SUBTITLES en"])
+                let bundle = URL(fileURLWithPath: asset.bundlePath)
+                let hls = try String(contentsOf: bundle.appendingPathComponent("main.m3u8"), encoding: .utf8)
+                #expect(hls.contains("LANGUAGE=\"de\"") && hls.contains("TYPE=SUBTITLES"))
+                let mpd = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
+                #expect(mpd.components(separatedBy: "<AdaptationSet").count == 5, "video, two audio sets and the subtitles")
+                #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == 200)
+            }
+        }
+    }
+
     @Test("play --format dash on an HLS asset is refused, naming the format")
     func dashOfHLS() async throws {
         try await withTemporaryDirectory { folder in
