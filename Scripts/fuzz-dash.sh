@@ -18,19 +18,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=600
-seed=1
-keep=""
-while [[ $# -gt 0 ]]; do
-    case "$1" in
-        --seconds) seconds="${2:?--seconds needs a value}"; shift ;;
-        --seed) seed="${2:?--seed needs a value}"; shift ;;
-        --keep) keep="${2:?--keep needs a directory}"; shift ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "fuzz-dash.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-    shift
-done
+# shellcheck source=fuzz/libfuzzer.sh
+source Scripts/fuzz/libfuzzer.sh
+fuzz_options "$0" 17 "$@"
 
 out=.build-fuzz
 mkdir -p "$out/dash-modules"
@@ -44,13 +34,7 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name DASHFuzz -I "$
     $(find Sources/DASH -name '*.swift' | sort) Scripts/fuzz/DASHFuzzTarget.swift \
     "$out/dash-modules/libHLS.a" -o "$out/dash-fuzz" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 
-if [[ -n "$keep" ]]; then
-    corpus="$keep"
-    mkdir -p "$corpus"
-else
-    corpus="$(mktemp -d "${TMPDIR:-/tmp}/carryon-dash-fuzz.XXXXXX")"
-    trap 'rm -rf "$corpus"' EXIT
-fi
+fuzz_corpus fuzz-dash
 seeds="$out/dash-seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
@@ -84,17 +68,4 @@ dict="$out/dash.dict"
         '"<!DOCTYPE"' '"PT"' '"S"' '"-1"' '"9223372036854775807"' '"sidx"'
 } > "$dict"
 
-echo "fuzz-dash.sh: fuzzing for $seconds s with seed $seed"
-log="$out/dash-fuzz.log"
-set +e
-"$out/dash-fuzz" "$corpus" "$seeds" -seed="$seed" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
-    -max_len=65536 -dict="$dict" -artifact_prefix="$out/dash-" -print_final_stats=1 2> "$log"
-status=$?
-set -e
-tail -n 15 "$log"
-runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-if [[ $status -ne 0 ]]; then
-    echo "fuzz-dash.sh: FAILED after $runs inputs (exit $status); the input is in $out/ (see $log)" >&2
-    exit 1
-fi
-echo "fuzz-dash.sh: no crash, trap, hang or leak in $runs inputs over $seconds s (seed $seed)"
+fuzz_run fuzz-dash.sh "$out/dash-fuzz" "$seeds" "$dict" "$out/dash-fuzz.log" 30 "$out/dash-"

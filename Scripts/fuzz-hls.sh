@@ -20,19 +20,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=600
-seed=1
-keep=""
-while [[ $# -gt 0 ]]; do
-    case "$1" in
-        --seconds) seconds="${2:?--seconds needs a value}"; shift ;;
-        --seed) seed="${2:?--seed needs a value}"; shift ;;
-        --keep) keep="${2:?--keep needs a directory}"; shift ;;
-        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "fuzz-hls.sh: unknown argument $1" >&2; exit 2 ;;
-    esac
-    shift
-done
+# shellcheck source=fuzz/libfuzzer.sh
+source Scripts/fuzz/libfuzzer.sh
+fuzz_options "$0" 20 "$@"
 
 out=.build-fuzz
 mkdir -p "$out"
@@ -42,13 +32,7 @@ swiftc -sanitize=fuzzer,address -parse-as-library -O -module-name HLSFuzz \
     $(find Sources/HLS -name '*.swift' | sort) Scripts/fuzz/HLSFuzzTarget.swift \
     -o "$out/hls-fuzz" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 
-if [[ -n "$keep" ]]; then
-    corpus="$keep"
-    mkdir -p "$corpus"
-else
-    corpus="$(mktemp -d "${TMPDIR:-/tmp}/carryon-fuzz.XXXXXX")"
-    trap 'rm -rf "$corpus"' EXIT
-fi
+fuzz_corpus fuzz-hls
 seeds="$out/seeds"
 rm -rf "$seeds"
 mkdir -p "$seeds"
@@ -71,17 +55,4 @@ dict="$out/hls.dict"
     printf '%s\n' '":"' '","' '"="' '"\\""' '"\\x0d"' '"\\x0a"' '"0x"' '"@"' '"YES"' '"NO"' '"-1"' '"1e308"' '"$"' '"{$"' '"}"'
 } > "$dict"
 
-echo "fuzz-hls.sh: fuzzing for $seconds s with seed $seed"
-log="$out/fuzz.log"
-set +e
-"$out/hls-fuzz" "$corpus" "$seeds" -seed="$seed" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-    -max_len=65536 -dict="$dict" -artifact_prefix="$out/" -print_final_stats=1 2> "$log"
-status=$?
-set -e
-tail -n 15 "$log"
-runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
-if [[ $status -ne 0 ]]; then
-    echo "fuzz-hls.sh: FAILED after $runs inputs (exit $status); the input is in $out/ (see $log)" >&2
-    exit 1
-fi
-echo "fuzz-hls.sh: no crash, trap, hang or leak in $runs inputs over $seconds s (seed $seed)"
+fuzz_run fuzz-hls.sh "$out/hls-fuzz" "$seeds" "$dict" "$out/fuzz.log" 10 "$out/"
