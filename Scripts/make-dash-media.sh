@@ -14,7 +14,9 @@
 #
 # The Clear Key test key and KID are public test values (the tests answer the licence with them):
 #   key 000102030405060708090a0b0c0d0e0f, KID 10111213-1415-1617-1819-202122232425
-# ffmpeg 5.1 decrypts (-decryption_key) only the unfragmented MP4 it encrypts, hence one file.
+# ffmpeg 5.1 decrypts (-decryption_key) only the unfragmented MP4 it encrypts, hence one file,
+# its moov first (+faststart) so that a reader that cannot seek, such as ffmpeg's HLS demuxer,
+# plays it as it arrives.
 #
 # The tests download these through the origin and play the bundles with GStreamer (DASH) and
 # ffmpeg (HLS). Usage: Scripts/make-dash-media.sh [OUTPUT_DIR] (default Samples/dash).
@@ -60,7 +62,7 @@ for stream in 0 1 2 3; do
 done
 
 mkdir -p "$out/clearkey"
-ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -c copy -encryption_scheme cenc-aes-ctr \
+ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -c copy -movflags +faststart -encryption_scheme cenc-aes-ctr \
     -encryption_key 000102030405060708090a0b0c0d0e0f -encryption_kid 10111213141516171819202122232425 \
     "$out/clearkey/video.mp4"
 cat > "$out/clearkey/main.mpd" <<'MPD'

@@ -69,11 +69,23 @@ struct MPDReadingTests {
             == "https://cdn.example/show/p1/audio/de.mp4")
     }
 
-    @Test("several BaseURLs at one level: the first is used, with a warning naming the others' line")
+    @Test("several BaseURLs at a level are alternative locations: the first chain, then each other choice, deeper levels first; no warning")
     func severalBaseURLs() throws {
-        let mpd = try MPD.read(Array("<MPD>\n<BaseURL>https://a.example/</BaseURL>\n<BaseURL>https://b.example/</BaseURL>\n</MPD>".utf8))
+        let text = """
+            <MPD>
+            <BaseURL>https://a.example/</BaseURL>
+            <BaseURL>https://b.example/</BaseURL>
+            <Period><AdaptationSet><Representation id="v" bandwidth="1"><BaseURL>v/</BaseURL><BaseURL>https://c.example/v/</BaseURL></Representation></AdaptationSet></Period>
+            </MPD>
+            """
+        let mpd = try MPD.read(Array(text.utf8))
         #expect(mpd.baseURLs.map(\.url) == ["https://a.example/", "https://b.example/"])
-        #expect(mpd.warnings.contains { $0.line == 3 && $0.message.contains("the first (https://a.example/) is used") })
+        #expect(mpd.warnings.isEmpty, "\(mpd.warnings)")
+        let period = mpd.periods[0], set = period.adaptationSets[0], representation = set.representations[0]
+        #expect(mpd.baseURLs(of: representation, in: set, of: period, mpdURL: "https://origin.example/m.mpd")
+            == ["https://a.example/v/", "https://c.example/v/", "https://b.example/v/"])
+        #expect(mpd.baseURL(of: representation, in: set, of: period, mpdURL: "https://origin.example/m.mpd") == "https://a.example/v/")
+        #expect(mpd.baseURLs(of: representation, in: set, of: period, mpdURL: "https://origin.example/m.mpd", limit: 2).count == 2)
     }
 
     @Test("a DOCTYPE that declares entities is refused before anything is read: external and expanding alike")

@@ -110,13 +110,7 @@ struct DASHDownloadTests {
         try await withTemporaryDirectory { folder in
             let mpd = "<MPD type=\"dynamic\" availabilityStartTime=\"2026-01-01T00:00:00Z\"><Period/></MPD>"
             try await HostileOrigin.withRunning(["/live.mpd": .body(Array(mpd.utf8))]) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
-                let task = try await session.makeTask(url: origin.baseURL + "/live.mpd")
-                try await task.resume()
-                #expect(await task.waitUntilFinished() == .failed)
-                let error = try await task.snapshot().error ?? ""
-                await session.shutdown()
+                let error = try await failedDownloadError(origin.baseURL + "/live.mpd", in: folder)
                 #expect(error.contains("dynamic (live) MPD"), "\(error)")
             }
         }

@@ -23,7 +23,7 @@ struct DASHKeyTests {
         ]
     }
 
-    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed under its KID; offline, the playback server answers the licence its MPD names, and ffmpeg decrypts the file it serves with that key to the last frame",
+    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed under its KID; offline, the playback server answers the licence its MPD names, and ffmpeg decrypts with that key, to the last frame, both the file it serves and the generated HLS rendition",
           .timeLimit(.minutes(1)))
     func clearKey() async throws {
         try await withTemporaryDirectory { folder in
@@ -78,6 +78,11 @@ struct DASHKeyTests {
                                                                      "-i", "\(server.baseURL)/\(task.id)/video/00001.mp4", "-map", "0:v", "-f", "framemd5", "-"])
                     #expect(played.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 200,
                             "through the playback server: \(played.standardError)")
+                    // As HLS: ffmpeg reads the generated main.m3u8 and decrypts with the licence's key.
+                    let hls = try await run(try requireFFmpeg(), ["-v", "error", "-seg_format_options", "decryption_key=\(ClearKeyLicense.hex(key))",
+                                                                  "-i", server.playlistURL(for: task.id), "-map", "0:v", "-f", "framemd5", "-"])
+                    #expect(hls.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 200,
+                            "the HLS rendition through the playback server: \(hls.standardError)")
                     let unknown = try await license([Array(repeating: 7, count: 16)])
                     #expect(unknown.status == 403 && String(decoding: unknown.body, as: UTF8.self).contains("has no key kid-07070707"))
                     try await KeyStore(library: library).invalidate(task.id)
@@ -97,13 +102,7 @@ struct DASHKeyTests {
             .replacingOccurrences(of: "<dashif:Laurl>license</dashif:Laurl>", with: "<cenc:pssh>AAAAAHBzc2gAAAAA7e+LqXnWSs6jyCfc1R0h7QAAAAA=</cenc:pssh>")
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers(mpd: widevine)) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
-                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
-                try await task.resume()
-                #expect(await task.waitUntilFinished() == .failed)
-                let error = try await task.snapshot().error ?? ""
-                await session.shutdown()
+                let error = try await failedDownloadError(origin.baseURL + "/clearkey/main.mpd", in: folder)
                 #expect(error.contains("no ContentKeyProvider for KEYFORMAT \"urn:uuid:edef8ba9-79d6-4ace-a3c8-27dcd51d21ed\""), "\(error)")
                 #expect(!origin.requests.contains("/clearkey/video.mp4"))
             }

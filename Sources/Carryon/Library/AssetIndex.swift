@@ -35,12 +35,14 @@ protocol AssetIndex: Sendable {
 
     // MARK: Plans
 
-    /// Records asset `id`'s plan: its renditions and resources (replacing any), its selection,
+    /// Records asset `id`'s plan: its renditions, resources and fallbacks (replacing any), its selection,
     /// duration and format. With `keeping`, a resource already recorded with the same URI,
     /// byte range and file keeps its state, size and validators.
     func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date) async throws(CarryonError)
-    /// Forgets asset `id`'s plan: its renditions and resources; the asset is unplanned.
+    /// Forgets asset `id`'s plan: its renditions, resources and fallbacks; the asset is unplanned.
     func forgetPlan(of id: String) async throws(CarryonError)
+    /// Other locations of asset `id`'s files, as its plan recorded them.
+    func fallbacks(of id: String) async throws(CarryonError) -> [Fallback]
     /// Asset `id`'s renditions, in selection order.
     func renditions(of id: String) async throws(CarryonError) -> [RenditionRecord]
 

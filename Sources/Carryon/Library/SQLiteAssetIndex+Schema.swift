@@ -88,6 +88,15 @@ extension SQLiteAssetIndex {
                 t.add(column: "format", .text).notNull().defaults(to: "hls")
             }
         }
+        migrator.registerMigration("v5: fallbacks") { db in
+            // Other locations of an asset's files (an MPD's several BaseURLs); none until then.
+            try db.create(table: "fallback") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("prefix", .text).notNull()
+                t.column("alternatives", .jsonText).notNull()
+                t.primaryKey(["assetId", "prefix"])
+            }
+        }
         return migrator
     }
 }

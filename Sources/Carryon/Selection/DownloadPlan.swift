@@ -27,6 +27,8 @@ struct DownloadPlan: Sendable {
     var originMain: [UInt8]?
     /// The presentation's duration: the longest rendition's.
     var duration: Double
+    /// Other locations of the resources, tried when one fails (an MPD's several BaseURLs).
+    var fallbacks: [Fallback] = []
     /// The content keys the renditions use, each once, named `k1`, `k2`… in order of use.
     var keys: [PlannedKey] = []
     /// The deviations from RFC 8216bis the stream's playlists were read past, for the asset's

@@ -10,9 +10,11 @@ extension DownloadSession {
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
         // leniently may leave it out. Read from the index: `asset` may be from before the plan.
         let bandwidthKnown = try await index.asset(id)?.selection?.variant.bandwidth != nil
+        let fallbacks = try await index.fallbacks(of: id)
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
-                                      stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown)
+                                      stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
+                                      routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks))
         run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
         try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
         emitProgress(id, force: true)
@@ -118,9 +120,14 @@ extension DownloadSession {
             return result
         }
         let elapsed = clock.now - started
-        let url = URL(string: resource.uri)
-        AssetLogs(library: library).access(
-            .init(date: Date(), event: "download", uri: resource.uri,
+        let logs = AssetLogs(library: library)
+        for failure in result.failures {
+            logs.error(.init(date: Date(), event: "download", uri: failure.uri, errorDomain: "carryon", errorCode: failure.error.code.rawValue,
+                             comment: "\(failure.error.message); fetched from \(result.uri) instead"), for: assetID)
+        }
+        let url = URL(string: result.uri)
+        logs.access(
+            .init(date: Date(), event: "download", uri: result.uri,
                   server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
                   bytes: result.transferred,
                   duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetID)

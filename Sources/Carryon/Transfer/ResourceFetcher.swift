@@ -26,6 +26,8 @@ struct ResourceFetcher: Sendable {
     /// Whether the stream's variants declare their bandwidth, which bounds how large a segment
     /// may grow (see ``ResourceRecord/growthLimit(bandwidthKnown:)``).
     var bandwidthKnown = false
+    /// Other locations of the stream's files, tried when one fails; nil: none.
+    var routes: FallbackRoutes? = nil
 
     struct Validators: Sendable, Hashable {
         var etag: String?
@@ -48,6 +50,11 @@ struct ResourceFetcher: Sendable {
         var status: Int? = nil
         /// Body bytes the last response carried.
         var transferred: Int = 0
+        /// The URI that served it: the one asked for, or an alternative location (see
+        /// ``Fallback``).
+        var uri: String = ""
+        /// The locations that failed before ``uri`` served it, each with its error.
+        var failures: [(uri: String, error: CarryonError)] = []
     }
 
     /// What one successful request gave: the complete length, the response's status and the
@@ -74,8 +81,35 @@ struct ResourceFetcher: Sendable {
     ///     response is refused as wrong.
     ///   - progress: Called with each chunk's byte count as it is written (and with a negative
     ///     count when written bytes are discarded to restart).
+    ///
+    /// When it fails with the server's or the connection's error after its retries, and
+    /// ``routes`` name other locations of it, each is tried in turn; the error then names every
+    /// location tried.
     func fetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
                limit: Int = Int.max, progress: @escaping @Sendable (Int) -> Void) async throws -> Result {
+        let candidates = routes?.candidates(for: uri) ?? [uri]
+        var failures: [(uri: String, error: CarryonError)] = []
+        for candidate in candidates {
+            do {
+                var result = try await fetchFrom(candidate, range: range, into: partPath, validators: validators, limit: limit, progress: progress)
+                result.uri = candidate
+                result.failures = failures
+                routes?.worked(candidate, for: uri)
+                return result
+            } catch let error as CarryonError where candidates.count > 1 && (error.code == .transfer || error.code == .http) {
+                logger.warning("falling back", metadata: ["uri": "\(candidate)", "error": "\(error.message)"])
+                failures.append((candidate, error))
+            }
+        }
+        guard let last = failures.last else { throw CarryonError(.transfer, "\(uri): no location to fetch it from") }
+        if failures.count == 1 { throw last.error }
+        throw CarryonError(last.error.code, "every location of \(uri) failed: " + failures.map(\.error.message).joined(separator: "; "),
+                           cause: last.error)
+    }
+
+    /// ``fetch(_:range:into:validators:limit:progress:)`` from `uri` alone.
+    private func fetchFrom(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Validators,
+                           limit: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> Result {
         // Checked at plan time with the playlist's line; again here, where every resource is
         // read, so that nothing (an index written by an older release, a playback request)
         // reaches a file a remote stream names.

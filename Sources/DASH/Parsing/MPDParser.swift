@@ -230,14 +230,6 @@ private struct MPDBuilder {
     }
 
     private mutating func baseURLs(_ element: XMLReader.Element) -> [BaseURL] {
-        let urls = readBaseURLs(element)
-        if urls.count > 1 {
-            warnings.append(MPDWarning(line: urls[1].line, "\(element.name) names \(urls.count) BaseURLs; the first (\(urls[0].url)) is used, the others are not fallen back to"))
-        }
-        return urls
-    }
-
-    private mutating func readBaseURLs(_ element: XMLReader.Element) -> [BaseURL] {
         element.children(named: "BaseURL").compactMap { child in
             let url = child.text.trimmingCharacters()
             guard !url.isEmpty else {

@@ -57,10 +57,26 @@ extension MPD {
     /// resolved against the one above, the first against `mpdURL` (the URL the MPD was read
     /// from after redirects).
     public func baseURL(of representation: Representation, in set: AdaptationSet, of period: Period, mpdURL: String) -> String {
-        var url = mpdURL
-        for level in [baseURLs, period.baseURLs, set.baseURLs, representation.baseURLs] {
-            if let first = level.first { url = URIReference.resolve(first.url, against: url) }
+        baseURLs(of: representation, in: set, of: period, mpdURL: mpdURL, limit: 1)[0]
+    }
+
+    /// Every absolute base URL of `representation`, in the order a client tries them: the
+    /// first ``baseURL(of:in:of:mpdURL:)``, then each choice of one `BaseURL` per level that
+    /// names several (ISO/IEC 23009-1 5.6.4: alternative locations of the same files), the
+    /// deeper levels varying first; at most `limit`, each once.
+    public func baseURLs(of representation: Representation, in set: AdaptationSet, of period: Period, mpdURL: String,
+                         limit: Int = 8) -> [String] {
+        var urls = [mpdURL]
+        for level in [baseURLs, period.baseURLs, set.baseURLs, representation.baseURLs] where !level.isEmpty {
+            var next: [String] = []
+            for url in urls {
+                for base in level where next.count < limit {
+                    let resolved = URIReference.resolve(base.url, against: url)
+                    if !next.contains(resolved) { next.append(resolved) }
+                }
+            }
+            urls = next
         }
-        return url
+        return urls
     }
 }

@@ -6,7 +6,8 @@ import HLS
 /// the I/O half of DASH's ``DownloadPlan`` (the pure half is `DASHPlan.swift`).
 ///
 /// Refuses, before any media is fetched: dynamic (live) MPDs, as live HLS is refused;
-/// locations the stream's `LocationRule` refuses. Encrypted Representations are planned with
+/// locations the stream's `LocationRule` refuses. A Representation with several BaseURLs is
+/// fetched from the first; the others are its ``Fallback``s. Encrypted Representations are planned with
 /// their keys (`DASHKeys`), which the session obtains before any media.
 struct DASHPlanner: Sendable {
     let fetcher: PlaylistFetcher
@@ -44,6 +45,7 @@ struct DASHPlanner: Sendable {
         var tracks: [DASHPlan.Track] = []
         var keys: [DownloadPlan.PlannedKey] = []
         var warnings = mpd.warnings
+        var fallbacks: [Fallback] = []
         for choice in chosen.tracks {
             var parts: [DASHPlan.Part] = []
             for part in choice.parts {
@@ -66,8 +68,16 @@ struct DASHPlanner: Sendable {
                     try await readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
                 }
                 warnings += addressing.warnings
+                let namedBy = "\(manifest.url), line \(part.representation.line) (Representation \(part.representation.id))"
                 for location in [addressing.initialization, addressing.index].compactMap({ $0 }) + addressing.segments.map(\.location) {
-                    try rule.check(location.url, namedBy: "\(manifest.url), line \(part.representation.line) (Representation \(part.representation.id))")
+                    try rule.check(location.url, namedBy: namedBy)
+                }
+                // Several BaseURLs: the others are where the same files are fetched when the first fails.
+                let bases = mpd.baseURLs(of: part.representation, in: part.set, of: part.period, mpdURL: manifest.url)
+                for base in bases.dropFirst() { try rule.check(base, namedBy: namedBy) }
+                for fallback in Fallback.forBase(bases[0], alternatives: Array(bases.dropFirst()))
+                where !fallbacks.contains(where: { $0.prefix == fallback.prefix }) {
+                    fallbacks.append(fallback)
                 }
                 parts.append(DASHPlan.Part(periodIndex: part.periodIndex, timing: part.timing, period: part.period, set: part.set,
                                            representation: part.representation, common: common, addressing: addressing))
@@ -79,6 +89,7 @@ struct DASHPlanner: Sendable {
         }
         var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices)
         plan.keys = keys
+        plan.fallbacks = fallbacks
         return (plan, selection)
     }
 
