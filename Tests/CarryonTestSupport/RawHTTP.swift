@@ -34,6 +34,19 @@ public func rawHTTP(port: Int, _ request: String) async throws -> RawHTTPRespons
     }
 }
 
+/// The body of a `GET` of `url` (`http://127.0.0.1:PORT/…`); throws unless the status is 200.
+public func httpGet(_ url: String) async throws -> [UInt8] {
+    guard let parsed = URL(string: url), let port = parsed.port, parsed.host == "127.0.0.1" else {
+        throw TestSupportError("\(url) is not a loopback URL with a port")
+    }
+    let target = parsed.path + (parsed.query.map { "?\($0)" } ?? "")
+    let response = try await rawHTTP(port: port, "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+    guard response.status == 200 else {
+        throw TestSupportError("GET \(url) answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+    }
+    return response.body
+}
+
 private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResponse {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TestSupportError("socket() failed") }

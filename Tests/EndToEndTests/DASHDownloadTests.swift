@@ -1,6 +1,7 @@
 @testable import Carryon
 import CarryonServer
 import CarryonTestSupport
+import DASH
 import Foundation
 import HLS
 import Testing
@@ -151,6 +152,80 @@ struct DASHDownloadTests {
                 let local = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
                 #expect(!local.contains("urlparam") && !local.contains("s3cret"), "the local MPD names local files only")
                 #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == Self.frames)
+            }
+        }
+    }
+
+    @Test("a download that stopped part-way plays what is on disk: main.mpd is served cut before the first missing segment, as main.m3u8 is, and GStreamer plays it to its new end",
+          .timeLimit(.minutes(3)))
+    func stoppedPartWay() async throws {
+        let folder = dashSampleMedia.appendingPathComponent("timeline")
+        var answers: [String: HostileOrigin.Answer] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name != "chunk-stream1-00003.m4s" {
+            answers["/timeline/\(name)"] = .body(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        try await withTemporaryDirectory { temporary in
+            try await HostileOrigin.withRunning(answers) { origin in
+                let library = try OfflineLibrary(root: temporary.appendingPathComponent("library"))
+                var configuration = DownloadSession.Configuration()
+                configuration.maximumRequestsPerTask = 1
+                let session = try await DownloadSession(library: library, configuration: configuration)
+                let task = try await session.makeTask(url: origin.baseURL + "/timeline/main.mpd", options: DownloadOptions(audio: .languages(["en"])))
+                try await task.resume()
+                #expect(await task.waitUntilFinished() == .failed)
+                await session.shutdown()
+                try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                    let served = try await String(decoding: httpGet(server.mpdURL(for: task.id)), as: UTF8.self)
+                    let mpd = try MPD.read(Array(served.utf8))
+                    let video = try #require(mpd.periods.first?.adaptationSets.first { $0.contentType == "video" }?.representations.first)
+                    #expect(video.segments.list?.segmentURLs?.count == 2, "\(served)")
+                    let duration = try #require(mpd.duration?.seconds)
+                    #expect(duration > 3.5 && duration <= 4.0, "\(served)")
+                    let frames = try await gstreamerVideoFrames(server.mpdURL(for: task.id))
+                    #expect(frames == 100, "GStreamer played \(frames) frames of the cut MPD")
+                    let hls = try await decodedVideoFrames(server.playlistURL(for: task.id))
+                    #expect(hls == 100, "ffmpeg played \(hls) frames of the cut HLS")
+                }
+            }
+        }
+    }
+
+    @Test("a DASH asset plays while it downloads: GStreamer plays main.mpd to the last frame, nothing is fetched twice, the bundle ends byte-identical",
+          .timeLimit(.minutes(2)))
+    func playWhileDownloading() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            // Two connections of 10 kB/s: the download of about 0.2 MB takes some ten seconds.
+            var profile = LinkProfile.perfect
+            profile.bandwidth = 10_000
+            profile.latency = .milliseconds(20)
+            try await Origin(root: dashSampleMedia.path, profile: profile).withRunning { origin in
+                let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 2))
+                let task = try await session.makeTask(url: origin.baseURL + "/timeline/main.mpd", options: DownloadOptions(audio: .all, subtitles: .all))
+                try await task.resume()
+                let collector = RequestCollector()
+                let server = try PlaybackServer(source: PlaybackSource(library: library, session: session)) { await collector.add($0) }
+                try await server.withRunning { handle in
+                    let before = try await task.snapshot().progress
+                    let frames = try await gstreamerVideoFrames(handle.mpdURL(for: task.id))
+                    #expect(frames == Self.frames, "GStreamer played \(frames) frames while the asset downloaded")
+                    #expect(before.resourcesDone < before.resourcesTotal || before.resourcesTotal == 0)
+                }
+                let served = await collector.requests
+                #expect(served.contains { $0.path.hasPrefix("video/") })
+                #expect(served.allSatisfy { $0.status == 200 || $0.status == 206 }, "\(served.filter { $0.status >= 300 }.map { "\($0.path) \($0.status) \($0.error ?? "")" })")
+                #expect(await task.waitUntilFinished() == .completed)
+                let snapshot = try await task.snapshot()
+                await session.shutdown()
+                let media = await origin.requests().filter { !$0.path.hasSuffix(".mpd") }
+                let keys = media.map { "\($0.path) \($0.range ?? "")" }
+                #expect(Set(keys).count == keys.count, "fetched twice: \(Dictionary(grouping: keys, by: { $0 }).filter { $0.value.count > 1 }.keys)")
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                for resource in try await library.index.resources(of: task.id) {
+                    let path = try #require(URL(string: resource.uri)?.path)
+                    #expect(try Data(contentsOf: bundle.appendingPathComponent(resource.fileName))
+                        == Data(contentsOf: dashSampleMedia.appendingPathComponent(String(path.dropFirst()))), "\(resource.fileName)")
+                }
             }
         }
     }

@@ -23,7 +23,8 @@ public enum PlaybackContent: Sendable, Equatable {
 /// in progress) is served, and no path can leave it.
 ///
 /// An asset that is neither complete nor downloading plays what is on disk: each media playlist
-/// is cut before its first missing segment and ends there.
+/// is cut before its first missing segment and ends there, and a DASH asset's `main.mpd` is cut
+/// likewise (`MPDCut`).
 public struct PlaybackSource: Sendable {
     /// The library whose bundles are served.
     public let library: OfflineLibrary
@@ -97,7 +98,11 @@ public struct PlaybackSource: Sendable {
         // A DASH asset's own manifest of the same files, for DASH players.
         if path == "main.mpd" {
             guard asset.planned, asset.format == "dash" else { throw CarryonError(.notFound, "\(assetID) has no MPD (it is \(asset.format))") }
-            return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
+            let text = try Self.readText(bundle.appendingPathComponent(path))
+            if asset.state == .completed { return .playlist(text) }
+            if await isDownloading(assetID) { return .playlist(text) }
+            let done = try await library.index.doneResources(of: assetID)
+            return .playlist(try MPDCut.cut(text, onDisk: Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) })))
         }
         let renditions = try await library.index.renditions(of: assetID)
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {

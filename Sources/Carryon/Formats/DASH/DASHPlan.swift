@@ -121,9 +121,7 @@ enum DASHPlan {
                     body.append(Line(tag: .map(Map(uri: DownloadPlan.relativePath(name, fromFolder: key),
                                                    byteRange: initialization.range.map { HLS.ByteRange(length: Int($0.length), offset: Int($0.first)) }))))
                 }
-                var entries: [SegmentTimeline.Entry] = []
                 var urls: [SegmentURL] = []
-                var expectedTime: Int64?
                 for segment in addressing.segments {
                     let start = periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale
                     let length = Double(segment.duration) / scale
@@ -135,12 +133,6 @@ enum DASHPlan {
                     body.append(Line(uri: DownloadPlan.relativePath(name, fromFolder: key)))
                     longest = max(longest, length)
                     urls.append(SegmentURL(media: name, mediaRange: segment.location.range))
-                    if let last = entries.last, expectedTime == segment.time, last.duration == segment.duration {
-                        entries[entries.count - 1].repeatCount += 1
-                    } else {
-                        entries.append(SegmentTimeline.Entry(time: expectedTime == segment.time ? nil : segment.time, duration: segment.duration))
-                    }
-                    expectedTime = segment.time + segment.duration
                 }
                 if addressing.mode == .url {
                     // One resource: a file the local MPD names by its BaseURL.
@@ -148,7 +140,7 @@ enum DASHPlan {
                     let mime = (part.common.mimeType ?? "").lowercased()
                     if isText && !(mime == "text/vtt" || urls.first?.media?.hasSuffix(".vtt") == true) { isHLSPlayable = false }
                 } else {
-                    list.timeline = SegmentTimeline(entries: entries)
+                    list.timeline = SegmentTimeline(covering: addressing.segments)
                     list.segmentURLs = urls
                     local.segments = SegmentInformation(list: list)
                     if isText { isHLSPlayable = false }
