@@ -75,4 +75,70 @@ struct DASHCommandTests {
             #expect(refused.standardError.contains("is HLS, not MPEG-DASH"), "\(refused.standardError)")
         }
     }
+
+    @Test("a DASH stream's whole life from the command: catalog, download by name, list with its size, logs, policy and purge, delete",
+          .timeLimit(.minutes(2)))
+    func libraryLife() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: dashSampleMedia.path).withRunning { origin in
+                let plist = folder.appendingPathComponent("Streams.plist")
+                try """
+                    <?xml version="1.0" encoding="UTF-8"?>
+                    <plist version="1.0">
+                    <array>
+                        <dict><key>name</key><string>Sample DASH</string><key>playlist_url</key><string>\(origin.baseURL)/timeline/main.mpd</string></dict>
+                    </array>
+                    </plist>
+                    """.write(to: plist, atomically: true, encoding: .utf8)
+                let before = try await runCarryon(["catalog", plist.path, "--library", library, "--json"])
+                #expect(before.status == 0, "\(before.standardError)")
+                #expect((try JSONSerialization.jsonObject(with: Data(before.standardOutput.utf8)) as? [[String: Any]])?.first?["state"] as? String
+                    == "not-downloaded")
+                let download = try await runCarryon(["download", "--catalog", plist.path, "Sample DASH", "--library", library])
+                #expect(download.status == 0, "\(download.standardError)")
+                let id = try #require(download.standardOutput.split(separator: "\n").last.map(String.init))
+                let after = try await runCarryon(["catalog", plist.path, "--library", library])
+                #expect(after.standardOutput.contains("downloaded") && after.standardOutput.contains("playable"), "\(after.standardOutput)")
+
+                // list gives its size: every file of the bundle's media, to the byte.
+                let list = try await runCarryon(["list", "--library", library, "--json"])
+                let assets = try JSONDecoder.iso8601.decode([AssetSnapshot].self, from: Data(list.standardOutput.utf8))
+                let asset = try #require(assets.first { $0.id == id })
+                #expect(asset.format == "dash" && asset.state == .completed)
+                let bundle = URL(fileURLWithPath: asset.bundlePath)
+                var media = 0
+                for folder in ["video", "audio-en", "audio-de", "subtitles-en"] {
+                    let path = bundle.appendingPathComponent(folder).path
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where !name.hasSuffix(".m3u8") {
+                        media += try #require(try FileManager.default.attributesOfItem(atPath: path + "/" + name)[.size] as? Int)
+                    }
+                }
+                #expect(media > 100_000 && asset.progress.bytesDone == media && asset.progress.isExact, "\(asset.progress.bytesDone) of \(media)")
+
+                // The access log has a line for every resource fetched, each from the origin.
+                let logs = try await runCarryon(["logs", id, "--library", library, "--access"])
+                let log = try W3CLog(parsing: logs.standardOutput)
+                #expect(log.entries.count == asset.progress.resourcesTotal)
+                #expect(log.entries.allSatisfy { $0["sc-status"] == "200" && ($0["cs-uri"] ?? "").hasPrefix(origin.baseURL + "/timeline/") })
+
+                // Expired, it is purged with its logs.
+                let policy = try await runCarryon(["policy", id, "--library", library, "--expires", "0s"])
+                #expect(policy.status == 0, "\(policy.standardError)")
+                let purge = try await runCarryon(["purge", "--library", library])
+                #expect(purge.status == 0 && purge.standardOutput.contains("removed  \(id)"), "\(purge.standardOutput)")
+                #expect(!FileManager.default.fileExists(atPath: asset.bundlePath))
+                #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: library).appendingPathComponent("logs/\(id)").path))
+
+                // Another, deleted by hand.
+                let second = try await runCarryon(["download", origin.baseURL + "/list/main.mpd", "--library", library])
+                let other = try #require(second.standardOutput.split(separator: "\n").last.map(String.init))
+                let delete = try await runCarryon(["delete", other, "--library", library])
+                #expect(delete.status == 0, "\(delete.standardError)")
+                #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: library).appendingPathComponent("bundles/\(other)").path))
+                let empty = try await runCarryon(["list", "--library", library, "--json"])
+                #expect(try JSONDecoder.iso8601.decode([AssetSnapshot].self, from: Data(empty.standardOutput.utf8)).isEmpty)
+            }
+        }
+    }
 }

@@ -8,14 +8,14 @@ import Testing
 /// against the origin's files and decoded end to end by ffmpeg.
 @Suite("Downloading real streams")
 struct DownloadTests {
-    /// Downloads `path` under the sample media with `options`, returning the bundle's manifest and
-    /// the origin's request log.
+    /// Downloads `path` under the sample media (`root`: the HLS sample unless told) with
+    /// `options`, returning the bundle's manifest and the origin's request log.
     func download(_ path: String, options: DownloadOptions, profile: LinkProfile = .perfect,
-                  configuration: DownloadSession.Configuration = .init())
+                  configuration: DownloadSession.Configuration = .init(), root: URL = sampleMedia)
         async throws -> (snapshot: AssetSnapshot, manifest: BundleManifest, requests: [OriginRequest], base: String) {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-            return try await Origin(root: sampleMedia.path, profile: profile).withRunning { origin in
+            return try await Origin(root: root.path, profile: profile).withRunning { origin in
                 let session = try await DownloadSession(library: library, configuration: configuration)
                 let task = try await session.makeTask(url: origin.baseURL + path, options: options)
                 try await task.resume()
@@ -27,7 +27,7 @@ struct DownloadTests {
                 let decoder = JSONDecoder()
                 decoder.dateDecodingStrategy = .iso8601
                 let manifest = try decoder.decode(BundleManifest.self, from: manifestData)
-                try await checkBundle(snapshot, manifest, base: origin.baseURL)
+                try await checkBundle(snapshot, manifest, base: origin.baseURL, root: root)
                 let requests = await origin.requests()
                 return (snapshot, manifest, requests, origin.baseURL)
             }
@@ -35,14 +35,14 @@ struct DownloadTests {
     }
 
     /// Every file is byte-identical to the origin's, and ffmpeg decodes the local playlist.
-    func checkBundle(_ snapshot: AssetSnapshot, _ manifest: BundleManifest, base: String) async throws {
+    func checkBundle(_ snapshot: AssetSnapshot, _ manifest: BundleManifest, base: String, root: URL = sampleMedia) async throws {
         #expect(manifest.state == .completed)
         #expect(!manifest.files.isEmpty)
         let bundle = URL(fileURLWithPath: snapshot.bundlePath)
         for file in manifest.files {
             let local = try Data(contentsOf: bundle.appendingPathComponent(file.path))
             let originPath = String(file.uri.dropFirst(base.count))
-            let origin = try Data(contentsOf: sampleMedia.appendingPathComponent(originPath))
+            let origin = try Data(contentsOf: root.appendingPathComponent(originPath))
             #expect(local == origin, "\(file.path) differs from \(originPath)")
             #expect(local.count == file.bytes)
         }
@@ -108,9 +108,9 @@ struct DownloadTests {
 
     /// Seeds whose fault schedules hold every kind of fault within the first requests of each
     /// run (fault draws follow the order requests arrive in, so they repeat run after run).
-    static let lossySeeds: [UInt64] = [7, 8, 9]
+    static let lossySeeds: [UInt64] = [7, 8, 9, 10, 13]
 
-    @Test("through a lossy link (5 % 503, 2 % resets, 2 % truncation) downloads complete byte-identical",
+    @Test("through a lossy link (5 % 503, 2 % resets, 2 % truncation) HLS and DASH downloads complete byte-identical",
           .timeLimit(.minutes(2)))
     func lossyLink() async throws {
         var profile = LinkProfile.lossy
@@ -119,12 +119,16 @@ struct DownloadTests {
         var configuration = DownloadSession.Configuration()
         configuration.retry = RetryPolicy(maximumAttempts: 12, baseDelay: .milliseconds(5), maximumDelay: .milliseconds(100))
         var faults: [LinkFault] = []
-        for (index, flavour) in ["ts", "fmp4", "byterange"].enumerated() {
-            // A seed per flavour, so the three runs draw different faults.
+        // HLS's flavours, then DASH's SegmentTemplate and single-file byte ranges.
+        let streams = ["/ts/main.m3u8", "/fmp4/main.m3u8", "/byterange/main.m3u8", "/timeline/main.mpd", "/single/main.mpd"]
+        for (index, path) in streams.enumerated() {
+            // A seed per stream, so the runs draw different faults.
             profile.seed = Self.lossySeeds[index]
-            let result = try await download("/\(flavour)/main.m3u8", options: Self.everything, profile: profile,
-                                            configuration: configuration)
-            faults += result.requests.compactMap(\.fault)
+            let result = try await download(path, options: Self.everything, profile: profile, configuration: configuration,
+                                            root: path.hasSuffix(".mpd") ? dashSampleMedia : sampleMedia)
+            let drawn = result.requests.compactMap(\.fault)
+            #expect(!drawn.isEmpty, "\(path) met no fault: the seed should draw some")
+            faults += drawn
             #expect(result.snapshot.state == .completed)
         }
         // The link really was lossy: every kind of fault happened and was survived.

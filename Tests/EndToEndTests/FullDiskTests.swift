@@ -26,11 +26,18 @@ struct FullDiskTests {
         }
     }
 
+    /// The stream each format's case downloads, its sample's root, and a disk too small for it.
+    static let streams: [String: (root: URL, path: String, disk: String)] = [
+        "hls": (sampleMedia, "/ts/main.m3u8", "640k"),
+        "dash": (dashSampleMedia, "/timeline/main.mpd", "384k"),
+    ]
+
     @Test("a download that fills the disk fails with a clear error and resumes once space is freed",
-          .timeLimit(.minutes(1)))
-    func fullDisk() async throws {
-        try await withLibraryOnTmpfs(size: "640k") { library, disk in
-            try await Origin(root: sampleMedia.path).withRunning { origin in
+          .timeLimit(.minutes(1)), arguments: ["hls", "dash"])
+    func fullDisk(format: String) async throws {
+        let stream = try #require(Self.streams[format])
+        try await withLibraryOnTmpfs(size: stream.disk) { library, disk in
+            try await Origin(root: stream.root.path).withRunning { origin in
                 // One request at a time, so that what fills the disk is deterministic: the
                 // resources before it are complete, and must survive.
                 var configuration = DownloadSession.Configuration()
@@ -42,7 +49,7 @@ struct FullDiskTests {
                 configuration.diskSpace = DiskSpace(free: { 1 << 40 }, total: { 1 << 41 })
                 let session = try await DownloadSession(library: library, configuration: configuration)
                 let options = DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all)
-                let task = try await session.makeTask(url: origin.baseURL + "/ts/main.m3u8", options: options)
+                let task = try await session.makeTask(url: origin.baseURL + stream.path, options: options)
                 try await task.resume()
                 #expect(await task.waitUntilFinished() == .failed)
                 let failed = try await task.snapshot()
@@ -66,7 +73,7 @@ struct FullDiskTests {
                 let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
                 for file in manifest.files {
                     let local = try Data(contentsOf: bundle.appendingPathComponent(file.path))
-                    let source = try Data(contentsOf: sampleMedia.appendingPathComponent(String(file.uri.dropFirst(origin.baseURL.count))))
+                    let source = try Data(contentsOf: stream.root.appendingPathComponent(String(file.uri.dropFirst(origin.baseURL.count))))
                     #expect(local == source, "\(file.path)")
                 }
             }
