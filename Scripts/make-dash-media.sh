@@ -11,12 +11,18 @@
 #   periods/      two Periods (4 s each, BaseURL per Period), SegmentTemplate+Timeline
 #   clearkey/     the 320x180 video encrypted with CENC (cenc-aes-ctr) under a test key, one MP4
 #                 named by a bare BaseURL, protected by W3C Clear Key (licence at clearkey/license)
+#   clearkey-segments/  the same video in segments (SegmentTemplate, $Number$), each fragment
+#                 encrypted with CENC by Scripts/cenc-encrypt.py (subsamples, senc/saiz/saio, a
+#                 Clear Key pssh): what a browser's Media Source Extensions and EME play
 #
 # The Clear Key test key and KID are public test values (the tests answer the licence with them):
 #   key 000102030405060708090a0b0c0d0e0f, KID 10111213-1415-1617-1819-202122232425
-# ffmpeg 5.1 decrypts (-decryption_key) only the unfragmented MP4 it encrypts, hence one file,
-# its moov first (+faststart) so that a reader that cannot seek, such as ffmpeg's HLS demuxer,
-# plays it as it arrives.
+# ffmpeg 5.1 encrypts only unfragmented MP4 correctly (it writes a fragmented file's sample
+# encryption into the init section), hence one file for clearkey/, its moov first (+faststart)
+# so that a reader that cannot seek, such as ffmpeg's HLS demuxer, plays it as it arrives; and
+# Scripts/cenc-encrypt.py for clearkey-segments/. ffmpeg 5.1 decrypts those fragments only from a
+# stream it cannot seek (a pipe, or its HLS demuxer): reading a seekable file it takes the last
+# fragment's sample encryption for every fragment.
 #
 # The tests download these through the origin and play the bundles with GStreamer (DASH) and
 # ffmpeg (HLS). Usage: Scripts/make-dash-media.sh [OUTPUT_DIR] (default Samples/dash).
@@ -61,25 +67,45 @@ for stream in 0 1 2 3; do
         -movflags +dash+global_sidx -frag_duration 2000000 "$out/base/stream$stream.mp4"
 done
 
-mkdir -p "$out/clearkey"
-ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -c copy -movflags +faststart -encryption_scheme cenc-aes-ctr \
-    -encryption_key 000102030405060708090a0b0c0d0e0f -encryption_kid 10111213141516171819202122232425 \
-    "$out/clearkey/video.mp4"
-cat > "$out/clearkey/main.mpd" <<'MPD'
+# A Clear Key MPD of the video: clearkey_mpd FILE PROFILE ADDRESSING (the Representation's content).
+clearkey_mpd() {
+    cat > "$1" <<MPD
 <?xml version="1.0" encoding="utf-8"?>
 <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:cenc="urn:mpeg:cenc:2013" xmlns:dashif="https://dashif.org/CPS"
-     type="static" mediaPresentationDuration="PT8S" minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:full:2011">
+     type="static" mediaPresentationDuration="PT8S" minBufferTime="PT2S" profiles="urn:mpeg:dash:profile:$2:2011">
   <Period id="1">
     <AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.4d400c" width="320" height="180" frameRate="25">
       <ContentProtection schemeIdUri="urn:mpeg:dash:mp4protection:2011" value="cenc" cenc:default_KID="10111213-1415-1617-1819-202122232425"/>
       <ContentProtection schemeIdUri="urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e" value="ClearKey1.0">
         <dashif:Laurl>license</dashif:Laurl>
       </ContentProtection>
-      <Representation id="video" bandwidth="120000"><BaseURL>video.mp4</BaseURL></Representation>
+      <Representation id="video" bandwidth="120000">$3</Representation>
     </AdaptationSet>
   </Period>
 </MPD>
 MPD
+}
+
+# Clear Key in segments: ffmpeg cuts the clear video, Scripts/cenc-encrypt.py encrypts it.
+mkdir -p "$out/clearkey-segments"
+ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -map 0:v -c copy -f dash -seg_duration 2 \
+    -use_timeline 0 -init_seg_name 'init.m4s' -media_seg_name 'chunk-$Number%05d$.m4s' "$out/clearkey-segments/ffmpeg.mpd"
+rm "$out/clearkey-segments/ffmpeg.mpd"
+python3 Scripts/cenc-encrypt.py 000102030405060708090a0b0c0d0e0f 10111213141516171819202122232425 \
+    "$out/clearkey-segments/init.m4s" "$out"/clearkey-segments/chunk-*.m4s
+clearkey_mpd "$out/clearkey-segments/main.mpd" isoff-live \
+    '<SegmentTemplate timescale="1000" duration="2000" startNumber="1" initialization="init.m4s" media="chunk-$Number%05d$.m4s"/>'
+# The proof that it decrypts: ffmpeg, reading the segments as a stream, gives the clear frames.
+clear=$(ffmpeg -v error -i "$out/single/main-stream1.mp4" -map 0:v -f framemd5 - | grep -v '^#')
+decrypted=$(cat "$out/clearkey-segments/init.m4s" "$out"/clearkey-segments/chunk-*.m4s \
+    | ffmpeg -v error -decryption_key 000102030405060708090a0b0c0d0e0f -i - -f framemd5 - | grep -v '^#')
+[ "$clear" = "$decrypted" ] || { echo "make-dash-media: clearkey-segments does not decrypt to the clear video" >&2; exit 1; }
+
+mkdir -p "$out/clearkey"
+ffmpeg -hide_banner -loglevel error -y -i "$out/single/main-stream1.mp4" -c copy -movflags +faststart -encryption_scheme cenc-aes-ctr \
+    -encryption_key 000102030405060708090a0b0c0d0e0f -encryption_kid 10111213141516171819202122232425 \
+    "$out/clearkey/video.mp4"
+clearkey_mpd "$out/clearkey/main.mpd" full '<BaseURL>video.mp4</BaseURL>'
 
 python3 - "$out" <<'PY'
 import os, re, struct, sys

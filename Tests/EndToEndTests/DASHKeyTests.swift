@@ -95,6 +95,58 @@ struct DASHKeyTests {
         }
     }
 
+    /// The segmented Clear Key sample (`clearkey-segments/`, encrypted by Scripts/cenc-encrypt.py)
+    /// with the same licence.
+    static func segmentAnswers() throws -> [String: HostileOrigin.Answer] {
+        let folder = dashSampleMedia.appendingPathComponent("clearkey-segments")
+        var answers = try Self.answers().filter { $0.key == "/clearkey/license" }
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            answers["/clearkey/\(name)"] = .body(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        return answers
+    }
+
+    @Test("Clear Key in segments: offline, Chromium plays the bundle's local MPD to the last frame, its Clear Key CDM licensed by the playback server; ffmpeg plays the HLS rendition with the same key",
+          .timeLimit(.minutes(2)))
+    func clearKeyInBrowser() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(try Self.segmentAnswers()) { origin in
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let snapshot = try await task.snapshot()
+                await session.shutdown()
+                #expect(state == .completed, "\(snapshot.error ?? "")")
+                let bundle = URL(fileURLWithPath: snapshot.bundlePath)
+                for resource in try await library.index.resources(of: task.id) {
+                    let name = try #require(URL(string: resource.uri)?.lastPathComponent)
+                    #expect(try Data(contentsOf: bundle.appendingPathComponent(resource.fileName))
+                            == Data(contentsOf: dashSampleMedia.appendingPathComponent("clearkey-segments/\(name)")), "\(name)")
+                }
+                let fetched = origin.requests.count
+
+                try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                    let played = try await chromiumPlayback(base: server.baseURL, mpd: "\(task.id)/main.mpd")
+                    #expect(played.error == nil, "\(played)")
+                    #expect(played.licenceRequests == 1 && played.licenceStatuses == [200], "\(played)")
+                    #expect(played.frames == 200 && played.currentTime >= 7.9, "Chromium played \(played)")
+
+                    let key = try #require(try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: task.id))
+                    let hls = try await run(try requireFFmpeg(), ["-v", "error", "-seg_format_options", "decryption_key=\(ClearKeyLicense.hex(key))",
+                                                                  "-i", server.playlistURL(for: task.id), "-map", "0:v", "-f", "framemd5", "-"])
+                    let frames = hls.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                    let clear = try await run(try requireFFmpeg(), ["-v", "error", "-i", dashSampleMedia.appendingPathComponent("single/main-stream1.mp4").path,
+                                                                    "-map", "0:v", "-f", "framemd5", "-"])
+                    #expect(frames.count == 200 && frames == clear.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") },
+                            "the HLS rendition decrypts to the clear video's frames: \(hls.standardError)")
+                }
+                #expect(origin.requests.count == fetched, "playback reached the origin: \(origin.requests.dropFirst(fetched))")
+            }
+        }
+    }
+
     @Test("a Representation protected only by a DRM system with no ContentKeyProvider fails before any media, naming the system")
     func unknownSystem() async throws {
         let widevine = try String(contentsOf: dashSampleMedia.appendingPathComponent("clearkey/main.mpd"), encoding: .utf8)
