@@ -133,7 +133,17 @@ struct DASHKeyTests {
                     #expect(played.licenceRequests == 1 && played.licenceStatuses == [200], "\(played)")
                     #expect(played.frames == 200 && played.currentTime >= 7.9, "Chromium played \(played)")
 
+                    // The HLS rendition declares the key (common encryption's cenc: SAMPLE-AES-CTR), its
+                    // raw bytes at the playback server, as for an HLS asset's keys.
                     let key = try #require(try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: task.id))
+                    let video = try String(contentsOf: bundle.appendingPathComponent("video/index.m3u8"), encoding: .utf8)
+                    let keyTag = "#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"../keys/\(ClearKeyLicense.storeID(Self.keyID))\",KEYFORMAT=\"identity\""
+                    #expect(video.components(separatedBy: "\n").filter { $0.hasPrefix("#EXT-X-KEY") } == [keyTag], "\(video)")
+                    let base = try #require(URL(string: server.baseURL))
+                    let port = try #require(base.port)
+                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(task.id)/keys/\(ClearKeyLicense.storeID(Self.keyID)) HTTP/1.1\r\n"
+                        + "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                    #expect(served.status == 200 && Array(served.body) == key, "the key the EXT-X-KEY names: \(served.status)")
                     let hls = try await run(try requireFFmpeg(), ["-v", "error", "-seg_format_options", "decryption_key=\(ClearKeyLicense.hex(key))",
                                                                   "-i", server.playlistURL(for: task.id), "-map", "0:v", "-f", "framemd5", "-"])
                     let frames = hls.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }

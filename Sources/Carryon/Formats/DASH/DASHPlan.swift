@@ -19,6 +19,8 @@ enum DASHPlan {
         var representation: Representation
         var common: CommonAttributes
         var addressing: SegmentAddressing
+        /// The key its media is encrypted with (its `id` names it in the key store), if any.
+        var key: DownloadPlan.PlannedKey? = nil
     }
 
     /// A chosen track (see ``DASHChoice``) with its Parts addressed.
@@ -106,6 +108,9 @@ enum DASHPlan {
                 let bitrate = part.representation.bandwidth ?? (isText ? DownloadPlan.subtitleBitrate : HLSPlanner.unknownBitrate)
                 let scale = Double(addressing.timescale)
                 if number > 0 { body.append(Line(tag: .discontinuity)) }
+                if let tag = Self.keyTag(for: part.key, after: number > 0 ? track.parts[number - 1].key : nil) {
+                    body.append(Line(tag: .key(tag)))
+                }
                 var local = Representation()
                 local.id = part.representation.id
                 local.bandwidth = part.representation.bandwidth
@@ -215,6 +220,16 @@ enum DASHPlan {
         } catch {
             throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
         }
+    }
+
+    /// The `EXT-X-KEY` that starts a Part encrypted with `key` in the HLS playlists (RFC 8216bis
+    /// 4.4.4.4): `SAMPLE-AES-CTR` for common encryption's `cenc` scheme, `SAMPLE-AES` for `cbcs`,
+    /// the key's raw bytes (`identity`) at the playback server's `keys/<id>`, as for HLS assets;
+    /// `NONE` for a clear Part after an encrypted one; nil when nothing changes.
+    static func keyTag(for key: DownloadPlan.PlannedKey?, after previous: DownloadPlan.PlannedKey?) -> Key? {
+        guard let key else { return previous == nil ? nil : Key(method: .none) }
+        if let previous, previous.id == key.id { return nil }
+        return Key(method: key.method == "cbcs" ? .sampleAES : .sampleAESCTR, uri: "../keys/\(key.id)", keyFormat: "identity")
     }
 
     /// Attributes as the local MPD keeps them: `ContentProtection` without the origin's licence

@@ -57,12 +57,17 @@ struct DASHPlanner: Sendable {
                     throw CarryonError(.playlist, "\(manifest.url), \(error)", cause: error)
                 }
                 let common = mpd.effective(part.representation, in: part.set)
+                var partKey: DownloadPlan.PlannedKey?
                 if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
-                                              representation: part.representation.id),
-                   !keys.contains(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
-                    // Named by the KID, so the playback server answers a licence request for it.
-                    key.id = key.keyID.flatMap(ClearKeyLicense.keyID).map(ClearKeyLicense.storeID) ?? "k\(keys.count + 1)"
-                    keys.append(key)
+                                              representation: part.representation.id) {
+                    if let known = keys.first(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
+                        key = known
+                    } else {
+                        // Named by the KID, so the playback server answers a licence request for it.
+                        key.id = key.keyID.flatMap(ClearKeyLicense.keyID).map(ClearKeyLicense.storeID) ?? "k\(keys.count + 1)"
+                        keys.append(key)
+                    }
+                    partKey = key
                 }
                 if addressing.mode == .base {
                     try await readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
@@ -80,7 +85,7 @@ struct DASHPlanner: Sendable {
                     fallbacks.append(fallback)
                 }
                 parts.append(DASHPlan.Part(periodIndex: part.periodIndex, timing: part.timing, period: part.period, set: part.set,
-                                           representation: part.representation, common: common, addressing: addressing))
+                                           representation: part.representation, common: common, addressing: addressing, key: partKey))
             }
             tracks.append(DASHPlan.Track(chosen: choice, parts: parts))
         }
