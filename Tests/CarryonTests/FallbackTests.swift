@@ -24,4 +24,15 @@ struct FallbackTests {
         #expect(routes.candidates(for: "https://a.example/v/3.m4s").first == "https://a.example/v/3.m4s")
         #expect(routes.candidates(for: "https://other.example/1.m4s") == ["https://other.example/1.m4s"])
     }
+
+    @Test("a fallback carrying the manifest URL's query tries a URI as it is, then with the query after its own; once that works, with it first")
+    func carryingQuery() {
+        let routes = FallbackRoutes(Fallback.forBase("https://a.example/v/", alternatives: ["https://b.example/v/"]) + [.carrying("token=1")])
+        #expect(routes.candidates(for: "https://c.example/1.m4s") == ["https://c.example/1.m4s", "https://c.example/1.m4s?token=1"])
+        #expect(routes.candidates(for: "https://c.example/2.m4s?n=2") == ["https://c.example/2.m4s?n=2", "https://c.example/2.m4s?n=2&token=1"])
+        routes.worked("https://c.example/1.m4s?token=1", for: "https://c.example/1.m4s")
+        #expect(routes.candidates(for: "https://c.example/3.m4s").first == "https://c.example/3.m4s?token=1")
+        #expect(routes.candidates(for: "https://a.example/v/1.m4s") == ["https://a.example/v/1.m4s", "https://b.example/v/1.m4s"],
+                "a BaseURL's own fallback is the more precise")
+    }
 }

@@ -117,14 +117,17 @@ struct DASHDownloadTests {
         }
     }
 
-    @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request",
-          .timeLimit(.minutes(1)))
-    func mpdTokenCarried() async throws {
+    /// A CDN that answers the `number` sample's first video Representation only with the MPD
+    /// URL's token (403 without it), its MPD with the URL query parameter descriptor or without.
+    static func tokenCDN(declared: Bool) throws -> [String: HostileOrigin.Answer] {
         let folder = dashSampleMedia.appendingPathComponent("number")
+        let descriptor = declared ? """
+            <SupplementalProperty schemeIdUri="urn:mpeg:dash:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" useMPDUrlQuery="true"/></SupplementalProperty>
+            """ : ""
         let mpd = """
             <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" xmlns:up="urn:mpeg:dash:schema:urlparam:2014" type="static" mediaPresentationDuration="PT8S">
               <Period><AdaptationSet contentType="video" mimeType="video/mp4" codecs="avc1.4d400b" width="192" height="108">
-                <SupplementalProperty schemeIdUri="urn:mpeg:dash:urlparam:2014"><up:UrlQueryInfo queryTemplate="$querypart$" useMPDUrlQuery="true"/></SupplementalProperty>
+                \(descriptor)
                 <Representation id="0" bandwidth="60000">
                   <SegmentTemplate timescale="1000000" duration="2000000" startNumber="1" initialization="init-stream$RepresentationID$.m4s" media="chunk-stream$RepresentationID$-$Number%05d$.m4s"/>
                 </Representation>
@@ -134,26 +137,56 @@ struct DASHDownloadTests {
         var answers: [String: HostileOrigin.Answer] = ["/show/main.mpd?token=s3cret": .body(Array(mpd.utf8))]
         for name in ["init-stream0.m4s"] + (1...4).map({ "chunk-stream0-0000\($0).m4s" }) {
             answers["/show/\(name)?token=s3cret"] = .body(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+            answers["/show/\(name)"] = .body(status: 403, Array("no token".utf8))
         }
+        return answers
+    }
+
+    /// Downloads from ``tokenCDN(declared:)``, `requests` at a time: the bundle plays every frame
+    /// both ways and its local MPD names local files only. Returns the origin's requests and the
+    /// asset's error log and the fallbacks its plan recorded.
+    func downloadFromTokenCDN(declared: Bool, requests: Int = 8) async throws -> (requests: [String], errorLog: String, fallbacks: [Fallback]) {
         try await withTemporaryDirectory { temporary in
-            try await HostileOrigin.withRunning(answers) { origin in
+            try await HostileOrigin.withRunning(try Self.tokenCDN(declared: declared)) { origin in
                 let library = try OfflineLibrary(root: temporary.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
+                let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: requests))
                 let task = try await session.makeTask(url: origin.baseURL + "/show/main.mpd?token=s3cret")
                 try await task.resume()
                 let state = await task.waitUntilFinished()
                 let snapshot = try await task.snapshot()
                 await session.shutdown()
                 #expect(state == .completed, "\(snapshot.error ?? "")")
-                #expect(origin.requests.count == 6 && origin.requests.allSatisfy { $0.hasSuffix("?token=s3cret") }, "\(origin.requests)")
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
                 let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
                 #expect(frames == Self.frames)
                 let local = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
                 #expect(!local.contains("urlparam") && !local.contains("s3cret"), "the local MPD names local files only")
                 #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == Self.frames)
+                let errorLog = (try? String(contentsOf: AssetLogs(library: library).errorLogURL(for: task.id), encoding: .utf8)) ?? ""
+                return (origin.requests, errorLog, try await library.index.fallbacks(of: task.id))
             }
         }
+    }
+
+    @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request",
+          .timeLimit(.minutes(1)))
+    func mpdTokenCarried() async throws {
+        let (requests, _, fallbacks) = try await downloadFromTokenCDN(declared: true)
+        #expect(fallbacks.isEmpty)
+        #expect(requests.count == 6 && requests.allSatisfy { $0.hasSuffix("?token=s3cret") }, "\(requests)")
+    }
+
+    @Test("a CDN that wants the MPD URL's token on media without the MPD saying so: a request refused without it is made again with it, and the rest go with it first",
+          .timeLimit(.minutes(1)))
+    func mpdTokenWhenRefused() async throws {
+        // One request at a time, so that "the rest" is an order.
+        let (requests, errorLog, fallbacks) = try await downloadFromTokenCDN(declared: false, requests: 1)
+        #expect(fallbacks == [.carrying("token=s3cret")], "recorded with the plan, for resume")
+        let media = requests.dropFirst()
+        #expect(media.filter { $0.hasSuffix("?token=s3cret") }.count == 5, "every resource fetched with the token: \(requests)")
+        #expect(media.filter { !$0.hasSuffix("?token=s3cret") } == ["/show/init-stream0.m4s"],
+                "tried without the token until it was refused, not after: \(requests)")
+        #expect(errorLog.contains("403"), "the refusal is in the error log: \(errorLog)")
     }
 
     @Test("a download that stopped part-way plays what is on disk: main.mpd is served cut before the first missing segment, as main.m3u8 is, and GStreamer plays it to its new end",

@@ -97,6 +97,12 @@ extension SQLiteAssetIndex {
                 t.primaryKey(["assetId", "prefix"])
             }
         }
+        migrator.registerMigration("v6: fallback queries") { db in
+            // A query to add to a URI that fails without it (the MPD URL's token); none until then.
+            try db.alter(table: "fallback") { t in
+                t.add(column: "query", .text)
+            }
+        }
         return migrator
     }
 }

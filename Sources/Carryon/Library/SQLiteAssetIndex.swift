@@ -151,8 +151,9 @@ final class SQLiteAssetIndex: AssetIndex {
             }
             try db.execute(sql: "DELETE FROM fallback WHERE assetId = ?", arguments: [id])
             for fallback in plan.fallbacks {
-                try db.execute(sql: "INSERT INTO fallback (assetId, prefix, alternatives) VALUES (?, ?, ?)",
-                               arguments: [id, fallback.prefix, String(decoding: try JSONEncoder().encode(fallback.alternatives), as: UTF8.self)])
+                try db.execute(sql: "INSERT INTO fallback (assetId, prefix, alternatives, query) VALUES (?, ?, ?, ?)",
+                               arguments: [id, fallback.prefix, String(decoding: try JSONEncoder().encode(fallback.alternatives), as: UTF8.self),
+                                           fallback.query])
             }
             try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ? WHERE id = ?",
                            arguments: [planned.selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
@@ -171,8 +172,9 @@ final class SQLiteAssetIndex: AssetIndex {
 
     func fallbacks(of id: String) async throws(CarryonError) -> [Fallback] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT prefix, alternatives FROM fallback WHERE assetId = ? ORDER BY prefix", arguments: [id]).map { row in
-                Fallback(prefix: row["prefix"], alternatives: try JSONDecoder().decode([String].self, from: Data((row["alternatives"] as String).utf8)))
+            try Row.fetchAll(db, sql: "SELECT prefix, alternatives, query FROM fallback WHERE assetId = ? ORDER BY prefix", arguments: [id]).map { row in
+                Fallback(prefix: row["prefix"], alternatives: try JSONDecoder().decode([String].self, from: Data((row["alternatives"] as String).utf8)),
+                         query: row["query"])
             }
         }
     }

@@ -7,7 +7,9 @@ import HLS
 ///
 /// Refuses, before any media is fetched: dynamic (live) MPDs, as live HLS is refused;
 /// locations the stream's `LocationRule` refuses. A Representation with several BaseURLs is
-/// fetched from the first; the others are its ``Fallback``s. Encrypted Representations are planned with
+/// fetched from the first; the others are its ``Fallback``s. The MPD URL's query goes on media
+/// requests when a URL query parameter descriptor says so, and otherwise is a ``Fallback`` too:
+/// added to a request that fails without it. Encrypted Representations are planned with
 /// their keys (`DASHKeys`), which the session obtains before any media.
 struct DASHPlanner: Sendable {
     let fetcher: PlaylistFetcher
@@ -46,6 +48,7 @@ struct DASHPlanner: Sendable {
         var keys: [DownloadPlan.PlannedKey] = []
         var warnings = mpd.warnings
         var fallbacks: [Fallback] = []
+        var declaresQuery = false
         for choice in chosen.tracks {
             var parts: [DASHPlan.Part] = []
             for part in choice.parts {
@@ -57,6 +60,7 @@ struct DASHPlanner: Sendable {
                     throw CarryonError(.playlist, "\(manifest.url), \(error)", cause: error)
                 }
                 let common = mpd.effective(part.representation, in: part.set)
+                declaresQuery = declaresQuery || (common.urlQuery ?? part.period.urlQuery ?? mpd.urlQuery) != nil
                 var partKey: DownloadPlan.PlannedKey?
                 if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
                                               representation: part.representation.id) {
@@ -88,6 +92,11 @@ struct DASHPlanner: Sendable {
                                            representation: part.representation, common: common, addressing: addressing, key: partKey))
             }
             tracks.append(DASHPlan.Track(chosen: choice, parts: parts))
+        }
+        // The MPD URL's query (a CDN's token) when the MPD does not say whether media wants it
+        // too: added to a resource's request when it fails without it, and kept from then on.
+        if !declaresQuery, let query = URLQueryInfo(queryTemplate: "", useMPDURLQuery: true).query(mpdURL: manifest.url) {
+            fallbacks.append(.carrying(query))
         }
         let notices = warnings.map {
             DownloadPlan.PlaylistNotice(playlist: manifest.url, warning: PlaylistWarning(line: $0.line ?? 0, $0.message))
