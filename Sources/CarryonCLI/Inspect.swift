@@ -15,7 +15,7 @@ struct Inspect: AsyncParsableCommand {
             encryption, init sections, byte ranges, discontinuities and the segments. For an \
             MPEG-DASH MPD it shows each Period's AdaptationSets and Representations (bandwidth, \
             resolution, codecs, channels, how segments are addressed and how many there are), \
-            content protection and the warnings (--sizes and --strict are for HLS).
+            content protection and the warnings (--strict is for HLS).
 
             Examples:
               carryon inspect https://example.com/stream/main.m3u8
@@ -40,7 +40,7 @@ struct Inspect: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of text (shape in README.md).")
     var json = false
 
-    @Flag(help: "Estimate the size of each variant and rendition (reads their media playlists, no media).")
+    @Flag(help: "Estimate the size of each variant and rendition, or Representation (reads media playlists or segment indexes, no media).")
     var sizes = false
 
     @Flag(name: .customLong("all-segments"), help: "List every segment of a media playlist (by default the first and last ten).")
@@ -76,7 +76,9 @@ struct Inspect: AsyncParsableCommand {
         case .hls(let hls):
             inspection = hls
         case .dash(let mpd):
-            if json { try InspectDASH(inspection: mpd).printJSON() } else { print(InspectDASH(inspection: mpd).render(), terminator: "") }
+            let sizes = sizes ? await DASHSizeEstimator(fetcher: inspector.fetcher).estimate(mpd.mpd, url: mpd.url) : nil
+            let report = InspectDASH(inspection: mpd, sizes: sizes)
+            if json { try report.printJSON() } else { print(report.render(), terminator: "") }
             return
         }
         var estimates: [String: SizeEstimator.Outcome] = [:]

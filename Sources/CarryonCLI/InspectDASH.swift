@@ -5,6 +5,8 @@ import Foundation
 /// `carryon inspect` for an MPD: the text and the JSON forms (`"type": "dash"`).
 struct InspectDASH {
     let inspection: Inspector.MPDInspection
+    /// Each Representation's size, with `--sizes`.
+    var sizes: [DASHSizeEstimator.Place: SizeEstimator.Outcome]?
 
     struct Report: Encodable {
         var type = "dash"
@@ -45,6 +47,8 @@ struct InspectDASH {
         var channels: Int?
         var addressing: String?
         var segmentCount: Int?
+        /// With `--sizes`.
+        var size: InspectReport.SizeJSON?
     }
 
     struct ProtectionReport: Encodable, Hashable {
@@ -65,7 +69,7 @@ struct InspectDASH {
         var protections: [ProtectionReport] = []
         let periods = mpd.periods.enumerated().map { index, period in
             PeriodReport(id: period.id, start: timings[index].start.seconds, duration: timings[index].duration?.seconds,
-                         adaptationSets: period.adaptationSets.map { set in
+                         adaptationSets: period.adaptationSets.enumerated().map { setIndex, set in
                 for protection in set.common.contentProtections + set.representations.flatMap(\.common.contentProtections) {
                     let entry = ProtectionReport(schemeIdUri: protection.schemeIdUri, value: protection.value,
                                                  defaultKID: protection.defaultKID, licenseURL: protection.licenseURL)
@@ -74,13 +78,15 @@ struct InspectDASH {
                 return SetReport(
                     id: set.id, contentType: set.contentType, mimeType: set.common.mimeType, lang: set.language,
                     label: set.labels.first, roles: set.roles.compactMap(\.value), codecs: set.common.codecs, trickMode: set.isTrickMode,
-                    representations: set.representations.map { representation in
+                    representations: set.representations.enumerated().map { representationIndex, representation in
                         let common = mpd.effective(representation, in: set)
                         let addressing = inspection.addressing(of: representation, in: set, periodIndex: index)
+                        let place = DASHSizeEstimator.Place(period: index, adaptationSet: setIndex, representation: representationIndex)
                         return RepresentationReport(
                             id: representation.id, bandwidth: representation.bandwidth, width: common.width, height: common.height,
                             frameRate: common.frameRate?.description, codecs: common.codecs, channels: common.channels,
-                            addressing: addressing.mode, segmentCount: addressing.segmentCount)
+                            addressing: addressing.mode, segmentCount: addressing.segmentCount,
+                            size: sizes.flatMap { InspectReport.SizeJSON($0[place]) })
                     })
             })
         }
@@ -109,6 +115,9 @@ struct InspectDASH {
                     if let codecs = representation.codecs { facts.append(codecs) }
                     if let channels = representation.channels { facts.append("\(channels) ch") }
                     facts.append((representation.addressing ?? "?") + (representation.segmentCount.map { ", \($0) segment\($0 == 1 ? "" : "s")" } ?? ""))
+                    if let size = representation.size {
+                        facts.append(size.estimatedBytes.map { "size " + (size.exact == true ? "" : "~") + formatBytes($0) } ?? "size ? (\(size.error ?? ""))")
+                    }
                     out += "    " + facts.joined(separator: "  ") + "\n"
                 }
             }

@@ -31,6 +31,34 @@ struct DASHInspectCommandTests {
         #expect(result.standardOutput.contains("1  120 kb/s  320x180  avc1.4d400c  base\n"), "\(result.standardOutput)")
     }
 
+    @Test("inspect --sizes: exact for SegmentBase (the sidx read, no media), the bytes a download takes; estimated from @bandwidth for a template")
+    func sizes() async throws {
+        let base = try await runCarryon(["inspect", dashSampleMedia.appendingPathComponent("base/main.mpd").path, "--sizes", "--json"])
+        #expect(base.status == 0, "\(base.standardError)")
+        let size = try #require(try Self.representations(base.standardOutput).first { $0["id"] as? String == "1" }?["size"] as? [String: Any])
+        // What a download keeps of stream1.mp4: every top-level box but the index and the trailing mfra.
+        let file = try Data(contentsOf: dashSampleMedia.appendingPathComponent("base/stream1.mp4"))
+        var kept = 0, position = 0
+        while position + 8 <= file.count {
+            let length = file[position..<position + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: file[position + 4..<position + 8], as: UTF8.self)
+            if type != "sidx" && type != "mfra" { kept += length }
+            position += length
+        }
+        #expect(size["estimatedBytes"] as? Int == kept && size["exact"] as? Bool == true, "\(size)")
+
+        let number = try await runCarryon(["inspect", dashSampleMedia.appendingPathComponent("number/main.mpd").path, "--sizes"])
+        #expect(number.status == 0, "\(number.standardError)")
+        #expect(number.standardOutput.contains("1  120 kb/s  320x180  avc1.4d400c  template, 4 segments  size ~120 KB\n"), "\(number.standardOutput)")
+    }
+
+    /// Every Representation of an `inspect --json` report, in order.
+    static func representations(_ json: String) throws -> [[String: Any]] {
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let periods = try #require(report["periods"] as? [[String: Any]])
+        return periods.flatMap { ($0["adaptationSets"] as? [[String: Any]] ?? []).flatMap { $0["representations"] as? [[String: Any]] ?? [] } }
+    }
+
     @Test("an MPD whose DOCTYPE declares an external entity is refused, naming why, and nothing of the named file is read or shown")
     func externalEntity() async throws {
         try await withTemporaryDirectory { folder in

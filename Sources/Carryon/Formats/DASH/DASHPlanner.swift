@@ -74,7 +74,7 @@ struct DASHPlanner: Sendable {
                     partKey = key
                 }
                 if addressing.mode == .base {
-                    try await readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
+                    try await Self.readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
                 }
                 warnings += addressing.warnings
                 let namedBy = "\(manifest.url), line \(part.representation.line) (Representation \(part.representation.id))"
@@ -109,7 +109,7 @@ struct DASHPlanner: Sendable {
 
     /// Reads a SegmentBase's `sidx` (and, for a hierarchical index, the ones it points at, in
     /// order) into its segments.
-    private func readIndex(of addressing: inout SegmentAddressing, fetcher: PlaylistFetcher, namedBy: String) async throws(CarryonError) {
+    static func readIndex(of addressing: inout SegmentAddressing, fetcher: PlaylistFetcher, namedBy: String) async throws(CarryonError) {
         guard let index = addressing.index else { return }
         var pending = [index]
         var reads = 0
