@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The MPD reading benchmark: DASHBenchmark (release build) reads a generated 2 MB MPD with a
+# The MPD reading benchmark: DASHBenchmark (release build) reads a generated 2.1 MB MPD with a
 # 10,000-entry SegmentTimeline and a 10,000-entry SegmentList, and works out every segment.
 #
 #     Benchmarks/dash.sh [--runs N]

@@ -48,7 +48,7 @@ func generate() -> String {
     var offset = 800
     for index in 0..<10_000 {
         let length = 32_000 + index % 1_000
-        text += "          <SegmentURL media=\"audio/en/segment-\(index).m4s?token=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c\" mediaRange=\"\(offset)-\(offset + length - 1)\"/>\n"
+        text += "          <SegmentURL media=\"audio/en/segment-\(index).m4s?token=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822c&amp;expires=1893456000\" mediaRange=\"\(offset)-\(offset + length - 1)\"/>\n"
         offset += length
     }
     text += """
