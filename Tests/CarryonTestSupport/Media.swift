@@ -68,12 +68,45 @@ public func gstreamerVideoFrames(_ uri: String) async throws -> Int {
     // every request (seen 1 to 2 runs in 16 against the playback server, never in real time).
     // Bounded, and killed: a GStreamer that hangs ignores SIGTERM.
     let timeout = findExecutable("timeout") ?? URL(fileURLWithPath: "/usr/bin/timeout")
-    let result = try await run(timeout, ["-s", "KILL", "90", gst.path, "-v", "playbin", "uri=\(uri)",
+    // One at a time: a run of the whole suite once played only a bundle's first Period with
+    // several GStreamers playing in real time beside every other suite on two cores.
+    await GStreamerTurn.shared.take()
+    let result: ProcessResult
+    do {
+        result = try await run(timeout, ["-s", "KILL", "90", gst.path, "-v", "playbin", "uri=\(uri)",
                                          "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"])
+    } catch {
+        await GStreamerTurn.shared.give()
+        throw error
+    }
+    await GStreamerTurn.shared.give()
     // A non-silent fakesink prints a `chain ***` line per buffer, a decoded frame each.
     let frames = result.standardOutput.split(whereSeparator: \.isNewline).filter { $0.contains("chain   ***") }.count
     guard result.status == 0 else {
         throw TestSupportError("GStreamer could not play \(uri) (status \(result.status), \(frames) frames): \(result.standardError.suffix(2000))")
     }
     return frames
+}
+
+/// Whose turn it is to play with GStreamer: one process at a time, the rest wait in order.
+private actor GStreamerTurn {
+    static let shared = GStreamerTurn()
+    private var playing = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func take() async {
+        if !playing {
+            playing = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty {
+            playing = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
 }

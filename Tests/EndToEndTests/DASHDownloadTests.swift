@@ -169,7 +169,7 @@ struct DASHDownloadTests {
     }
 
     @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func mpdTokenCarried() async throws {
         let (requests, _, fallbacks) = try await downloadFromTokenCDN(declared: true)
         #expect(fallbacks.isEmpty)
@@ -177,7 +177,7 @@ struct DASHDownloadTests {
     }
 
     @Test("a CDN that wants the MPD URL's token on media without the MPD saying so: a request refused without it is made again with it, and the rest go with it first",
-          .timeLimit(.minutes(1)))
+          .timeLimit(.minutes(3)))
     func mpdTokenWhenRefused() async throws {
         // One request at a time, so that "the rest" is an order.
         let (requests, errorLog, fallbacks) = try await downloadFromTokenCDN(declared: false, requests: 1)

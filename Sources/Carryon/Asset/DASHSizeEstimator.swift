@@ -16,10 +16,17 @@ public struct DASHSizeEstimator: Sendable {
     /// Where a Representation is in its MPD: the indexes of its Period, its AdaptationSet, and
     /// itself.
     public struct Place: Sendable, Hashable {
+        /// The Period's index in the MPD.
         public var period: Int
+        /// The AdaptationSet's index in its Period.
         public var adaptationSet: Int
+        /// The Representation's index in its AdaptationSet.
         public var representation: Int
 
+        /// The place of the `representation`th Representation of the `adaptationSet`th
+        /// AdaptationSet of the `period`th Period.
+        ///
+        ///     let first = DASHSizeEstimator.Place(period: 0, adaptationSet: 0, representation: 0)
         public init(period: Int, adaptationSet: Int, representation: Int) {
             self.period = period
             self.adaptationSet = adaptationSet
