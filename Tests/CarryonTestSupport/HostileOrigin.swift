@@ -23,6 +23,8 @@ public final class HostileOrigin: @unchecked Sendable {
         case stall(sent: [UInt8], length: Int)
         /// `body`, announced whole, one byte every `interval`.
         case trickle([UInt8], every: Duration)
+        /// `body`, announced whole, `chunk` bytes every `interval`: a slow but steady link.
+        case paced([UInt8], chunk: Int, every: Duration)
         /// The request read, and never an answer — until the client goes, or a minute has passed.
         case silent
         /// A `200` sent chunked, without a length, whose body never ends: `chunk` bytes at a
@@ -152,6 +154,13 @@ public final class HostileOrigin: @unchecked Sendable {
             for byte in body {
                 Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
                 guard Glibc.send(connection, [byte], 1, Int32(MSG_NOSIGNAL)) == 1 else { return }
+            }
+        case .paced(let body, let chunk, let interval)?:
+            send(connection, status: 200, [("Content-Length", "\(body.count)")], [])
+            for start in stride(from: 0, to: body.count, by: max(chunk, 1)) {
+                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                let piece = Array(body[start..<min(start + max(chunk, 1), body.count)])
+                guard Glibc.send(connection, piece, piece.count, Int32(MSG_NOSIGNAL)) == piece.count else { return }
             }
         case .silent?:
             waitForClientToGo(connection)

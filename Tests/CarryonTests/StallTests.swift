@@ -36,6 +36,22 @@ struct StallTests {
         #expect(StallWatch.Stall.silent(.milliseconds(2500)).description == "stalled: nothing arrived for 2.5 s")
     }
 
+    @Test("time the process could not run is excused: neither silence nor against the rate")
+    func excused() {
+        var watch = StallWatch(timeout: .seconds(2), now: start)
+        watch.received(5000, at: start + .seconds(1))
+        // Starved for 10 s: the watcher wakes at 11 s instead of 1.5 s.
+        watch.excuse(.milliseconds(9500))
+        #expect(watch.check(at: start + .seconds(11)) == nil)
+        #expect(watch.check(at: start + .milliseconds(12600)) == .silent(.seconds(2)), "the server's own silence still counts")
+        var slow = StallWatch(timeout: .seconds(2), now: start)
+        slow.received(100, at: start + .milliseconds(500))
+        slow.excuse(.seconds(5))
+        #expect(slow.check(at: start + .seconds(6)) == nil, "the window is what the process could see")
+        slow.received(100, at: start + .milliseconds(6500))
+        #expect(slow.check(at: start + .seconds(7)) == .slow(bytes: 200, over: .seconds(2)))
+    }
+
     static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
 
     @Test("a segment that stops part-way suspends the download; resume continues with a Range from the bytes on disk")

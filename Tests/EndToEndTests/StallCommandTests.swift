@@ -47,4 +47,30 @@ struct StallCommandTests {
             }
         }
     }
+
+    @Test("a process stopped for longer than the stall timeout (SIGSTOP, then SIGCONT) does not take its own pause for the server's: the download completes with no stall", .timeLimit(.minutes(2)))
+    func stoppedProcessIsNoStall() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning { origin in
+                let body = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+                origin.answer("/media.m3u8", with: .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:8\n#EXTINF:8,\ns1.ts\n#EXT-X-ENDLIST\n".utf8)))
+                // 5 KB/s, steadily, for 8 s: never a stall by the server's doing.
+                origin.answer("/s1.ts", with: .paced(body, chunk: 1000, every: .milliseconds(200)))
+                let download = try RunningProcess(carryon: ["download", origin.baseURL + "/media.m3u8", "--stall-timeout", "2", "--library", folder.path])
+                // Once the segment is flowing, stop the process for 5 s.
+                for _ in 0..<100 where !origin.requests.contains("/s1.ts") { try await Task.sleep(for: .milliseconds(50)) }
+                try await Task.sleep(for: .seconds(1))
+                download.kill(SIGSTOP)
+                try await Task.sleep(for: .seconds(5))
+                download.kill(SIGCONT)
+                let status = await download.wait()
+                #expect(status == 0)
+                let list = try await runCarryon(["list", "--json", "--library", folder.path])
+                let id = try #require(list.standardOutput.split(separator: "\"").first { $0.count == 10 && $0.allSatisfy { $0.isLetter || $0.isNumber } })
+                let errors = try await runCarryon(["logs", String(id), "--error", "--library", folder.path])
+                #expect(!errors.standardOutput.contains("stalled"), "the pause was taken for a stall: \(errors.standardOutput)")
+                #expect(origin.requests.filter { $0 == "/s1.ts" }.count == 1, "fetched once: \(origin.requests)")
+            }
+        }
+    }
 }

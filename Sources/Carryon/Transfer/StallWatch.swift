@@ -47,6 +47,15 @@ struct StallWatch: Sendable {
         lastReceived = now
     }
 
+    /// Excuses `duration` the process could not run (its watcher woke that much later than it
+    /// asked to): bytes may have waited in the socket all that time, so it counts neither as
+    /// silence nor against the rate.
+    mutating func excuse(_ duration: Duration) {
+        guard duration > .zero else { return }
+        lastReceived += duration
+        windowStart += duration
+    }
+
     /// The stall at `now`, if the transfer has stalled; otherwise starts a new window when the
     /// current one is over.
     mutating func check(at now: ContinuousClock.Instant) -> Stall? {
@@ -88,6 +97,12 @@ final class StallMeter: Sendable {
         let now = clock.now
         return watch.withLock { $0.check(at: now) }
     }
+
+    fileprivate func excuse(_ duration: Duration) {
+        watch.withLock { $0.excuse(duration) }
+    }
+
+    fileprivate var now: ContinuousClock.Instant { clock.now }
 }
 
 /// Runs `body` — a request and its body — and ends it with a ``StallError`` when it stalls (see
@@ -102,7 +117,12 @@ func withStallDetection<T: Sendable>(_ timeout: Duration,
         group.addTask { try await body(meter) }
         group.addTask {
             while true {
+                let due = meter.now + interval
                 try await Task.sleep(for: interval)
+                // Woken late: the process was starved of CPU (a loaded machine, a stopped
+                // process), and what arrived meanwhile may not have been read yet. Beyond a
+                // watcher's ordinary lateness, that time is not the server's.
+                meter.excuse(meter.now - due - interval / 2)
                 if let stall = meter.check() { throw StallError(stall: stall) }
             }
         }
