@@ -41,15 +41,19 @@ struct StallTests {
         var watch = StallWatch(timeout: .seconds(2), now: start)
         watch.received(5000, at: start + .seconds(1))
         // Starved for 10 s: the watcher wakes at 11 s instead of 1.5 s.
-        watch.excuse(.milliseconds(9500))
+        watch.excuse(.milliseconds(9500), at: start + .seconds(11))
         #expect(watch.check(at: start + .seconds(11)) == nil)
         #expect(watch.check(at: start + .milliseconds(12600)) == .silent(.seconds(2)), "the server's own silence still counts")
         var slow = StallWatch(timeout: .seconds(2), now: start)
         slow.received(100, at: start + .milliseconds(500))
-        slow.excuse(.seconds(5))
+        slow.excuse(.seconds(5), at: start + .seconds(6))
         #expect(slow.check(at: start + .seconds(6)) == nil, "the window is what the process could see")
         slow.received(100, at: start + .milliseconds(6500))
         #expect(slow.check(at: start + .seconds(7)) == .slow(bytes: 200, over: .seconds(2)))
+        var late = StallWatch(timeout: .seconds(2), now: start)
+        late.received(100, at: start + .seconds(4))
+        late.excuse(.seconds(3), at: start + .milliseconds(4100))
+        #expect(late.check(at: start + .milliseconds(6200)) == .silent(.seconds(2)), "nothing is excused past the present")
     }
 
     static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 7) }

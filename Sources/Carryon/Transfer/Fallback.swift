@@ -1,4 +1,3 @@
-import DASH
 import Foundation
 
 /// Other locations that serve the same files as one location: an MPD's several `BaseURL`s at a
@@ -22,7 +21,7 @@ struct Fallback: Sendable, Hashable, Codable {
 
     /// Where to fetch `uri` (which begins with ``prefix``) from, in the stream's order.
     func locations(of uri: String) -> [String] {
-        if let query { return [uri, URLQueryInfo.adding(query, to: uri)] }
+        if let query { return [uri, uri + (uri.contains("?") ? "&" : "?") + query] }
         let rest = uri.dropFirst(prefix.count)
         return ([prefix] + alternatives).map { $0 + rest }
     }

@@ -47,13 +47,13 @@ struct StallWatch: Sendable {
         lastReceived = now
     }
 
-    /// Excuses `duration` the process could not run (its watcher woke that much later than it
-    /// asked to): bytes may have waited in the socket all that time, so it counts neither as
-    /// silence nor against the rate.
-    mutating func excuse(_ duration: Duration) {
+    /// Excuses `duration` the process could not run up to `now` (its watcher woke that much
+    /// later than it asked to): bytes may have waited in the socket all that time, so it counts
+    /// neither as silence nor against the rate.
+    mutating func excuse(_ duration: Duration, at now: ContinuousClock.Instant) {
         guard duration > .zero else { return }
-        lastReceived += duration
-        windowStart += duration
+        lastReceived = min(lastReceived + duration, now)
+        windowStart = min(windowStart + duration, now)
     }
 
     /// The stall at `now`, if the transfer has stalled; otherwise starts a new window when the
@@ -98,8 +98,10 @@ final class StallMeter: Sendable {
         return watch.withLock { $0.check(at: now) }
     }
 
-    fileprivate func excuse(_ duration: Duration) {
-        watch.withLock { $0.excuse(duration) }
+    /// Excuses how much later than `due` the watcher woke, less `slack`.
+    fileprivate func excuseLateness(after due: ContinuousClock.Instant, slack: Duration) {
+        let now = clock.now
+        watch.withLock { $0.excuse(now - due - slack, at: now) }
     }
 
     fileprivate var now: ContinuousClock.Instant { clock.now }
@@ -122,7 +124,7 @@ func withStallDetection<T: Sendable>(_ timeout: Duration,
                 // Woken late: the process was starved of CPU (a loaded machine, a stopped
                 // process), and what arrived meanwhile may not have been read yet. Beyond a
                 // watcher's ordinary lateness, that time is not the server's.
-                meter.excuse(meter.now - due - interval / 2)
+                meter.excuseLateness(after: due, slack: interval / 2)
                 if let stall = meter.check() { throw StallError(stall: stall) }
             }
         }
