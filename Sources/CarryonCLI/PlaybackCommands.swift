@@ -70,12 +70,20 @@ struct ServerOptions: ParsableArguments {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve every asset of the library to players over HTTP on loopback, until interrupted.",
+        abstract: "Serve the library to players, with the daemon's JSON API, over HTTP on loopback, until interrupted.",
         discussion: """
             The first line of output is the server's base URL, which carries a random token: \
             a request without it, or with a Host header other than the loopback address, is \
             refused, so other users and web pages cannot read the library. An asset plays at \
             <base URL>/<id>/main.m3u8 (`carryon play ID` prints that URL for you).
+
+            The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
+            POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
+            `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
+            /suspend and /resume. Downloads run in this process; Ctrl-C or SIGTERM suspends them \
+            (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
+            only under a folder named by --allow-files; a request that changes anything is \
+            refused when it comes from another web page (its Origin header).
 
             A complete asset plays whole. An asset another carryon process is downloading plays \
             as it arrives: a request for a file not yet downloaded waits for it. An asset that \
@@ -84,22 +92,41 @@ struct Serve: AsyncParsableCommand {
             Examples:
               carryon serve
               carryon serve --port 8080 --json
+              curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )
+
+    @Option(name: .customLong("allow-files"), help: ArgumentHelp(
+        "A folder whose files the API may download as streams (repeatable); without it the API takes http(s) URLs only.",
+        valueName: "dir"))
+    var allowFiles: [String] = []
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var library: LibraryOptions
 
-    func run() async throws {
-        let source = PlaybackSource(library: try library.open())
-        let json = server.json
-        do {
-            try await server.makeServer(source).run { handle in
-                if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }
-                fflush(nil)
+    func validate() throws {
+        for folder in allowFiles {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ValidationError("--allow-files must name a folder that exists: \(folder)")
             }
-        } catch {
-            throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
+        }
+    }
+
+    func run() async throws {
+        let json = server.json
+        let allowFiles = self.allowFiles
+        try await library.withSession { session in
+            var playback = try server.makeServer(PlaybackSource(library: session.library, session: session))
+            playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles))
+            do {
+                try await playback.run { handle in
+                    if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }
+                    fflush(nil)
+                }
+            } catch {
+                throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
+            }
         }
     }
 }

@@ -37,6 +37,8 @@ public struct PlaybackServer: Sendable {
     public var onRequest: @Sendable (PlaybackRequest) async -> Void
     /// Where the server logs (warnings and errors only by default).
     public var logger: Logger
+    /// The daemon's JSON API, served under `<base URL>/api/` when set (`carryon serve`).
+    public var api: DaemonAPI?
 
     /// - Throws: ``PlaybackServerError`` when `host` is not a loopback address or `token` is
     ///   too short to be a secret.

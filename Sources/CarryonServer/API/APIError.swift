@@ -1,0 +1,73 @@
+import Carryon
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// An API request that cannot be answered as asked, sent as
+/// `{"error": {"code": "…", "message": "…", "hint": "…"}}` with its HTTP status: 4xx for the
+/// caller's mistakes, which name what was wrong.
+public struct APIError: Error, Sendable, Encodable {
+    /// The HTTP status.
+    public var status: Int
+    /// A stable, machine-readable name: `unknown-asset`, `url-refused`, `foreign-origin`, …
+    public var code: String
+    /// What was wrong, naming the input.
+    public var message: String
+    /// What to do about it, when there is something to say.
+    public var hint: String?
+
+    /// An error answered with `status`.
+    public init(_ status: Int, _ code: String, _ message: String, hint: String? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.hint = hint
+    }
+
+    private enum CodingKeys: String, CodingKey { case code, message, hint }
+
+    /// The answer to an engine error, with its code: 404 for an asset the library does not
+    /// have, 409 for a request the task's state does not allow, 400 for a location refused, 422
+    /// for a stream Carryon cannot download as asked, 502 for an origin that failed, 507 for a
+    /// full disk or quota, 500 otherwise.
+    public init(_ error: CarryonError) {
+        let status: Int
+        switch error.code {
+        case .unknownAsset, .notFound: status = 404
+        case .invalidState, .busy: status = 409
+        case .invalidLocation, .refusedLocation: status = 400
+        case .selection, .unsupported: status = 422
+        case .http, .transfer, .playlist, .stalled, .tooLarge: status = 502
+        case .disk, .storage: status = 507
+        default: status = 500
+        }
+        self.init(status, error.code.rawValue, error.message)
+    }
+
+    /// The JSON response.
+    var response: Response {
+        struct Body: Encodable { var error: APIError }
+        let data = (try? APIJSON.encoder.encode(Body(error: self))) ?? Data("{}".utf8)
+        return APIJSON.response(status: status, data: data)
+    }
+}
+
+/// How the API writes JSON: sorted keys, ISO 8601 dates, as `carryon … --json` does.
+enum APIJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static func response(status: Int, data: Data, headers extra: HTTPFields = [:]) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json", .contentLength: String(data.count), .cacheControl: "no-store"]
+        headers.append(contentsOf: extra)
+        return Response(status: HTTPResponse.Status(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func response<T: Encodable>(status: Int = 200, _ value: T, headers: HTTPFields = [:]) throws -> Response {
+        response(status: status, data: try encoder.encode(value), headers: headers)
+    }
+}

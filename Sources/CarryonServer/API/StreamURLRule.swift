@@ -1,0 +1,52 @@
+import Foundation
+
+/// Which stream URLs the daemon's API takes: `http` and `https` always; a local file (`file:`
+/// URL or absolute path) only inside a folder the daemon was started with (`carryon serve
+/// --allow-files DIR`), so whoever reaches the API cannot make Carryon read the machine's files.
+public struct StreamURLRule: Sendable {
+    /// Folders whose files may be streams, as absolute paths with symbolic links resolved.
+    public let allowedFolders: [String]
+
+    /// A rule allowing local streams under `allowedFolders` (none by default).
+    ///
+    ///     let rule = StreamURLRule(allowedFolders: ["/srv/media"])
+    public init(allowedFolders: [String] = []) {
+        self.allowedFolders = allowedFolders.map { Self.canonicalPath($0) }
+    }
+
+    /// `url` if the API may download or inspect it.
+    ///
+    /// - Throws: ``APIError`` `url-refused` (400), naming the URL and why, for any other scheme,
+    ///   a URL without a host, or a local file outside the allowed folders; nothing of the
+    ///   file is read.
+    public func check(_ url: String) throws(APIError) -> String {
+        let trimmed = url.trimmingCharacters(in: .whitespaces)
+        let scheme = trimmed.range(of: ":").map { String(trimmed[..<$0.lowerBound]).lowercased() }
+        if scheme == "http" || scheme == "https" {
+            guard let host = URL(string: trimmed)?.host, !host.isEmpty else {
+                throw APIError(400, "url-refused", "\(url) has no host")
+            }
+            return trimmed
+        }
+        let path: String
+        if scheme == "file", let parsed = URL(string: trimmed), parsed.isFileURL {
+            path = parsed.path
+        } else if trimmed.hasPrefix("/") {
+            path = trimmed
+        } else {
+            throw APIError(400, "url-refused", "\(url): the API downloads http and https URLs only",
+                           hint: "Local streams are served only from folders the daemon allows: carryon serve --allow-files DIR.")
+        }
+        let canonical = Self.canonicalPath(path)
+        guard allowedFolders.contains(where: { canonical.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+            throw APIError(400, "url-refused", "\(url) is a local file outside the folders the daemon allows",
+                           hint: "Start the daemon with --allow-files naming the folder, or serve the stream over http.")
+        }
+        return URL(fileURLWithPath: canonical).absoluteString
+    }
+
+    /// `path` absolute, without `.` and `..`, its symbolic links resolved: what a check compares.
+    static func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

@@ -1,0 +1,174 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// The daemon's JSON API (`carryon serve`, `<base URL>/api/`): a download started, watched,
+/// steered and deleted over HTTP, and every refusal a hostile or mistaken caller meets — each
+/// an `{"error": {code, message, hint}}` with a 4xx status.
+@Suite("The daemon's JSON API")
+struct DaemonAPITests {
+    /// A running daemon over a new library in `folder`: the session, the playback server with
+    /// the API, and the sample stream's origin.
+    struct Daemon {
+        var port: Int
+        var path: String
+        var origin: String
+        var session: DownloadSession
+
+        /// Sends `method` to `/api/<path>` with `body`, the Host the server expects and any
+        /// `headers`.
+        func call(_ method: String, _ path: String, body: String? = nil, headers: [String] = []) async throws -> (status: Int, json: Any?, response: RawHTTPResponse) {
+            var request = "\(method) \(self.path)/api/\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+            for header in headers { request += header + "\r\n" }
+            if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)" } else { request += "\r\n" }
+            let response = try await rawHTTP(port: port, request)
+            let json = response.body.isEmpty ? nil : try? JSONSerialization.jsonObject(with: Data(response.body))
+            return (response.status, json, response)
+        }
+
+        /// The error object of an error answer.
+        func error(_ json: Any?) -> [String: Any] {
+            ((json as? [String: Any])?["error"] as? [String: Any]) ?? [:]
+        }
+    }
+
+    func withDaemon(allowFiles: [String] = [], _ body: @Sendable (Daemon) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let session = try await DownloadSession(library: library)
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                var server = try PlaybackServer(source: PlaybackSource(library: library, session: session))
+                server.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles))
+                try await server.withRunning { handle in
+                    let base = try #require(URL(string: handle.baseURL))
+                    try await body(Daemon(port: handle.port, path: base.path, origin: origin.baseURL, session: session))
+                }
+            }
+            await session.shutdown()
+        }
+    }
+
+    @Test("POST /api/assets starts a download with the command line's options; GET watches it to completion, it plays, GET /api/assets lists it, DELETE removes it",
+          .timeLimit(.minutes(2)))
+    func downloadLifecycle() async throws {
+        try await withDaemon { daemon in
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "name": "sample", "audio": ["de"], "subtitles": "none", "maxResolution": "640x360"}"#)
+            #expect(started.status == 201, "\(String(decoding: started.response.body, as: UTF8.self))")
+            let asset = try #require(started.json as? [String: Any])
+            let id = try #require(asset["id"] as? String)
+            #expect(asset["name"] as? String == "sample")
+            #expect(started.response.header("Location") == "assets/\(id)")
+
+            var state = ""
+            for _ in 0..<600 where state != "completed" {
+                let shown = try await daemon.call("GET", "assets/\(id)")
+                state = (shown.json as? [String: Any])?["state"] as? String ?? ""
+                if state == "failed" { Issue.record("failed: \(String(decoding: shown.response.body, as: UTF8.self))"); return }
+                if state != "completed" { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(state == "completed")
+            let shown = try #require(try await daemon.call("GET", "assets/\(id)").json as? [String: Any])
+            let selection = try #require(shown["selection"] as? [String: Any])
+            let renditions = try #require(selection["renditions"] as? [[String: Any]])
+            #expect(renditions.compactMap { $0["language"] as? String } == ["de"], "\(renditions)")
+            let playlist = try #require(shown["playlist"] as? String)
+            #expect(try await decodedVideoFrames(playlist) > 0)
+
+            let list = try await daemon.call("GET", "assets")
+            #expect(list.status == 200 && (list.json as? [[String: Any]])?.map { $0["id"] as? String } == [id])
+
+            let deleted = try await daemon.call("DELETE", "assets/\(id)")
+            #expect(deleted.status == 204)
+            let gone = try await daemon.call("GET", "assets/\(id)")
+            #expect(gone.status == 404 && daemon.error(gone.json)["code"] as? String == "unknown-asset", "\(gone.json ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: playlist))
+        }
+    }
+
+    @Test("suspend, resume and cancel steer a download (one whose segment never ends, so it is running when asked); an action its state does not allow is 409")
+    func steering() async throws {
+        try await HostileOrigin.withRunning { slow in
+            slow.answer("/media.m3u8", with: .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns1.ts\n#EXT-X-ENDLIST\n".utf8)))
+            slow.answer("/s1.ts", with: .stall(sent: [0x47], length: 188_000))
+            try await withDaemon { daemon in
+                let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(slow.baseURL)/media.m3u8"}"#)
+                let id = try #require((started.json as? [String: Any])?["id"] as? String)
+                func state(_ answer: (status: Int, json: Any?, response: RawHTTPResponse)) -> String? {
+                    (answer.json as? [String: Any])?["state"] as? String
+                }
+                let suspended = try await daemon.call("POST", "assets/\(id)/suspend")
+                #expect(suspended.status == 200 && state(suspended) == "suspended", "\(suspended.json ?? "")")
+                let resumed = try await daemon.call("POST", "assets/\(id)/resume")
+                #expect(resumed.status == 200 && ["waiting", "running"].contains(state(resumed)), "\(resumed.json ?? "")")
+                let cancelled = try await daemon.call("POST", "assets/\(id)/cancel")
+                #expect(cancelled.status == 200 && state(cancelled) == "cancelled", "\(cancelled.json ?? "")")
+                let again = try await daemon.call("POST", "assets/\(id)/resume")
+                #expect(again.status == 409 && daemon.error(again.json)["code"] as? String == "invalid-state", "\(again.json ?? "")")
+                let unknown = try await daemon.call("POST", "assets/zzzzzzzzzz/resume")
+                #expect(unknown.status == 404 && daemon.error(unknown.json)["code"] as? String == "unknown-asset")
+            }
+        }
+    }
+
+    @Test("local files are refused unless under --allow-files, without being read; other schemes and host-less URLs are refused; nothing is recorded")
+    func streamURLs() async throws {
+        try await withTemporaryDirectory { allowed in
+            let secret = "CANARY-daemon-NOT-TO-BE-READ"
+            let outside = allowed.deletingLastPathComponent().appendingPathComponent("outside-\(UUID().uuidString).m3u8")
+            try "#EXTM3U\n##\(secret)\n".write(to: outside, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: outside) }
+            let inside = try allowed.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nhttp://127.0.0.1:9/s.ts\n#EXT-X-ENDLIST\n", to: "inside.m3u8")
+            try await withDaemon(allowFiles: [allowed.path]) { daemon in
+                for url in [outside.absoluteString, outside.path, "file:///etc/passwd", allowed.path + "/../" + outside.lastPathComponent,
+                            "ftp://example.com/a.m3u8", "http:///main.m3u8", "main.m3u8"] {
+                    let refused = try await daemon.call("POST", "assets", body: #"{"url": "\#(url)"}"#)
+                    let error = daemon.error(refused.json)
+                    #expect(refused.status == 400 && error["code"] as? String == "url-refused", "\(url): \(refused.json ?? "")")
+                    #expect((error["message"] as? String)?.contains(url) == true, "the error names the URL: \(error)")
+                    #expect(!String(decoding: refused.response.body, as: UTF8.self).contains(secret))
+                }
+                #expect((try await daemon.call("GET", "assets").json as? [Any])?.isEmpty == true, "nothing was recorded")
+                let accepted = try await daemon.call("POST", "assets", body: #"{"url": "\#(inside.absoluteString)"}"#)
+                #expect(accepted.status == 201, "a stream under --allow-files: \(accepted.json ?? "")")
+            }
+        }
+    }
+
+    @Test("another page's Origin may not change anything (403); a bad body is 400, an unknown path 404, a wrong method 405; the token and Host still guard the API")
+    func refusals() async throws {
+        try await withDaemon { daemon in
+            let body = #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#
+            let foreign = try await daemon.call("POST", "assets", body: body, headers: ["Origin: https://evil.example"])
+            #expect(foreign.status == 403 && daemon.error(foreign.json)["code"] as? String == "foreign-origin", "\(foreign.json ?? "")")
+            let own = try await daemon.call("GET", "assets", headers: ["Origin: https://evil.example"])
+            #expect(own.status == 200, "reading is not refused by Origin: the token guards it")
+            #expect((try await daemon.call("GET", "assets").json as? [Any])?.isEmpty == true, "the foreign POST started nothing")
+            let sameOrigin = try await daemon.call("POST", "assets", body: body, headers: ["Origin: http://127.0.0.1:\(daemon.port)"])
+            #expect(sameOrigin.status == 201, "the daemon's own page may: \(sameOrigin.json ?? "")")
+
+            for (text, field) in [("not json", "it is not JSON"), (#"{"name": "x"}"#, "url is missing"), (#"{"url": 7}"#, "url has the wrong type")] {
+                let bad = try await daemon.call("POST", "assets", body: text)
+                let error = daemon.error(bad.json)
+                #expect(bad.status == 400 && error["code"] as? String == "bad-request" && (error["message"] as? String)?.contains(field) == true,
+                        "\(text): \(bad.json ?? "")")
+                #expect(error["hint"] is String)
+            }
+            let resolution = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/main.m3u8", "maxResolution": "big"}"#)
+            #expect(resolution.status == 400 && (daemon.error(resolution.json)["message"] as? String)?.contains("maxResolution") == true)
+
+            let unknownPath = try await daemon.call("GET", "nothing-here")
+            #expect(unknownPath.status == 404 && daemon.error(unknownPath.json)["code"] as? String == "not-found")
+            let unknownAction = try await daemon.call("POST", "assets/x/explode")
+            #expect(unknownAction.status == 404)
+            let wrongMethod = try await daemon.call("PUT", "assets")
+            #expect(wrongMethod.status == 405 && daemon.error(wrongMethod.json)["code"] as? String == "method-not-allowed")
+
+            let noToken = try await rawHTTP(port: daemon.port, "GET /api/assets HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\nConnection: close\r\n\r\n")
+            #expect(noToken.status == 403)
+            let badHost = try await rawHTTP(port: daemon.port, "GET \(daemon.path)/api/assets HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+            #expect(badHost.status == 403)
+        }
+    }
+}
