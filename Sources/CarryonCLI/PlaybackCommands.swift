@@ -80,7 +80,8 @@ struct Serve: AsyncParsableCommand {
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
             `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
-            /suspend and /resume. Downloads run in this process; Ctrl-C or SIGTERM suspends them \
+            /suspend and /resume, GET and PUT /api/storage, POST /api/purge (?dryRun=true \
+            to see what would go). Downloads run in this process; Ctrl-C or SIGTERM suspends them \
             (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
             only under a folder named by --allow-files; a request that changes anything is \
             refused when it comes from another web page (its Origin header).

@@ -147,12 +147,6 @@ struct Storage: AsyncParsableCommand {
         }
     }
 
-    struct Report: Encodable {
-        var settings: LibraryStorageSettings
-        var libraryBytes: Int
-        var freeBytes: Int
-    }
-
     func run() async throws {
         let storage = StorageManager(library: try library.open())
         do {
@@ -161,9 +155,7 @@ struct Storage: AsyncParsableCommand {
             if let keepFree, let value = parseSize(keepFree) { settings.minimumFreeBytes = value }
             if let purgeOnDownload { settings.purgeOnDownload = purgeOnDownload }
             if quota != nil || keepFree != nil || purgeOnDownload != nil { try await storage.setSettings(settings) }
-            let plan = try await storage.plan()
-            let report = Report(settings: settings, libraryBytes: plan.libraryBytesAfter + plan.bytesFreed,
-                                freeBytes: plan.freeBytesAfter - plan.bytesFreed)
+            let report = try await storage.report()
             if json { try printJSON(report); return }
             print("Library     \(formatBytes(report.libraryBytes))\(settings.quotaBytes.map { " of a \(formatBytes($0)) quota" } ?? " (no quota)")")
             let reserve = settings.minimumFreeBytes.map { ", keeping \(formatBytes($0)) free" }

@@ -171,4 +171,40 @@ struct DaemonAPITests {
             #expect(badHost.status == 403)
         }
     }
+
+    @Test("storage: GET reports the settings and use, PUT changes them (null removes a limit); purge with dryRun lists, without it removes; bad values are 400")
+    func storageAndPurge() async throws {
+        try await withDaemon { daemon in
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#)
+            let id = try #require((started.json as? [String: Any])?["id"] as? String)
+            let task = try await daemon.session.task(id: id)
+            #expect(await task.waitUntilFinished() == .completed)
+
+            let report = try #require(try await daemon.call("GET", "storage").json as? [String: Any])
+            #expect((report["libraryBytes"] as? Int ?? 0) > 0 && (report["freeBytes"] as? Int ?? 0) > 0, "\(report)")
+            let limited = try await daemon.call("PUT", "storage", body: #"{"quotaBytes": 1000, "purgeOnDownload": true}"#)
+            let settings = (limited.json as? [String: Any])?["settings"] as? [String: Any]
+            #expect(limited.status == 200 && settings?["quotaBytes"] as? Int == 1000 && settings?["purgeOnDownload"] as? Bool == true,
+                    "\(limited.json ?? "")")
+
+            let dry = try await daemon.call("POST", "purge?dryRun=true")
+            let removals = ((dry.json as? [String: Any])?["removals"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+            #expect(dry.status == 200 && removals == [id], "\(dry.json ?? "")")
+            #expect(try await daemon.call("GET", "assets/\(id)").status == 200, "a dry run removes nothing")
+            let purged = try await daemon.call("POST", "purge")
+            let afterPurge = try await daemon.call("GET", "assets/\(id)")
+            #expect(purged.status == 200 && afterPurge.status == 404, "\(purged.json ?? "")")
+
+            let unlimited = try await daemon.call("PUT", "storage", body: #"{"quotaBytes": null}"#)
+            let after = (unlimited.json as? [String: Any])?["settings"] as? [String: Any]
+            #expect(after?["quotaBytes"] == nil && after?["purgeOnDownload"] as? Bool == true, "null removes the quota, the rest stays: \(unlimited.json ?? "")")
+            for body in [#"{"minimumFreeBytes": -1}"#, #"{"quotaBytes": "big"}"#, "[]"] {
+                let bad = try await daemon.call("PUT", "storage", body: body)
+                #expect(bad.status == 400 && daemon.error(bad.json)["code"] as? String == "bad-request", "\(body): \(bad.json ?? "")")
+            }
+            #expect(try await daemon.call("POST", "purge?dryRun=maybe").status == 400)
+            #expect(try await daemon.call("GET", "purge").status == 405)
+            #expect(try await daemon.call("DELETE", "storage").status == 405)
+        }
+    }
 }

@@ -39,6 +39,17 @@ public struct LibraryStorageSettings: Sendable, Hashable, Codable {
     }
 }
 
+/// A library's storage settings, what its bundles take and what the disk has free
+/// (``StorageManager/report()``).
+public struct StorageReport: Sendable, Hashable, Codable {
+    /// The quota, the free-space reserve and what a download that needs room does.
+    public var settings: LibraryStorageSettings
+    /// Bytes the library's bundles take on disk.
+    public var libraryBytes: Int
+    /// Bytes free on the library's file system.
+    public var freeBytes: Int
+}
+
 /// Keeps a library's storage in order, as AVAssetDownloadStorageManager does: each asset's
 /// ``StoragePolicy``, the library's ``LibraryStorageSettings``, and purges that remove expired
 /// assets first, then `default` before `important`, least recently played first, until the
@@ -102,6 +113,14 @@ public struct StorageManager: Sendable {
     /// Replaces the library's storage settings.
     public func setSettings(_ settings: LibraryStorageSettings) async throws(CarryonError) {
         try await library.index.setStorageSettings(settings)
+    }
+
+    /// The settings with what the library takes and what the disk has free now: what
+    /// `carryon storage` shows.
+    public func report() async throws(CarryonError) -> StorageReport {
+        let plan = try await plan()
+        return StorageReport(settings: try await settings(), libraryBytes: plan.libraryBytesAfter + plan.bytesFreed,
+                             freeBytes: plan.freeBytesAfter - plan.bytesFreed)
     }
 
     /// Records that a player asked for asset `id` now: the time a purge orders assets by

@@ -14,6 +14,8 @@ import NIOCore
 /// | `GET /api/assets/{id}` | one asset |
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
+/// | `GET /api/storage`, `PUT /api/storage` | the storage settings and use (`StorageReport`); `PUT` changes `{quotaBytes, minimumFreeBytes, purgeOnDownload}` (`null` removes a limit) |
+/// | `POST /api/purge` | removes what the storage rules ask, as `carryon purge` does: the plan carried out (`PurgePlan`); `?dryRun=true` only says what it would remove |
 ///
 /// Errors are ``APIError``s. The playback server's token and `Host` check guard every request;
 /// a request that changes anything (`POST`, `PUT`, `DELETE`) is refused when it carries an
@@ -62,11 +64,32 @@ public struct DaemonAPI: Sendable {
         let method = request.method
         let parts = path.map(String.init)
         let shown = "/api/" + parts.joined(separator: "/")
-        guard parts.first == "assets", parts.count <= 3 else {
-            throw APIError(404, "not-found", "\(shown) is not part of the API")
-        }
         func notAllowed(_ allowed: String) -> APIError {
             APIError(405, "method-not-allowed", "\(method.rawValue) is not allowed on \(shown); \(allowed) is")
+        }
+        if parts == ["storage"] {
+            let storage = StorageManager(library: session.library)
+            if method == .get { return try APIJSON.response(try await storage.report()) }
+            if method == .put {
+                let change = try await Self.decode(StorageChange.self, from: request, example: #"{"quotaBytes": 21474836480, "minimumFreeBytes": null}"#)
+                try await storage.setSettings(try change.applied(to: try await storage.settings()))
+                return try APIJSON.response(try await storage.report())
+            }
+            throw notAllowed("GET or PUT")
+        }
+        if parts == ["purge"] {
+            guard method == .post else { throw notAllowed("POST") }
+            let dryRun: Bool
+            switch request.uri.queryParameters.get("dryRun") {
+            case nil, "false", "0": dryRun = false
+            case "true", "1", "": dryRun = true
+            case let value?: throw APIError(400, "bad-request", "dryRun=\(value) is not true or false")
+            }
+            let storage = StorageManager(library: session.library)
+            return try APIJSON.response(dryRun ? try await storage.plan() : try await storage.purge(with: session))
+        }
+        guard parts.first == "assets", parts.count <= 3 else {
+            throw APIError(404, "not-found", "\(shown) is not part of the API")
         }
         switch parts.count {
         case 1:
@@ -126,20 +149,58 @@ public struct DaemonAPI: Sendable {
         }
     }
 
-    private func startDownload(_ request: Request) async throws -> Response {
+    /// What `PUT /api/storage` takes: the settings to change; `null` removes a quota or a
+    /// reserve (the default reserve then applies), an absent key leaves it as it is.
+    struct StorageChange: Decodable {
+        var quotaBytes: Int??
+        var minimumFreeBytes: Int??
+        var purgeOnDownload: Bool?
+
+        private enum CodingKeys: String, CodingKey { case quotaBytes, minimumFreeBytes, purgeOnDownload }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func size(_ key: CodingKeys) throws -> Int?? {
+                guard container.contains(key) else { return .none }
+                return .some(try container.decodeNil(forKey: key) ? nil : container.decode(Int.self, forKey: key))
+            }
+            quotaBytes = try size(.quotaBytes)
+            minimumFreeBytes = try size(.minimumFreeBytes)
+            purgeOnDownload = try container.decodeIfPresent(Bool.self, forKey: .purgeOnDownload)
+        }
+
+        func applied(to settings: LibraryStorageSettings) throws(APIError) -> LibraryStorageSettings {
+            var settings = settings
+            for (name, value) in [("quotaBytes", quotaBytes), ("minimumFreeBytes", minimumFreeBytes)] {
+                if case .some(.some(let bytes)) = value, bytes < 0 {
+                    throw APIError(400, "bad-request", "\(name) \(bytes) is negative")
+                }
+            }
+            if let quotaBytes { settings.quotaBytes = quotaBytes }
+            if let minimumFreeBytes { settings.minimumFreeBytes = minimumFreeBytes }
+            if let purgeOnDownload { settings.purgeOnDownload = purgeOnDownload }
+            return settings
+        }
+    }
+
+    /// The request's JSON body as `type`; `example` is shown in the hint when it is not.
+    private static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String) async throws -> T {
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: Self.maximumBody)
+            body = try await request.body.collect(upTo: maximumBody)
         } catch {
-            throw APIError(413, "too-large", "a request body is at most \(Self.maximumBody) bytes")
+            throw APIError(413, "too-large", "a request body is at most \(maximumBody) bytes")
         }
-        let new: NewDownload
         do {
-            new = try JSONDecoder().decode(NewDownload.self, from: Data(body.readableBytesView))
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
         } catch {
-            throw APIError(400, "bad-request", "the body is not a download request: \(Self.describe(error))",
-                           hint: #"Send JSON such as {"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}."#)
+            throw APIError(400, "bad-request", "the body is not what \(request.method.rawValue) \(request.uri.path.split(separator: "/").suffix(2).joined(separator: "/")) takes: \(describe(error))",
+                           hint: "Send JSON such as \(example).")
         }
+    }
+
+    private func startDownload(_ request: Request) async throws -> Response {
+        let new = try await Self.decode(NewDownload.self, from: request, example: #"{"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}"#)
         let url = try streams.check(new.url)
         var options = DownloadOptions(audio: new.audio?.value ?? .automatic, subtitles: new.subtitles?.value ?? .automatic)
         options.minimumBitrate = new.minBitrate
