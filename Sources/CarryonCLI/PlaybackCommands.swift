@@ -81,7 +81,8 @@ struct Serve: AsyncParsableCommand {
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
             `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
             /suspend and /resume, GET and PUT /api/storage, POST /api/purge (?dryRun=true \
-            to see what would go). Downloads run in this process; Ctrl-C or SIGTERM suspends them \
+            to see what would go), GET /api/events (Server-Sent Events: every task's events as \
+            `download --json` prints them). Downloads run in this process; Ctrl-C or SIGTERM suspends them \
             (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
             only under a folder named by --allow-files; a request that changes anything is \
             refused when it comes from another web page (its Origin header).

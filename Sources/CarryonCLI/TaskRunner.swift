@@ -16,28 +16,7 @@ struct TaskRunner {
     var printID = true
 
     /// One line of `--json` output.
-    struct EventLine: Encodable {
-        var event: String
-        var id: String
-        var state: String?
-        var bytesDone: Int?
-        var bytesExpected: Int?
-        var fraction: Double?
-        var bytesPerSecond: Double?
-        var secondsRemaining: Double?
-        var rendition: String?
-        var start: Double?
-        var end: Double?
-        var selection: MediaSelection?
-        /// The bundle folder (`location` and `finished`) or, for `willDownload`, where it goes.
-        var location: String?
-        /// The local multivariant playlist (`done`).
-        var playlist: String?
-        var error: String?
-        /// The deviations the stream's playlists were read past (`warnings`), each naming the
-        /// playlist and line.
-        var warnings: [String]?
-    }
+    typealias EventLine = DownloadEventRecord
 
     func run(_ tasks: [DownloadTask]) async throws {
         let interrupted = InterruptFlag()
@@ -77,9 +56,14 @@ struct TaskRunner {
                 printError("\(task.id): suspended: \(stopped.message)", hint: hint(for: stopped, id: task.id))
             }
             if json {
-                try printJSONLine(EventLine(event: "done", id: task.id, state: state.rawValue, bytesDone: snapshot?.progress.bytesDone,
-                                            bytesExpected: snapshot?.progress.bytesExpected, location: snapshot?.bundlePath,
-                                            playlist: snapshot?.playlist, error: snapshot?.error))
+                var done = EventLine(event: "done", id: task.id)
+                done.state = state.rawValue
+                done.bytesDone = snapshot?.progress.bytesDone
+                done.bytesExpected = snapshot?.progress.bytesExpected
+                done.location = snapshot?.bundlePath
+                done.playlist = snapshot?.playlist
+                done.error = snapshot?.error
+                try printJSONLine(done)
             } else if printID {
                 print(task.id)
             }
@@ -210,42 +194,6 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private func line(for event: DownloadEvent) -> TaskRunner.EventLine {
-        var line = TaskRunner.EventLine(event: "", id: event.taskID)
-        switch event {
-        case .stateChanged(_, let state):
-            line.event = "state"
-            line.state = state.rawValue
-        case .mediaSelectionResolved(_, let selection):
-            line.event = "selection"
-            line.selection = selection
-        case .willDownload(_, let location):
-            line.event = "location"
-            line.location = location.path
-        case .progress(_, let progress):
-            line.event = "progress"
-            line.bytesDone = progress.bytesDone
-            line.bytesExpected = progress.bytesExpected
-            line.fraction = progress.fraction
-            line.bytesPerSecond = progress.bytesPerSecond
-            line.secondsRemaining = progress.secondsRemaining
-        case .timeRangeLoaded(_, let key, let range, _, _):
-            line.event = "time-range"
-            line.rendition = key
-            line.start = range.start
-            line.end = range.end
-        case .renditionCompleted(_, let key):
-            line.event = "rendition-completed"
-            line.rendition = key
-        case .finished(_, let location):
-            line.event = "finished"
-            line.location = location.path
-        case .failed(_, let error):
-            line.event = "failed"
-            line.error = error.message
-        case .playlistWarnings(_, let warnings):
-            line.event = "warnings"
-            line.warnings = warnings
-        }
-        return line
+        TaskRunner.EventLine(event)
     }
 }

@@ -47,10 +47,39 @@ public func httpGet(_ url: String) async throws -> [UInt8] {
     return response.body
 }
 
-private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResponse {
+/// Sends `request` to 127.0.0.1:`port` and reads what comes back — head and body as text, as
+/// it arrives — until `done` says it is enough, then closes the connection: for a response that
+/// does not end, such as an event stream. Throws when `seconds` pass first, with what came.
+public func rawHTTPStream(port: Int, _ request: String, seconds: Double = 30,
+                          until done: @escaping @Sendable (String) -> Bool) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result {
+                let socket = try connectedSocket(port: port, sending: request)
+                defer { close(socket) }
+                var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let deadline = Date().addingTimeInterval(seconds)
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while Date() < deadline {
+                    let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if count == 0 { break }
+                    if count > 0 {
+                        received += buffer[0..<count]
+                        if done(String(decoding: received, as: UTF8.self)) { return String(decoding: received, as: UTF8.self) }
+                    }
+                }
+                throw TestSupportError("the stream ended or \(seconds) s passed before it was enough: \(String(decoding: received, as: UTF8.self).suffix(3000))")
+            })
+        }
+    }
+}
+
+/// A socket connected to 127.0.0.1:`port` that has sent `request`.
+private func connectedSocket(port: Int, sending request: String) throws -> Int32 {
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TestSupportError("socket() failed") }
-    defer { close(socket) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -58,14 +87,26 @@ private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResp
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard connected == 0 else { throw TestSupportError("cannot connect to 127.0.0.1:\(port)") }
+    guard connected == 0 else {
+        close(socket)
+        throw TestSupportError("cannot connect to 127.0.0.1:\(port)")
+    }
     let bytes = Array(request.utf8)
     var sent = 0
     while sent < bytes.count {
         let count = bytes[sent...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { throw TestSupportError("send() failed") }
+        guard count > 0 else {
+            close(socket)
+            throw TestSupportError("send() failed")
+        }
         sent += count
     }
+    return socket
+}
+
+private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResponse {
+    let socket = try connectedSocket(port: port, sending: request)
+    defer { close(socket) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {

@@ -207,4 +207,55 @@ struct DaemonAPITests {
             #expect(try await daemon.call("DELETE", "storage").status == 405)
         }
     }
+
+    @Test("GET /api/events streams every task's events as Server-Sent Events, numbered, with the JSON download --json prints; Last-Event-ID replays what a client missed",
+          .timeLimit(.minutes(2)))
+    func events() async throws {
+        try await withDaemon { daemon in
+            let request = "GET \(daemon.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\n"
+            // Subscribed first (the stream's opening comment arrives), then the download starts.
+            let listening = Task {
+                try await rawHTTPStream(port: daemon.port, request + "\r\n") { $0.contains("event: finished") }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#)
+            let id = try #require((started.json as? [String: Any])?["id"] as? String)
+            let text = try await listening.value
+            #expect(text.hasPrefix("HTTP/1.1 200") && text.lowercased().contains("content-type: text/event-stream"), "\(text.prefix(300))")
+            let events = Self.events(in: text)
+            try #require(events.count > 3, "\(text.prefix(2000))")
+            #expect(events.map(\.id) == Array(1...events.count), "numbered from 1 in order")
+            let kinds = events.map(\.kind)
+            for kind in ["state", "selection", "progress", "rendition-completed", "finished"] {
+                #expect(kinds.contains(kind), "\(kind) in \(kinds)")
+            }
+            #expect(events.allSatisfy { $0.data["id"] as? String == id && $0.data["event"] as? String == $0.kind })
+            let progress = try #require(events.last { $0.kind == "progress" })
+            #expect(progress.data["bytesDone"] is Int && progress.data["fraction"] is Double, "\(progress.data)")
+
+            // A client that saw up to the third event gets the rest at once.
+            let replay = try await rawHTTPStream(port: daemon.port, request + "Last-Event-ID: 3\r\n\r\n") { $0.contains("event: finished") }
+            let replayed = Self.events(in: replay).map(\.id)
+            #expect(replayed.first == 4 && replayed == Array(4...(replayed.last ?? 4)) && replayed.count >= events.count - 3, "\(replayed)")
+            let bad = try await daemon.call("GET", "events", headers: ["Last-Event-ID: yesterday"])
+            #expect(bad.status == 400)
+        }
+    }
+
+    /// The events of a Server-Sent Events response (its chunked framing read past): id, kind
+    /// and parsed data.
+    static func events(in text: String) -> [(id: Int, kind: String, data: [String: Any])] {
+        text.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\n\n").compactMap { block in
+            var id: Int?, kind: String?, data: [String: Any]?
+            for line in block.split(separator: "\n") {
+                if line.hasPrefix("id: ") { id = Int(line.dropFirst(4)) }
+                if line.hasPrefix("event: ") { kind = String(line.dropFirst(7)) }
+                if line.hasPrefix("data: ") {
+                    data = try? JSONSerialization.jsonObject(with: Data(line.dropFirst(6).utf8)) as? [String: Any]
+                }
+            }
+            guard let id, let kind, let data else { return nil }
+            return (id, kind, data)
+        }
+    }
 }

@@ -15,6 +15,7 @@ import NIOCore
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
 /// | `GET /api/storage`, `PUT /api/storage` | the storage settings and use (`StorageReport`); `PUT` changes `{quotaBytes, minimumFreeBytes, purgeOnDownload}` (`null` removes a limit) |
+/// | `GET /api/events` | Server-Sent Events: every task's `DownloadEventRecord`s, numbered; `Last-Event-ID` replays what a reconnecting client missed |
 /// | `POST /api/purge` | removes what the storage rules ask, as `carryon purge` does: the plan carried out (`PurgePlan`); `?dryRun=true` only says what it would remove |
 ///
 /// Errors are ``APIError``s. The playback server's token and `Host` check guard every request;
@@ -32,6 +33,8 @@ public struct DaemonAPI: Sendable {
     public let session: DownloadSession
     /// Which stream URLs are taken.
     public let streams: StreamURLRule
+    /// The session's events, numbered, for `GET /api/events`.
+    let events: EventFeed
 
     /// The largest request body read.
     static let maximumBody = 64 << 10
@@ -40,6 +43,7 @@ public struct DaemonAPI: Sendable {
     public init(session: DownloadSession, streams: StreamURLRule = StreamURLRule()) {
         self.session = session
         self.streams = streams
+        events = EventFeed(session: session)
     }
 
     /// Answers `request`, whose path below the token is `api/` and then `path`.
@@ -76,6 +80,10 @@ public struct DaemonAPI: Sendable {
                 return try APIJSON.response(try await storage.report())
             }
             throw notAllowed("GET or PUT")
+        }
+        if parts == ["events"] {
+            guard method == .get else { throw notAllowed("GET") }
+            return try eventStream(lastID: request.headers.first { $0.name.canonicalName == "last-event-id" }?.value)
         }
         if parts == ["purge"] {
             guard method == .post else { throw notAllowed("POST") }
@@ -121,6 +129,31 @@ public struct DaemonAPI: Sendable {
             }
             return try APIJSON.response(try await task.snapshot())
         }
+    }
+
+    /// `GET /api/events`: Server-Sent Events, each `id: N`, `event: KIND` and `data:` the
+    /// `DownloadEventRecord` (module `Carryon`) as JSON — what `carryon download --json` prints, for every task.
+    /// With `Last-Event-ID` (a client reconnecting), the events after it that are still kept
+    /// come first.
+    private func eventStream(lastID header: String?) throws(APIError) -> Response {
+        var lastID: Int?
+        if let header {
+            guard let value = Int(header.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                throw APIError(400, "bad-request", "Last-Event-ID \"\(header)\" is not an event id")
+            }
+            lastID = value
+        }
+        let stream = events.subscribe(after: lastID)
+        let body = ResponseBody { writer in
+            // A comment first, so that a client sees the stream open before any event.
+            try await writer.write(ByteBuffer(string: ": carryon events\n\n"))
+            for await (id, record) in stream {
+                let data = String(decoding: try APIJSON.encoder.encode(record), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "id: \(id)\nevent: \(record.event)\ndata: \(data)\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 
     /// What `POST /api/assets` takes: the command line's download options.
