@@ -26,57 +26,35 @@ struct Catalog: AsyncParsableCommand {
 
     @OptionGroup var library: LibraryOptions
 
-    /// One stream of `catalog --json`; `summary` is the human column only.
-    struct Row: Encodable {
-        var name: String
-        var url: String
-        /// `not-downloaded`, or the asset's ``DownloadState`` (`waiting`, `running`, …).
-        var state: String
-        var id: String?
-        var fraction: Double?
-        var bytesOnDisk: Int?
-        var playableOffline: Bool
-        var summary = "not downloaded"
-
-        enum CodingKeys: String, CodingKey {
-            case name, url, state, id, fraction, bytesOnDisk, playableOffline
-        }
-    }
-
     func run() async throws {
         let catalog: StreamCatalog
         do { catalog = try StreamCatalog(contentsOf: URL(fileURLWithPath: file)) } catch { throw fail(error) }
         try await library.withSession { session in
-            var latest: [String: AssetSnapshot] = [:]
+            var assets: [AssetSnapshot] = []
             do {
-                for task in try await session.tasks() {
-                    let snapshot = try await task.snapshot()
-                    latest[snapshot.url] = snapshot   // tasks() is oldest first: the latest wins
-                }
+                for task in try await session.tasks() { assets.append(try await task.snapshot()) }
             } catch {
                 throw fail(error)
             }
-            let rows = catalog.entries.map { entry -> Row in
-                guard let asset = latest[entry.playlistURL] else {
-                    return Row(name: entry.name, url: entry.playlistURL, state: "not-downloaded", playableOffline: false)
-                }
-                let percent = "\(Int(asset.progress.fraction * 100))%"
-                let summary = switch asset.state {
-                case .completed: "downloaded \(formatBytes(asset.bytesOnDisk))"
-                case .running, .waiting: "downloading \(percent)"
-                case .suspended: "suspended at \(percent)"
-                case .failed: "failed at \(percent)"
-                case .cancelled: "not downloaded"
-                }
-                return Row(name: entry.name, url: entry.playlistURL, state: asset.state.rawValue, id: asset.id, fraction: asset.progress.fraction,
-                           bytesOnDisk: asset.bytesOnDisk, playableOffline: asset.cache.isPlayableOffline, summary: summary)
-            }
+            let rows = catalog.offlineStates(given: assets)
             if json { try printJSON(rows); return }
             var table = TextTable(["NAME", "STATE", "OFFLINE", "ID", "URL"])
             for row in rows {
-                table.add([row.name, row.summary, row.playableOffline ? "playable" : "-", row.id ?? "-", row.url])
+                table.add([row.name, Self.summary(of: row), row.playableOffline ? "playable" : "-", row.id ?? "-", row.url])
             }
             print(rows.isEmpty ? "The catalog is empty." : table.render(indent: 0))
+        }
+    }
+
+    /// The STATE column: what the sample app would say.
+    static func summary(of row: StreamCatalog.OfflineState) -> String {
+        let percent = "\(Int((row.fraction ?? 0) * 100))%"
+        return switch row.state {
+        case "completed": "downloaded \(formatBytes(row.bytesOnDisk ?? 0))"
+        case "running", "waiting": "downloading \(percent)"
+        case "suspended": "suspended at \(percent)"
+        case "failed": "failed at \(percent)"
+        default: "not downloaded"
         }
     }
 }

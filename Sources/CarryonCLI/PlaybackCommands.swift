@@ -80,7 +80,8 @@ struct Serve: AsyncParsableCommand {
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
             `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
-            /suspend and /resume, GET and PUT /api/storage, POST /api/purge (?dryRun=true \
+            /suspend and /resume, GET /api/catalog (the --catalog file's streams with their \
+            offline state; POST /api/assets takes {"catalog": NAME} too), GET and PUT /api/storage, POST /api/purge (?dryRun=true \
             to see what would go), GET /api/events (Server-Sent Events: every task's events as \
             `download --json` prints them). Downloads run in this process; Ctrl-C or SIGTERM suspends them \
             (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
@@ -94,6 +95,7 @@ struct Serve: AsyncParsableCommand {
             Examples:
               carryon serve
               carryon serve --port 8080 --json
+              carryon serve --catalog Streams.plist --allow-files /srv/media
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )
@@ -102,6 +104,9 @@ struct Serve: AsyncParsableCommand {
         "A folder whose files the API may download as streams (repeatable); without it the API takes http(s) URLs only.",
         valueName: "dir"))
     var allowFiles: [String] = []
+
+    @Option(help: ArgumentHelp("A catalog of streams (Streams.plist or JSON) the API offers by name, with their offline state.", valueName: "file"))
+    var catalog: String?
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var library: LibraryOptions
@@ -118,9 +123,13 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let json = server.json
         let allowFiles = self.allowFiles
-        try await library.withSession { session in
+        var streams: StreamCatalog?
+        if let catalog {
+            do { streams = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog)) } catch { throw fail(error) }
+        }
+        try await library.withSession { [streams] session in
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session))
-            playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles))
+            playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
             do {
                 try await playback.run { handle in
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }

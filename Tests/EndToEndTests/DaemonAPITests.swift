@@ -34,13 +34,16 @@ struct DaemonAPITests {
         }
     }
 
-    func withDaemon(allowFiles: [String] = [], _ body: @Sendable (Daemon) async throws -> Void) async throws {
+    /// `catalog` gives the catalog's JSON for the origin's base URL.
+    func withDaemon(allowFiles: [String] = [], catalog: (@Sendable (String) -> String)? = nil,
+                    _ body: @Sendable (Daemon) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library)
             try await Origin(root: sampleMedia.path).withRunning { origin in
                 var server = try PlaybackServer(source: PlaybackSource(library: library, session: session))
-                server.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles))
+                let streams = try catalog.map { try StreamCatalog(data: Data($0(origin.baseURL).utf8)) }
+                server.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
                 try await server.withRunning { handle in
                     let base = try #require(URL(string: handle.baseURL))
                     try await body(Daemon(port: handle.port, path: base.path, origin: origin.baseURL, session: session))
@@ -256,6 +259,40 @@ struct DaemonAPITests {
             }
             guard let id, let kind, let data else { return nil }
             return (id, kind, data)
+        }
+    }
+
+    @Test("GET /api/catalog gives each catalog stream's offline state; POST /api/assets takes a catalog stream by name",
+          .timeLimit(.minutes(2)))
+    func catalog() async throws {
+        let catalog: @Sendable (String) -> String = { base in
+            #"[{"name": "Sample", "playlist_url": "\#(base)/fmp4/main.m3u8"}, {"name": "Other", "playlist_url": "\#(base)/ts/main.m3u8"}]"#
+        }
+        try await withDaemon(catalog: catalog) { daemon in
+            let before = try #require(try await daemon.call("GET", "catalog").json as? [[String: Any]])
+            #expect(before.map { $0["name"] as? String } == ["Sample", "Other"])
+            #expect(before.allSatisfy { $0["state"] as? String == "not-downloaded" && $0["playableOffline"] as? Bool == false })
+
+            let started = try await daemon.call("POST", "assets", body: #"{"catalog": "Sample"}"#)
+            let asset = try #require(started.json as? [String: Any])
+            #expect(started.status == 201 && asset["name"] as? String == "Sample" && asset["url"] as? String == "\(daemon.origin)/fmp4/main.m3u8")
+            let id = try #require(asset["id"] as? String)
+            #expect(try await daemon.session.task(id: id).waitUntilFinished() == .completed)
+            let after = try #require(try await daemon.call("GET", "catalog").json as? [[String: Any]])
+            #expect(after[0]["state"] as? String == "completed" && after[0]["id"] as? String == id && after[0]["playableOffline"] as? Bool == true,
+                    "\(after[0])")
+            #expect(after[1]["state"] as? String == "not-downloaded")
+
+            let unknown = try await daemon.call("POST", "assets", body: #"{"catalog": "Nope"}"#)
+            #expect(unknown.status == 404 && daemon.error(unknown.json)["code"] as? String == "unknown-stream")
+            for body in ["{}", #"{"catalog": "Sample", "url": "\#(daemon.origin)/ts/main.m3u8"}"#] {
+                let both = try await daemon.call("POST", "assets", body: body)
+                #expect(both.status == 400, "\(body): \(both.json ?? "")")
+            }
+        }
+        try await withDaemon { daemon in
+            let none = try await daemon.call("GET", "catalog")
+            #expect(none.status == 200 && (none.json as? [Any])?.isEmpty == true, "no catalog, no streams")
         }
     }
 }

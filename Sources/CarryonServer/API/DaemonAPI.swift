@@ -10,7 +10,8 @@ import NIOCore
 /// | request | answer |
 /// | --- | --- |
 /// | `GET /api/assets` | every asset, oldest first (`AssetSnapshot`s of the `Carryon` module) |
-/// | `POST /api/assets` | starts a download of `{url, name, audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}`: 201 and the asset |
+/// | `POST /api/assets` | starts a download of `{url, name, audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}` (or of `{catalog: NAME, …}`, a catalog stream with its headers): 201 and the asset |
+/// | `GET /api/catalog` | the catalog's streams with their offline state (`StreamCatalog.OfflineState`s; none without a catalog) |
 /// | `GET /api/assets/{id}` | one asset |
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
@@ -33,16 +34,20 @@ public struct DaemonAPI: Sendable {
     public let session: DownloadSession
     /// Which stream URLs are taken.
     public let streams: StreamURLRule
+    /// The streams offered by name (`carryon serve --catalog FILE`), if any.
+    public let catalog: StreamCatalog?
     /// The session's events, numbered, for `GET /api/events`.
     let events: EventFeed
 
     /// The largest request body read.
     static let maximumBody = 64 << 10
 
-    /// An API over `session`'s library, taking the stream URLs `streams` allows.
-    public init(session: DownloadSession, streams: StreamURLRule = StreamURLRule()) {
+    /// An API over `session`'s library, taking the stream URLs `streams` allows and offering
+    /// `catalog`'s streams by name.
+    public init(session: DownloadSession, streams: StreamURLRule = StreamURLRule(), catalog: StreamCatalog? = nil) {
         self.session = session
         self.streams = streams
+        self.catalog = catalog
         events = EventFeed(session: session)
     }
 
@@ -80,6 +85,12 @@ public struct DaemonAPI: Sendable {
                 return try APIJSON.response(try await storage.report())
             }
             throw notAllowed("GET or PUT")
+        }
+        if parts == ["catalog"] {
+            guard method == .get else { throw notAllowed("GET") }
+            var assets: [AssetSnapshot] = []
+            for task in try await session.tasks() { assets.append(try await task.snapshot()) }
+            return try APIJSON.response(catalog?.offlineStates(given: assets) ?? [])
         }
         if parts == ["events"] {
             guard method == .get else { throw notAllowed("GET") }
@@ -158,7 +169,9 @@ public struct DaemonAPI: Sendable {
 
     /// What `POST /api/assets` takes: the command line's download options.
     struct NewDownload: Decodable {
-        var url: String
+        /// The stream's URL; or, instead, the name of a stream of the catalog.
+        var url: String?
+        var catalog: String?
         var name: String?
         /// `all`, `none`, `auto`, or languages (`"en,de"`, or an array).
         var audio: Choice?
@@ -234,13 +247,32 @@ public struct DaemonAPI: Sendable {
 
     private func startDownload(_ request: Request) async throws -> Response {
         let new = try await Self.decode(NewDownload.self, from: request, example: #"{"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}"#)
-        let url = try streams.check(new.url)
+        let given: String
+        var headers: [HTTPHeader] = []
+        var name = new.name
+        switch (new.url, new.catalog) {
+        case (let url?, nil):
+            given = url
+        case (nil, let entryName?):
+            guard let entry = catalog?.entry(named: entryName) else {
+                throw APIError(404, "unknown-stream", "the catalog has no stream named \"\(entryName)\"", hint: "GET /api/catalog lists its streams.")
+            }
+            given = entry.playlistURL
+            headers = entry.headers
+            name = name ?? entry.name
+        case (nil, nil):
+            throw APIError(400, "bad-request", "url is missing: give the stream's url, or the name of a catalog stream (catalog)",
+                           hint: #"Send JSON such as {"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}."#)
+        case (_?, _?):
+            throw APIError(400, "bad-request", "give the stream's url or a catalog stream's name, not both")
+        }
+        let url = try streams.check(given)
         var options = DownloadOptions(audio: new.audio?.value ?? .automatic, subtitles: new.subtitles?.value ?? .automatic)
         options.minimumBitrate = new.minBitrate
         options.maximumBitrate = new.maxBitrate
         options.minimumResolution = try new.minResolution.map { try Self.resolution($0, field: "minResolution") }
         options.maximumResolution = try new.maxResolution.map { try Self.resolution($0, field: "maxResolution") }
-        let task = try await session.makeTask(url: url, name: new.name, options: options)
+        let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         try await task.resume()
         return try APIJSON.response(status: 201, try await task.snapshot(), headers: [.location: "assets/\(task.id)"])
     }
