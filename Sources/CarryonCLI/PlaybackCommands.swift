@@ -80,10 +80,11 @@ struct Serve: AsyncParsableCommand {
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
             `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
-            /suspend and /resume, GET /api/catalog (the --catalog file's streams with their \
+            /suspend and /resume, POST /api/assets/ID/selections (as `carryon add`), GET \
+            /api/assets/ID/logs, GET /api/catalog (the --catalog file's streams with their \
             offline state; POST /api/assets takes {"catalog": NAME} too), GET and PUT /api/storage, POST /api/purge (?dryRun=true \
             to see what would go), GET /api/events (Server-Sent Events: every task's events as \
-            `download --json` prints them). Downloads run in this process; Ctrl-C or SIGTERM suspends them \
+            `download --json` prints them); GET /api/openapi.json describes it all. Downloads run in this process; Ctrl-C or SIGTERM suspends them \
             (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
             only under a folder named by --allow-files; a request that changes anything is \
             refused when it comes from another web page (its Origin header).

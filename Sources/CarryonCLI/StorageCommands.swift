@@ -260,18 +260,11 @@ struct Logs: AsyncParsableCommand {
             if access || !error { files.append(logs.accessLogURL(for: id)) }
             if error || !access { files.append(logs.errorLogURL(for: id)) }
             if json {
-                var object: [String: [[String: String]]] = [:]
-                for file in files {
-                    let name = file == logs.accessLogURL(for: id) ? "access" : "error"
-                    guard let data = FileManager.default.contents(atPath: file.path) else { object[name] = []; continue }
-                    do {
-                        let log = try W3CLog(parsing: String(decoding: data, as: UTF8.self))
-                        object[name] = log.entries.map { $0.filter { $0.value != "-" } }
-                    } catch {
-                        throw fail("\(file.path): \(error)", hint: "The log was changed by hand or cut short; `carryon logs \(id)` prints it as it is.")
-                    }
+                do {
+                    try printJSON(try logs.entries(of: id, access: access || !error, error: error || !access))
+                } catch let failure as CarryonError {
+                    throw fail(failure.message, hint: "The log was changed by hand or cut short; `carryon logs \(id)` prints it as it is.")
                 }
-                try printJSON(object)
                 return
             }
             for file in files {

@@ -1,5 +1,5 @@
 import Carryon
-import CarryonServer
+@testable import CarryonServer
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -293,6 +293,70 @@ struct DaemonAPITests {
         try await withDaemon { daemon in
             let none = try await daemon.call("GET", "catalog")
             #expect(none.status == 200 && (none.json as? [Any])?.isEmpty == true, "no catalog, no streams")
+        }
+    }
+
+    @Test("POST …/selections adds a language to a downloaded asset and fetches only it; GET …/logs gives its access and error logs",
+          .timeLimit(.minutes(2)))
+    func selectionsAndLogs() async throws {
+        try await withDaemon { daemon in
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "audio": "de", "subtitles": "none"}"#)
+            let id = try #require((started.json as? [String: Any])?["id"] as? String)
+            let task = try await daemon.session.task(id: id)
+            #expect(await task.waitUntilFinished() == .completed)
+
+            let added = try await daemon.call("POST", "assets/\(id)/selections", body: #"{"audio": ["en"]}"#)
+            #expect(added.status == 202, "\(added.json ?? "")")
+            let keys = (added.json as? [String: Any])?["added"] as? [String]
+            #expect(keys?.count == 1 && keys?.first?.hasPrefix("audio") == true, "\(added.json ?? "")")
+            #expect(await task.waitUntilFinished() == .completed)
+            let shown = try #require(try await daemon.call("GET", "assets/\(id)").json as? [String: Any])
+            let languages = ((shown["selection"] as? [String: Any])?["renditions"] as? [[String: Any]])?.compactMap { $0["language"] as? String }
+            #expect(Set(languages ?? []) == ["de", "en"], "\(languages ?? [])")
+
+            let nothing = try await daemon.call("POST", "assets/\(id)/selections", body: "{}")
+            #expect(nothing.status == 400 && (daemon.error(nothing.json)["message"] as? String)?.contains("nothing to add") == true)
+            let again = try await daemon.call("POST", "assets/\(id)/selections", body: #"{"audio": ["en"]}"#)
+            #expect(again.status == 422 && daemon.error(again.json)["code"] as? String == "selection", "adds nothing: \(again.json ?? "")")
+
+            let logs = try await daemon.call("GET", "assets/\(id)/logs")
+            let object = try #require(logs.json as? [String: Any])
+            let access = try #require(object["access"] as? [[String: String]])
+            #expect(logs.status == 200 && !access.isEmpty && object["error"] is [Any], "\(object.keys)")
+            #expect(access.allSatisfy { $0["date"] != nil }, "entries keyed by the W3C fields: \(access.first ?? [:])")
+            #expect(try await daemon.call("GET", "assets/zzzzzzzzzz/logs").status == 404)
+            #expect(try await daemon.call("POST", "assets/\(id)/logs").status == 405)
+        }
+    }
+
+    @Test("GET /api/openapi.json is an OpenAPI 3.1 document of exactly the routes the API answers; every operation answers a status it documents, and any other method on its path is 405")
+    func openAPI() async throws {
+        try await withDaemon { daemon in
+            let served = try await daemon.call("GET", "openapi.json")
+            let document = try #require(served.json as? [String: Any])
+            #expect(served.status == 200 && document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var documented: Set<String> = []
+            for (path, operations) in paths {
+                #expect(path.hasPrefix("/api/"), "\(path)")
+                for method in operations.keys { documented.insert("\(method.uppercased()) \(path)") }
+            }
+            let implemented = Set(DaemonAPI.routes.map { "\($0.method) /api/\($0.pattern)" })
+            #expect(documented == implemented, "documented only: \(documented.subtracting(implemented)); answered only: \(implemented.subtracting(documented))")
+
+            for (path, operations) in paths.sorted(by: { $0.key < $1.key }) {
+                let concrete = String(path.dropFirst("/api/".count)).replacingOccurrences(of: "{id}", with: "zzzzzzzzzz")
+                for (method, operation) in operations where path != "/api/events" {
+                    let body = ["POST", "PUT"].contains(method.uppercased()) ? "{}" : nil
+                    let answer = try await daemon.call(method.uppercased(), concrete + (path == "/api/purge" ? "?dryRun=true" : ""), body: body)
+                    let statuses = ((operation as? [String: Any])?["responses"] as? [String: Any])?.keys.compactMap(Int.init) ?? []
+                    #expect(statuses.contains(answer.status), "\(method) \(path) answered \(answer.status), documented \(statuses.sorted())")
+                }
+                for method in ["GET", "POST", "PUT", "DELETE", "PATCH"] where operations[method.lowercased()] == nil {
+                    let answer = try await daemon.call(method, concrete, body: ["POST", "PUT", "PATCH"].contains(method) ? "{}" : nil)
+                    #expect(answer.status == 405, "\(method) \(path): \(answer.status)")
+                }
+            }
         }
     }
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Writes Sources/CarryonServer/API/OpenAPIDocument.swift: the daemon API's OpenAPI 3.1 document,
+embedded in the binary. Edit the API's description here, run `python3 Scripts/openapi.py`, and
+`DaemonAPITests` checks the document against the routes the API answers."""
+import os
+import json
+err = {"$ref": "#/components/responses/Error"}
+def op(summary, responses, body=None, params=None, op_id=None):
+    o = {"operationId": op_id, "summary": summary, "responses": {}}
+    for code, what in responses.items():
+        if what == "error":
+            o["responses"][str(code)] = err
+        else:
+            o["responses"][str(code)] = what
+    if body: o["requestBody"] = {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{body}"}}}}
+    if params: o["parameters"] = params
+    return o
+def js(ref, array=False):
+    schema = {"$ref": f"#/components/schemas/{ref}"}
+    if array: schema = {"type": "array", "items": schema}
+    return {"description": "OK", "content": {"application/json": {"schema": schema}}}
+idp = [{"$ref": "#/components/parameters/id"}]
+asset_errors = {404: "error"}
+doc = {
+ "openapi": "3.1.0",
+ "info": {"title": "Carryon daemon API", "version": "1",
+          "description": "The JSON API of the Carryon daemon (carryon serve). Every path is below the server's base URL, which carries its token (http://127.0.0.1:PORT/TOKEN); a request without the token, or with another Host, is refused with 403. A request that changes anything is refused with 403 foreign-origin when its Origin header is another web page's."},
+ "paths": {
+  "/api/assets": {
+    "get": op("Every asset, oldest first", {200: js("Asset", True)}, op_id="listAssets"),
+    "post": op("Start a download", {201: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error", 422: "error", 502: "error"}, body="NewDownload", op_id="startDownload")},
+  "/api/assets/{id}": {
+    "get": op("One asset", {200: js("Asset"), 404: "error"}, params=idp, op_id="showAsset"),
+    "delete": op("Delete an asset with its bundle and keys", {204: {"description": "Deleted"}, 404: "error", 409: "error"}, params=idp, op_id="deleteAsset")},
+  "/api/assets/{id}/cancel": {"post": op("Cancel its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="cancelDownload")},
+  "/api/assets/{id}/suspend": {"post": op("Suspend its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="suspendDownload")},
+  "/api/assets/{id}/resume": {"post": op("Resume its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="resumeDownload")},
+  "/api/assets/{id}/selections": {"post": op("Add audio, subtitles or a variant, as carryon add does, and resume",
+      {202: {"description": "Added", "content": {"application/json": {"schema": {"type": "object", "required": ["added", "asset"], "properties": {"added": {"type": "array", "items": {"type": "string"}}, "asset": {"$ref": "#/components/schemas/Asset"}}}}}},
+       400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error", 502: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
+  "/api/assets/{id}/logs": {"get": op("Its access and error logs, as carryon logs ID --json gives them",
+      {200: {"description": "OK", "content": {"application/json": {"schema": {"type": "object", "properties": {
+          "access": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}},
+          "error": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}}}}}},
+       404: "error"}, params=idp, op_id="assetLogs")},
+  "/api/catalog": {"get": op("The catalog's streams with their offline state (none without serve --catalog)", {200: js("CatalogStream", True)}, op_id="catalog")},
+  "/api/storage": {
+    "get": op("The storage settings and use, as carryon storage --json gives them", {200: js("StorageReport")}, op_id="storage"),
+    "put": op("Change the storage settings", {200: js("StorageReport"), 400: "error", 403: "error", 413: "error"}, body="StorageChange", op_id="changeStorage")},
+  "/api/purge": {"post": op("Purge by the storage rules, as carryon purge does; with dryRun=true only say what would go",
+      {200: {"description": "The plan (carried out unless a dry run)", "content": {"application/json": {"schema": {"type": "object", "required": ["removals", "kept"], "properties": {"removals": {"type": "array"}, "kept": {"type": "array"}}}}}},
+       400: "error", 403: "error"},
+      params=[{"name": "dryRun", "in": "query", "required": False, "schema": {"type": "boolean"}}], op_id="purge")},
+  "/api/events": {"get": op("Server-Sent Events: every task's events (id: N, event: KIND, data: the JSON object download --json prints); Last-Event-ID replays what a reconnecting client missed",
+      {200: {"description": "An event stream that does not end", "content": {"text/event-stream": {"schema": {"type": "string"}}}}, 400: "error"},
+      params=[{"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "integer", "minimum": 0}}], op_id="events")},
+  "/api/openapi.json": {"get": op("This document", {200: {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}}, op_id="openapi")},
+ },
+ "components": {
+  "parameters": {"id": {"name": "id", "in": "path", "required": True, "description": "An asset's id, or a unique prefix of it", "schema": {"type": "string"}}},
+  "responses": {"Error": {"description": "What was wrong", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}},
+  "schemas": {
+   "Error": {"type": "object", "required": ["error"], "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {
+       "code": {"type": "string", "description": "bad-request, url-refused, foreign-origin, not-found, unknown-asset, unknown-stream, method-not-allowed, invalid-state, busy, too-large, selection, …"},
+       "message": {"type": "string"}, "hint": {"type": "string"}}}}},
+   "Choice": {"description": "all, none, auto, languages as \"en,de\", or an array of languages", "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+   "NewDownload": {"type": "object", "description": "url, or catalog (a catalog stream's name), not both", "properties": {
+       "url": {"type": "string"}, "catalog": {"type": "string"}, "name": {"type": "string"},
+       "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
+       "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
+       "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}}},
+   "NewSelections": {"type": "object", "properties": {
+       "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
+       "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
+       "minResolution": {"type": "string"}, "maxResolution": {"type": "string"}}},
+   "Asset": {"type": "object", "description": "An asset as carryon show --json gives it", "required": ["id", "name", "url", "state", "format", "bundlePath", "bytesOnDisk", "progress"], "properties": {
+       "id": {"type": "string"}, "name": {"type": "string"}, "url": {"type": "string"},
+       "state": {"enum": ["waiting", "running", "suspended", "completed", "failed", "cancelled"]},
+       "error": {"type": "string"}, "format": {"enum": ["hls", "dash"]}, "bundlePath": {"type": "string"},
+       "playlist": {"type": "string"}, "mpd": {"type": "string"}, "bytesOnDisk": {"type": "integer"},
+       "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"}}},
+   "CatalogStream": {"type": "object", "required": ["name", "url", "state", "playableOffline"], "properties": {
+       "name": {"type": "string"}, "url": {"type": "string"}, "state": {"type": "string"}, "id": {"type": "string"},
+       "fraction": {"type": "number"}, "bytesOnDisk": {"type": "integer"}, "playableOffline": {"type": "boolean"}}},
+   "StorageReport": {"type": "object", "required": ["settings", "libraryBytes", "freeBytes"], "properties": {
+       "settings": {"type": "object", "properties": {"quotaBytes": {"type": "integer"}, "minimumFreeBytes": {"type": "integer"}, "purgeOnDownload": {"type": "boolean"}}},
+       "libraryBytes": {"type": "integer"}, "freeBytes": {"type": "integer"}}},
+   "StorageChange": {"type": "object", "description": "null removes a quota or reserve; an absent key leaves it", "properties": {
+       "quotaBytes": {"type": ["integer", "null"], "minimum": 0}, "minimumFreeBytes": {"type": ["integer", "null"], "minimum": 0}, "purgeOnDownload": {"type": "boolean"}}},
+  }}
+}
+text = json.dumps(doc, indent=2, ensure_ascii=False)
+swift = '''/// The daemon API's OpenAPI 3.1 document, served at `<base URL>/api/openapi.json`: in the
+/// binary, so a copied `carryon` serves it with no file beside it. `DaemonAPITests` checks it
+/// against the routes the API answers, both ways. (Made by `Scripts/openapi.py`; edit there.)
+enum OpenAPIDocument {
+    static let json = #"""
+''' + text + '''
+"""#
+}
+'''
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources', 'CarryonServer', 'API', 'OpenAPIDocument.swift'), 'w').write(swift)

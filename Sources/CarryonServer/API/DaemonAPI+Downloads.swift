@@ -1,0 +1,117 @@
+import Carryon
+import Foundation
+import HLS
+import Hummingbird
+import NIOCore
+
+/// The API's downloads: starting one, adding media selections.
+extension DaemonAPI {
+    /// What `POST /api/assets` takes: the command line's download options.
+    struct NewDownload: Decodable {
+        /// The stream's URL; or, instead, the name of a stream of the catalog.
+        var url: String?
+        var catalog: String?
+        var name: String?
+        /// `all`, `none`, `auto`, or languages (`"en,de"`, or an array).
+        var audio: Choice?
+        var subtitles: Choice?
+        var minBitrate: Int?
+        var maxBitrate: Int?
+        var minResolution: String?
+        var maxResolution: String?
+
+        /// A rendition choice given as text or as an array of languages.
+        struct Choice: Decodable {
+            var value: DownloadOptions.RenditionChoice
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if let languages = try? container.decode([String].self) {
+                    value = .languages(languages)
+                } else {
+                    value = DownloadOptions.RenditionChoice(parsing: try container.decode(String.self))
+                }
+            }
+        }
+    }
+
+    func startDownload(_ request: Request) async throws -> Response {
+        let new = try await Self.decode(NewDownload.self, from: request, example: #"{"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}"#)
+        let given: String
+        var headers: [HTTPHeader] = []
+        var name = new.name
+        switch (new.url, new.catalog) {
+        case (let url?, nil):
+            given = url
+        case (nil, let entryName?):
+            guard let entry = catalog?.entry(named: entryName) else {
+                throw APIError(404, "unknown-stream", "the catalog has no stream named \"\(entryName)\"", hint: "GET /api/catalog lists its streams.")
+            }
+            given = entry.playlistURL
+            headers = entry.headers
+            name = name ?? entry.name
+        case (nil, nil):
+            throw APIError(400, "bad-request", "url is missing: give the stream's url, or the name of a catalog stream (catalog)",
+                           hint: #"Send JSON such as {"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}."#)
+        case (_?, _?):
+            throw APIError(400, "bad-request", "give the stream's url or a catalog stream's name, not both")
+        }
+        let url = try streams.check(given)
+        var options = DownloadOptions(audio: new.audio?.value ?? .automatic, subtitles: new.subtitles?.value ?? .automatic)
+        options.minimumBitrate = new.minBitrate
+        options.maximumBitrate = new.maxBitrate
+        options.minimumResolution = try new.minResolution.map { try Self.resolution($0, field: "minResolution") }
+        options.maximumResolution = try new.maxResolution.map { try Self.resolution($0, field: "maxResolution") }
+        let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
+        try await task.resume()
+        return try APIJSON.response(status: 201, try await task.snapshot(), headers: [.location: "assets/\(task.id)"])
+    }
+
+    /// What `POST /api/assets/{id}/selections` takes: more audio, subtitles, or a variant by
+    /// its bounds — `carryon add`'s options.
+    struct NewSelections: Decodable {
+        var audio: NewDownload.Choice?
+        var subtitles: NewDownload.Choice?
+        var minBitrate: Int?
+        var maxBitrate: Int?
+        var minResolution: String?
+        var maxResolution: String?
+    }
+
+    /// Adds the selections to the bundle and resumes the download, which fetches only what
+    /// they need: 202 and `{added: [rendition keys], asset}`.
+    func addSelections(_ request: Request, to task: DownloadTask) async throws -> Response {
+        let new = try await Self.decode(NewSelections.self, from: request, example: #"{"audio": "de", "subtitles": "all"}"#)
+        var variant = DownloadOptions()
+        variant.minimumBitrate = new.minBitrate
+        variant.maximumBitrate = new.maxBitrate
+        variant.minimumResolution = try new.minResolution.map { try Self.resolution($0, field: "minResolution") }
+        variant.maximumResolution = try new.maxResolution.map { try Self.resolution($0, field: "maxResolution") }
+        let bounded = new.minBitrate != nil || new.maxBitrate != nil || new.minResolution != nil || new.maxResolution != nil
+        guard new.audio != nil || new.subtitles != nil || bounded else {
+            throw APIError(400, "bad-request", "nothing to add: give audio, subtitles, or a variant's bounds (minBitrate, minResolution, …)")
+        }
+        let added = try await session.addMediaSelections(task.id, audio: new.audio?.value ?? .none, subtitles: new.subtitles?.value ?? .none,
+                                                         variant: bounded ? variant : nil)
+        try await task.resume()
+        struct Added: Encodable { var added: [String]; var asset: AssetSnapshot }
+        return try APIJSON.response(status: 202, Added(added: added, asset: try await task.snapshot()))
+    }
+
+    private static func resolution(_ text: String, field: String) throws(APIError) -> Resolution {
+        guard let resolution = Resolution(text) else {
+            throw APIError(400, "bad-request", "\(field) \"\(text)\" is not WIDTHxHEIGHT (1280x720)")
+        }
+        return resolution
+    }
+
+    /// A decoding error in a sentence: the field and what was wrong with it.
+    static func describe(_ error: any Error) -> String {
+        switch error as? DecodingError {
+        case .keyNotFound(let key, _)?: "\(key.stringValue) is missing"
+        case .typeMismatch(_, let context)?, .valueNotFound(_, let context)?:
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        case .dataCorrupted?: "it is not JSON"
+        default: "\(error)"
+        }
+    }
+}

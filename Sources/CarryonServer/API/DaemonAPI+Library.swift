@@ -1,0 +1,102 @@
+import Carryon
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The API's library-wide requests: storage, purge, the event stream; and reading request bodies.
+extension DaemonAPI {
+    /// What `PUT /api/storage` takes: the settings to change; `null` removes a quota or a
+    /// reserve (the default reserve then applies), an absent key leaves it as it is.
+    struct StorageChange: Decodable {
+        var quotaBytes: Int??
+        var minimumFreeBytes: Int??
+        var purgeOnDownload: Bool?
+
+        private enum CodingKeys: String, CodingKey { case quotaBytes, minimumFreeBytes, purgeOnDownload }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func size(_ key: CodingKeys) throws -> Int?? {
+                guard container.contains(key) else { return .none }
+                return .some(try container.decodeNil(forKey: key) ? nil : container.decode(Int.self, forKey: key))
+            }
+            quotaBytes = try size(.quotaBytes)
+            minimumFreeBytes = try size(.minimumFreeBytes)
+            purgeOnDownload = try container.decodeIfPresent(Bool.self, forKey: .purgeOnDownload)
+        }
+
+        func applied(to settings: LibraryStorageSettings) throws(APIError) -> LibraryStorageSettings {
+            var settings = settings
+            for (name, value) in [("quotaBytes", quotaBytes), ("minimumFreeBytes", minimumFreeBytes)] {
+                if case .some(.some(let bytes)) = value, bytes < 0 {
+                    throw APIError(400, "bad-request", "\(name) \(bytes) is negative")
+                }
+            }
+            if let quotaBytes { settings.quotaBytes = quotaBytes }
+            if let minimumFreeBytes { settings.minimumFreeBytes = minimumFreeBytes }
+            if let purgeOnDownload { settings.purgeOnDownload = purgeOnDownload }
+            return settings
+        }
+    }
+
+    /// `PUT /api/storage`: the settings changed, then the report.
+    func changeStorage(_ request: Request) async throws -> Response {
+        let storage = StorageManager(library: session.library)
+        let change = try await Self.decode(StorageChange.self, from: request, example: #"{"quotaBytes": 21474836480, "minimumFreeBytes": null}"#)
+        try await storage.setSettings(try change.applied(to: try await storage.settings()))
+        return try APIJSON.response(try await storage.report())
+    }
+
+    /// `POST /api/purge[?dryRun=true]`: the plan, carried out unless it is a dry run.
+    func purge(_ request: Request) async throws -> Response {
+        let dryRun: Bool
+        switch request.uri.queryParameters.get("dryRun") {
+        case nil, "false", "0": dryRun = false
+        case "true", "1", "": dryRun = true
+        case let value?: throw APIError(400, "bad-request", "dryRun=\(value) is not true or false")
+        }
+        let storage = StorageManager(library: session.library)
+        return try APIJSON.response(dryRun ? try await storage.plan() : try await storage.purge(with: session))
+    }
+
+    /// `GET /api/events`: Server-Sent Events, each `id: N`, `event: KIND` and `data:` the
+    /// `DownloadEventRecord` (module `Carryon`) as JSON — what `carryon download --json` prints, for every task.
+    /// With `Last-Event-ID` (a client reconnecting), the events after it that are still kept
+    /// come first.
+    func eventStream(lastID header: String?) throws(APIError) -> Response {
+        var lastID: Int?
+        if let header {
+            guard let value = Int(header.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                throw APIError(400, "bad-request", "Last-Event-ID \"\(header)\" is not an event id")
+            }
+            lastID = value
+        }
+        let stream = events.subscribe(after: lastID)
+        let body = ResponseBody { writer in
+            // A comment first, so that a client sees the stream open before any event.
+            try await writer.write(ByteBuffer(string: ": carryon events\n\n"))
+            for await (id, record) in stream {
+                let data = String(decoding: try APIJSON.encoder.encode(record), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "id: \(id)\nevent: \(record.event)\ndata: \(data)\n\n"))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+
+    /// The request's JSON body as `type`; `example` is shown in the hint when it is not.
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String) async throws -> T {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: maximumBody)
+        } catch {
+            throw APIError(413, "too-large", "a request body is at most \(maximumBody) bytes")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body.readableBytesView))
+        } catch {
+            throw APIError(400, "bad-request", "the body is not what \(request.method.rawValue) \(request.uri.path.split(separator: "/").suffix(2).joined(separator: "/")) takes: \(describe(error))",
+                           hint: "Send JSON such as \(example).")
+        }
+    }
+}

@@ -1,0 +1,785 @@
+/// The daemon API's OpenAPI 3.1 document, served at `<base URL>/api/openapi.json`: in the
+/// binary, so a copied `carryon` serves it with no file beside it. `DaemonAPITests` checks it
+/// against the routes the API answers, both ways. (Made by `Scripts/openapi.py`; edit there.)
+enum OpenAPIDocument {
+    static let json = #"""
+{
+  "openapi": "3.1.0",
+  "info": {
+    "title": "Carryon daemon API",
+    "version": "1",
+    "description": "The JSON API of the Carryon daemon (carryon serve). Every path is below the server's base URL, which carries its token (http://127.0.0.1:PORT/TOKEN); a request without the token, or with another Host, is refused with 403. A request that changes anything is refused with 403 foreign-origin when its Origin header is another web page's."
+  },
+  "paths": {
+    "/api/assets": {
+      "get": {
+        "operationId": "listAssets",
+        "summary": "Every asset, oldest first",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/Asset"
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "operationId": "startDownload",
+        "summary": "Start a download",
+        "responses": {
+          "201": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error"
+          },
+          "422": {
+            "$ref": "#/components/responses/Error"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewDownload"
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/assets/{id}": {
+      "get": {
+        "operationId": "showAsset",
+        "summary": "One asset",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      },
+      "delete": {
+        "operationId": "deleteAsset",
+        "summary": "Delete an asset with its bundle and keys",
+        "responses": {
+          "204": {
+            "description": "Deleted"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/assets/{id}/cancel": {
+      "post": {
+        "operationId": "cancelDownload",
+        "summary": "Cancel its download",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/assets/{id}/suspend": {
+      "post": {
+        "operationId": "suspendDownload",
+        "summary": "Suspend its download",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/assets/{id}/resume": {
+      "post": {
+        "operationId": "resumeDownload",
+        "summary": "Resume its download",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/assets/{id}/selections": {
+      "post": {
+        "operationId": "addSelections",
+        "summary": "Add audio, subtitles or a variant, as carryon add does, and resume",
+        "responses": {
+          "202": {
+            "description": "Added",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "added",
+                    "asset"
+                  ],
+                  "properties": {
+                    "added": {
+                      "type": "array",
+                      "items": {
+                        "type": "string"
+                      }
+                    },
+                    "asset": {
+                      "$ref": "#/components/schemas/Asset"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error"
+          },
+          "422": {
+            "$ref": "#/components/responses/Error"
+          },
+          "502": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/NewSelections"
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/assets/{id}/logs": {
+      "get": {
+        "operationId": "assetLogs",
+        "summary": "Its access and error logs, as carryon logs ID --json gives them",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "properties": {
+                    "access": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string"
+                        }
+                      }
+                    },
+                    "error": {
+                      "type": "array",
+                      "items": {
+                        "type": "object",
+                        "additionalProperties": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/catalog": {
+      "get": {
+        "operationId": "catalog",
+        "summary": "The catalog's streams with their offline state (none without serve --catalog)",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/CatalogStream"
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/storage": {
+      "get": {
+        "operationId": "storage",
+        "summary": "The storage settings and use, as carryon storage --json gives them",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageReport"
+                }
+              }
+            }
+          }
+        }
+      },
+      "put": {
+        "operationId": "changeStorage",
+        "summary": "Change the storage settings",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StorageReport"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/StorageChange"
+              }
+            }
+          }
+        }
+      }
+    },
+    "/api/purge": {
+      "post": {
+        "operationId": "purge",
+        "summary": "Purge by the storage rules, as carryon purge does; with dryRun=true only say what would go",
+        "responses": {
+          "200": {
+            "description": "The plan (carried out unless a dry run)",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "required": [
+                    "removals",
+                    "kept"
+                  ],
+                  "properties": {
+                    "removals": {
+                      "type": "array"
+                    },
+                    "kept": {
+                      "type": "array"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "name": "dryRun",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "boolean"
+            }
+          }
+        ]
+      }
+    },
+    "/api/events": {
+      "get": {
+        "operationId": "events",
+        "summary": "Server-Sent Events: every task's events (id: N, event: KIND, data: the JSON object download --json prints); Last-Event-ID replays what a reconnecting client missed",
+        "responses": {
+          "200": {
+            "description": "An event stream that does not end",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "name": "Last-Event-ID",
+            "in": "header",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          }
+        ]
+      }
+    },
+    "/api/openapi.json": {
+      "get": {
+        "operationId": "openapi",
+        "summary": "This document",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object"
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  },
+  "components": {
+    "parameters": {
+      "id": {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "An asset's id, or a unique prefix of it",
+        "schema": {
+          "type": "string"
+        }
+      }
+    },
+    "responses": {
+      "Error": {
+        "description": "What was wrong",
+        "content": {
+          "application/json": {
+            "schema": {
+              "$ref": "#/components/schemas/Error"
+            }
+          }
+        }
+      }
+    },
+    "schemas": {
+      "Error": {
+        "type": "object",
+        "required": [
+          "error"
+        ],
+        "properties": {
+          "error": {
+            "type": "object",
+            "required": [
+              "code",
+              "message"
+            ],
+            "properties": {
+              "code": {
+                "type": "string",
+                "description": "bad-request, url-refused, foreign-origin, not-found, unknown-asset, unknown-stream, method-not-allowed, invalid-state, busy, too-large, selection, …"
+              },
+              "message": {
+                "type": "string"
+              },
+              "hint": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      },
+      "Choice": {
+        "description": "all, none, auto, languages as \"en,de\", or an array of languages",
+        "oneOf": [
+          {
+            "type": "string"
+          },
+          {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          }
+        ]
+      },
+      "NewDownload": {
+        "type": "object",
+        "description": "url, or catalog (a catalog stream's name), not both",
+        "properties": {
+          "url": {
+            "type": "string"
+          },
+          "catalog": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "audio": {
+            "$ref": "#/components/schemas/Choice"
+          },
+          "subtitles": {
+            "$ref": "#/components/schemas/Choice"
+          },
+          "minBitrate": {
+            "type": "integer"
+          },
+          "maxBitrate": {
+            "type": "integer"
+          },
+          "minResolution": {
+            "type": "string",
+            "pattern": "^[0-9]+x[0-9]+$"
+          },
+          "maxResolution": {
+            "type": "string",
+            "pattern": "^[0-9]+x[0-9]+$"
+          }
+        }
+      },
+      "NewSelections": {
+        "type": "object",
+        "properties": {
+          "audio": {
+            "$ref": "#/components/schemas/Choice"
+          },
+          "subtitles": {
+            "$ref": "#/components/schemas/Choice"
+          },
+          "minBitrate": {
+            "type": "integer"
+          },
+          "maxBitrate": {
+            "type": "integer"
+          },
+          "minResolution": {
+            "type": "string"
+          },
+          "maxResolution": {
+            "type": "string"
+          }
+        }
+      },
+      "Asset": {
+        "type": "object",
+        "description": "An asset as carryon show --json gives it",
+        "required": [
+          "id",
+          "name",
+          "url",
+          "state",
+          "format",
+          "bundlePath",
+          "bytesOnDisk",
+          "progress"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "url": {
+            "type": "string"
+          },
+          "state": {
+            "enum": [
+              "waiting",
+              "running",
+              "suspended",
+              "completed",
+              "failed",
+              "cancelled"
+            ]
+          },
+          "error": {
+            "type": "string"
+          },
+          "format": {
+            "enum": [
+              "hls",
+              "dash"
+            ]
+          },
+          "bundlePath": {
+            "type": "string"
+          },
+          "playlist": {
+            "type": "string"
+          },
+          "mpd": {
+            "type": "string"
+          },
+          "bytesOnDisk": {
+            "type": "integer"
+          },
+          "progress": {
+            "type": "object"
+          },
+          "selection": {
+            "type": "object"
+          },
+          "duration": {
+            "type": "number"
+          }
+        }
+      },
+      "CatalogStream": {
+        "type": "object",
+        "required": [
+          "name",
+          "url",
+          "state",
+          "playableOffline"
+        ],
+        "properties": {
+          "name": {
+            "type": "string"
+          },
+          "url": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string"
+          },
+          "id": {
+            "type": "string"
+          },
+          "fraction": {
+            "type": "number"
+          },
+          "bytesOnDisk": {
+            "type": "integer"
+          },
+          "playableOffline": {
+            "type": "boolean"
+          }
+        }
+      },
+      "StorageReport": {
+        "type": "object",
+        "required": [
+          "settings",
+          "libraryBytes",
+          "freeBytes"
+        ],
+        "properties": {
+          "settings": {
+            "type": "object",
+            "properties": {
+              "quotaBytes": {
+                "type": "integer"
+              },
+              "minimumFreeBytes": {
+                "type": "integer"
+              },
+              "purgeOnDownload": {
+                "type": "boolean"
+              }
+            }
+          },
+          "libraryBytes": {
+            "type": "integer"
+          },
+          "freeBytes": {
+            "type": "integer"
+          }
+        }
+      },
+      "StorageChange": {
+        "type": "object",
+        "description": "null removes a quota or reserve; an absent key leaves it",
+        "properties": {
+          "quotaBytes": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0
+          },
+          "minimumFreeBytes": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 0
+          },
+          "purgeOnDownload": {
+            "type": "boolean"
+          }
+        }
+      }
+    }
+  }
+}
+"""#
+}
