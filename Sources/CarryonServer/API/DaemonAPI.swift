@@ -20,6 +20,7 @@ import NIOCore
 /// | `GET /api/storage`, `PUT /api/storage` | the storage settings and use (`StorageReport`); `PUT` changes `{quotaBytes, minimumFreeBytes, purgeOnDownload}` (`null` removes a limit) |
 /// | `GET /api/events` | Server-Sent Events: every task's `DownloadEventRecord`s, numbered; `Last-Event-ID` replays what a reconnecting client missed |
 /// | `POST /api/purge` | removes what the storage rules ask, as `carryon purge` does: the plan carried out (`PurgePlan`); `?dryRun=true` only says what it would remove |
+/// | `GET /api/openapi.json` | the OpenAPI 3.1 document of all of the above |
 ///
 /// Errors are ``APIError``s. The playback server's token and `Host` check guard every request;
 /// a request that changes anything (`POST`, `PUT`, `DELETE`) is refused when it carries an
