@@ -6,25 +6,34 @@ import Foundation
 public struct StreamURLRule: Sendable {
     /// Folders whose files may be streams, as absolute paths with symbolic links resolved.
     public let allowedFolders: [String]
+    /// Whether http(s) streams must be on this machine's loopback interface (`127.0.0.1`,
+    /// `localhost`, `::1`): for a daemon that only serves a local origin, and for a test daemon
+    /// a fuzzer drives, which must reach nothing else.
+    public let loopbackOnly: Bool
 
-    /// A rule allowing local streams under `allowedFolders` (none by default).
+    /// A rule allowing local streams under `allowedFolders` (none by default), and http(s)
+    /// streams anywhere unless `loopbackOnly`.
     ///
     ///     let rule = StreamURLRule(allowedFolders: ["/srv/media"])
-    public init(allowedFolders: [String] = []) {
+    public init(allowedFolders: [String] = [], loopbackOnly: Bool = false) {
         self.allowedFolders = allowedFolders.map { Self.canonicalPath($0) }
+        self.loopbackOnly = loopbackOnly
     }
 
     /// `url` if the API may download or inspect it.
     ///
     /// - Throws: ``APIError`` `url-refused` (400), naming the URL and why, for any other scheme,
-    ///   a URL without a host, or a local file outside the allowed folders; nothing of the
-    ///   file is read.
+    ///   a URL without a host (or, ``loopbackOnly``, another host), or a local file outside the
+    ///   allowed folders; nothing of the file is read.
     public func check(_ url: String) throws(APIError) -> String {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         let scheme = trimmed.range(of: ":").map { String(trimmed[..<$0.lowerBound]).lowercased() }
         if scheme == "http" || scheme == "https" {
             guard let host = URL(string: trimmed)?.host, !host.isEmpty else {
                 throw APIError(400, "url-refused", "\(url) has no host")
+            }
+            if loopbackOnly, !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
+                throw APIError(400, "url-refused", "\(url) is not on this machine's loopback interface, the only streams this daemon takes")
             }
             return trimmed
         }
