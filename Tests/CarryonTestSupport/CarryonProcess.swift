@@ -44,11 +44,14 @@ public func runCarryon(_ arguments: [String], environment: [String: String] = [:
     try await run(try requireCarryonBinary(), arguments, environment: environment)
 }
 
-/// Runs a program and collects its output.
-public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
+/// Runs a program and collects its output; in `folder` when given (for a program that leaves
+/// files where it runs).
+public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                in folder: URL? = nil) async throws -> ProcessResult {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if let folder { process.currentDirectoryURL = folder }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let output = Pipe()
     let error = Pipe()

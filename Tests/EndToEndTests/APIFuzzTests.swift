@@ -20,12 +20,13 @@ struct APIFuzzTests {
             var server = try PlaybackServer(source: PlaybackSource(library: library, session: session))
             server.api = DaemonAPI(session: session, streams: StreamURLRule(loopbackOnly: true))
             try await server.withRunning { handle in
-                // The event stream does not end: it has tests of its own.
+                // The event stream does not end: it has tests of its own. Run in the temporary
+                // folder, where schemathesis and Hypothesis leave their caches.
                 let result = try await run(schemathesis, [
                     "run", handle.baseURL + "/api/openapi.json", "--url", handle.baseURL, "--checks", "not_a_server_error",
                     "--max-examples", "8", "--phases", "coverage,fuzzing", "--exclude-path", "/api/events",
                     "--request-timeout", "10", "--seed", "7", "--no-color", "--generation-database", "none",
-                ], environment: ["HYPOTHESIS_STORAGE_DIRECTORY": folder.appendingPathComponent("hypothesis").path])
+                ], in: folder)
                 let output = result.standardOutput + result.standardError
                 #expect(result.status == 0, "\(output.suffix(4000))")
                 #expect(output.contains("passed") && !output.contains("failed,"), "\(output.suffix(2000))")
