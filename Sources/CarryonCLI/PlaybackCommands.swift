@@ -84,8 +84,9 @@ struct Serve: AsyncParsableCommand {
             /api/assets/ID/logs, GET /api/catalog (the --catalog file's streams with their \
             offline state; POST /api/assets takes {"catalog": NAME} too), GET and PUT /api/storage, POST /api/purge (?dryRun=true \
             to see what would go), GET /api/events (Server-Sent Events: every task's events as \
-            `download --json` prints them); GET /api/openapi.json describes it all. Downloads run in this process; Ctrl-C or SIGTERM suspends them \
-            (`carryon resume` continues). The API takes http(s) stream URLs only, local files \
+            `download --json` prints them); GET /api/openapi.json describes it all. Downloads run in \
+            this process; Ctrl-C or SIGTERM suspends them, and `carryon serve --resume` (or \
+            `carryon resume`) continues them. The API takes http(s) stream URLs only, local files \
             only under a folder named by --allow-files; a request that changes anything is \
             refused when it comes from another web page (its Origin header).
 
@@ -97,6 +98,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
+              carryon serve --resume
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )
@@ -108,6 +110,9 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("A catalog of streams (Streams.plist or JSON) the API offers by name, with their offline state.", valueName: "file"))
     var catalog: String?
+
+    @Flag(help: "Resume the library's suspended downloads on start, in this process.")
+    var resume = false
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var library: LibraryOptions
@@ -131,6 +136,7 @@ struct Serve: AsyncParsableCommand {
         try await library.withSession { [streams] session in
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session))
             playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
+            try await resumeSuspended(in: session)
             do {
                 try await playback.run { handle in
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }
@@ -139,6 +145,26 @@ struct Serve: AsyncParsableCommand {
             } catch {
                 throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
             }
+        }
+    }
+}
+
+extension Serve {
+    /// Resumes the suspended downloads with `--resume`; without it, says how many wait.
+    func resumeSuspended(in session: DownloadSession) async throws {
+        var suspended: [DownloadTask] = []
+        do {
+            for task in try await session.tasks() where try await task.snapshot().state == .suspended { suspended.append(task) }
+            guard !suspended.isEmpty else { return }
+            if resume {
+                for task in suspended { try await task.resume() }
+                printNote("resuming \(suspended.count) suspended download\(suspended.count == 1 ? "" : "s"): \(suspended.map(\.id).joined(separator: ", "))")
+            } else {
+                printNote("\(suspended.count) download\(suspended.count == 1 ? " is" : "s are") suspended (\(suspended.map(\.id).joined(separator: ", "))): "
+                          + "`carryon serve --resume` resumes them on start, POST <base URL>/api/assets/ID/resume one at a time")
+            }
+        } catch {
+            throw fail(error)
         }
     }
 }

@@ -1,0 +1,41 @@
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// `carryon serve` as a daemon, from the command line: downloads suspended before it started
+/// are resumed with `--resume`, and finish in its process.
+@Suite("carryon serve as a daemon")
+struct DaemonCommandTests {
+    static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 11) }
+
+    @Test("serve --resume resumes a download suspended before it started; it completes in the daemon, which SIGTERM stops cleanly",
+          .timeLimit(.minutes(2)))
+    func resumeOnStart() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning { origin in
+                origin.answer("/media.m3u8", with: .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns1.ts\n#EXT-X-ENDLIST\n".utf8)))
+                origin.answer("/s1.ts", with: .stall(sent: Array(Self.body.prefix(1000)), length: Self.body.count))
+                let library = ["--library", folder.path]
+                let stalled = try await runCarryon(["download", origin.baseURL + "/media.m3u8", "--stall-timeout", "1"] + library)
+                #expect(stalled.status == 1 && stalled.standardError.contains("suspended"), "\(stalled.standardError)")
+                let lastLine = stalled.standardOutput.split(separator: "\n").last.map(String.init)
+                let id = try #require(lastLine, "the id ends stdout: \(stalled.standardOutput)")
+
+                origin.answer("/s1.ts", with: .body(Self.body))
+                let server = try RunningProcess(carryon: ["serve", "--resume"] + library)
+                var lines = server.lines.makeAsyncIterator()
+                let base = try #require(await lines.next().flatMap(URL.init(string:)))
+                let port = try #require(base.port)
+                var state = ""
+                for _ in 0..<200 where state != "completed" {
+                    let shown = try await rawHTTP(port: port, "GET \(base.path)/api/assets/\(id) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                    state = (try? JSONSerialization.jsonObject(with: Data(shown.body)) as? [String: Any])?["state"] as? String ?? ""
+                    if state != "completed" { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(state == "completed", "the suspended download finished in the daemon")
+                server.kill(SIGTERM)
+                #expect(await server.wait() == 0)
+            }
+        }
+    }
+}
