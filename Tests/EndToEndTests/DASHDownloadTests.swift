@@ -148,22 +148,16 @@ struct DASHDownloadTests {
     func downloadFromTokenCDN(declared: Bool, requests: Int = 8) async throws -> (requests: [String], errorLog: String, fallbacks: [Fallback]) {
         try await withTemporaryDirectory { temporary in
             try await HostileOrigin.withRunning(try Self.tokenCDN(declared: declared)) { origin in
-                let library = try OfflineLibrary(root: temporary.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: requests))
-                let task = try await session.makeTask(url: origin.baseURL + "/show/main.mpd?token=s3cret")
-                try await task.resume()
-                let state = await task.waitUntilFinished()
-                let snapshot = try await task.snapshot()
-                await session.shutdown()
-                #expect(state == .completed, "\(snapshot.error ?? "")")
+                let downloaded = try await completedDownload(origin.baseURL + "/show/main.mpd?token=s3cret", in: temporary, configuration: .init(maximumRequestsPerTask: requests))
+                let (library, id, snapshot) = (downloaded.library, downloaded.id, downloaded.snapshot)
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
                 let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
                 #expect(frames == Self.frames)
                 let local = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
                 #expect(!local.contains("urlparam") && !local.contains("s3cret"), "the local MPD names local files only")
                 #expect(try await gstreamerVideoFrames("file://" + bundle.appendingPathComponent("main.mpd").path) == Self.frames)
-                let errorLog = (try? String(contentsOf: AssetLogs(library: library).errorLogURL(for: task.id), encoding: .utf8)) ?? ""
-                return (origin.requests, errorLog, try await library.index.fallbacks(of: task.id))
+                let errorLog = (try? String(contentsOf: AssetLogs(library: library).errorLogURL(for: id), encoding: .utf8)) ?? ""
+                return (origin.requests, errorLog, try await library.index.fallbacks(of: id))
             }
         }
     }

@@ -28,14 +28,8 @@ struct DASHKeyTests {
     func clearKey() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers()) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
-                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
-                try await task.resume()
-                let state = await task.waitUntilFinished()
-                let snapshot = try await task.snapshot()
-                await session.shutdown()
-                #expect(state == .completed, "\(snapshot.error ?? "")")
+                let downloaded = try await completedDownload(origin.baseURL + "/clearkey/main.mpd", in: folder)
+                let (library, id, snapshot) = (downloaded.library, downloaded.id, downloaded.snapshot)
 
                 // The licence request came before the media, naming the KID.
                 let heads = origin.requestHeads
@@ -44,9 +38,9 @@ struct DASHKeyTests {
                 #expect(licenseIndex < mediaIndex)
                 #expect(heads[licenseIndex].contains("{\"kids\":[\"\(ClearKeyLicense.base64URL(Self.keyID))\"],\"type\":\"temporary\"}"))
 
-                let keys = try await KeyStore(library: library).keys(of: task.id)
+                let keys = try await KeyStore(library: library).keys(of: id)
                 #expect(keys.map(\.keyFormat) == ["org.w3.clearkey"])
-                let sealed = try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: task.id)
+                let sealed = try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: id)
                 #expect(sealed == Self.key)
 
                 let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent("video/00001.mp4").path
@@ -62,12 +56,12 @@ struct DASHKeyTests {
                 try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
                     let base = try #require(URL(string: server.baseURL))
                     let port = try #require(base.port)
-                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(task.id)/main.mpd HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
-                    let licenseURL = "\(server.baseURL)/\(task.id)/clearkey"
+                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(id)/main.mpd HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                    let licenseURL = "\(server.baseURL)/\(id)/clearkey"
                     #expect(String(decoding: served.body, as: UTF8.self).contains("<dashif:Laurl>\(licenseURL)</dashif:Laurl>"))
                     func license(_ kids: [[UInt8]]) async throws -> RawHTTPResponse {
                         let body = "{\"kids\":[\(kids.map { "\"\(ClearKeyLicense.base64URL($0))\"" }.joined(separator: ","))],\"type\":\"temporary\"}"
-                        return try await rawHTTP(port: port, "POST \(base.path)/\(task.id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+                        return try await rawHTTP(port: port, "POST \(base.path)/\(id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
                             + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
                     }
                     let answered = try await license([Self.keyID])
@@ -75,20 +69,20 @@ struct DASHKeyTests {
                     let key = try ClearKeyLicense.key(for: Self.keyID, in: answered.body, from: licenseURL)
                     #expect(key == Self.key)
                     let played = try await run(try requireFFmpeg(), ["-v", "error", "-decryption_key", ClearKeyLicense.hex(key),
-                                                                     "-i", "\(server.baseURL)/\(task.id)/video/00001.mp4", "-map", "0:v", "-f", "framemd5", "-"])
+                                                                     "-i", "\(server.baseURL)/\(id)/video/00001.mp4", "-map", "0:v", "-f", "framemd5", "-"])
                     #expect(played.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 200,
                             "through the playback server: \(played.standardError)")
                     // As HLS: ffmpeg reads the generated main.m3u8 and decrypts with the licence's key.
                     let hls = try await run(try requireFFmpeg(), ["-v", "error", "-seg_format_options", "decryption_key=\(ClearKeyLicense.hex(key))",
-                                                                  "-i", server.playlistURL(for: task.id), "-map", "0:v", "-f", "framemd5", "-"])
+                                                                  "-i", server.playlistURL(for: id), "-map", "0:v", "-f", "framemd5", "-"])
                     #expect(hls.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 200,
                             "the HLS rendition through the playback server: \(hls.standardError)")
                     let unknown = try await license([Array(repeating: 7, count: 16)])
                     #expect(unknown.status == 403 && String(decoding: unknown.body, as: UTF8.self).contains("has no key kid-07070707"))
-                    try await KeyStore(library: library).invalidate(task.id)
+                    try await KeyStore(library: library).invalidate(id)
                     let invalidated = try await license([Self.keyID])
                     #expect(invalidated.status == 403 && String(decoding: invalidated.body, as: UTF8.self).contains("invalidated"))
-                    let noToken = try await rawHTTP(port: port, "POST /\(task.id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+                    let noToken = try await rawHTTP(port: port, "POST /\(id)/clearkey HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
                     #expect(noToken.status == 403)
                 }
             }
@@ -111,16 +105,10 @@ struct DASHKeyTests {
     func clearKeyInBrowser() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.segmentAnswers()) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
-                let task = try await session.makeTask(url: origin.baseURL + "/clearkey/main.mpd")
-                try await task.resume()
-                let state = await task.waitUntilFinished()
-                let snapshot = try await task.snapshot()
-                await session.shutdown()
-                #expect(state == .completed, "\(snapshot.error ?? "")")
+                let downloaded = try await completedDownload(origin.baseURL + "/clearkey/main.mpd", in: folder)
+                let (library, id, snapshot) = (downloaded.library, downloaded.id, downloaded.snapshot)
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
-                for resource in try await library.index.resources(of: task.id) {
+                for resource in try await library.index.resources(of: id) {
                     let name = try #require(URL(string: resource.uri)?.lastPathComponent)
                     #expect(try Data(contentsOf: bundle.appendingPathComponent(resource.fileName))
                             == Data(contentsOf: dashSampleMedia.appendingPathComponent("clearkey-segments/\(name)")), "\(name)")
@@ -128,24 +116,24 @@ struct DASHKeyTests {
                 let fetched = origin.requests.count
 
                 try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
-                    let played = try await chromiumPlayback(base: server.baseURL, mpd: "\(task.id)/main.mpd")
+                    let played = try await chromiumPlayback(base: server.baseURL, mpd: "\(id)/main.mpd")
                     #expect(played.error == nil, "\(played)")
                     #expect(played.licenceRequests == 1 && played.licenceStatuses == [200], "\(played)")
                     #expect(played.frames == 200 && played.currentTime >= 7.9, "Chromium played \(played)")
 
                     // The HLS rendition declares the key (common encryption's cenc: SAMPLE-AES-CTR), its
                     // raw bytes at the playback server, as for an HLS asset's keys.
-                    let key = try #require(try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: task.id))
+                    let key = try #require(try await KeyStore(library: library).key(ClearKeyLicense.storeID(Self.keyID), of: id))
                     let video = try String(contentsOf: bundle.appendingPathComponent("video/index.m3u8"), encoding: .utf8)
                     let keyTag = "#EXT-X-KEY:METHOD=SAMPLE-AES-CTR,URI=\"../keys/\(ClearKeyLicense.storeID(Self.keyID))\",KEYFORMAT=\"identity\""
                     #expect(video.components(separatedBy: "\n").filter { $0.hasPrefix("#EXT-X-KEY") } == [keyTag], "\(video)")
                     let base = try #require(URL(string: server.baseURL))
                     let port = try #require(base.port)
-                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(task.id)/keys/\(ClearKeyLicense.storeID(Self.keyID)) HTTP/1.1\r\n"
+                    let served = try await rawHTTP(port: port, "GET \(base.path)/\(id)/keys/\(ClearKeyLicense.storeID(Self.keyID)) HTTP/1.1\r\n"
                         + "Host: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
                     #expect(served.status == 200 && Array(served.body) == key, "the key the EXT-X-KEY names: \(served.status)")
                     let hls = try await run(try requireFFmpeg(), ["-v", "error", "-seg_format_options", "decryption_key=\(ClearKeyLicense.hex(key))",
-                                                                  "-i", server.playlistURL(for: task.id), "-map", "0:v", "-f", "framemd5", "-"])
+                                                                  "-i", server.playlistURL(for: id), "-map", "0:v", "-f", "framemd5", "-"])
                     let frames = hls.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("#") }
                     let clear = try await run(try requireFFmpeg(), ["-v", "error", "-i", dashSampleMedia.appendingPathComponent("single/main-stream1.mp4").path,
                                                                     "-map", "0:v", "-f", "framemd5", "-"])

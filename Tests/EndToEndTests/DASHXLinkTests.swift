@@ -42,19 +42,13 @@ struct DASHXLinkTests {
     func remoteElements() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers()) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
-                let session = try await DownloadSession(library: library)
-                let task = try await session.makeTask(url: origin.baseURL + "/periods/main.mpd", options: DownloadOptions(audio: .all))
-                try await task.resume()
-                let state = await task.waitUntilFinished()
-                let snapshot = try await task.snapshot()
-                await session.shutdown()
-                #expect(state == .completed, "\(snapshot.error ?? "")")
+                let downloaded = try await completedDownload(origin.baseURL + "/periods/main.mpd", in: folder, options: DownloadOptions(audio: .all))
+                let (library, id, snapshot) = (downloaded.library, downloaded.id, downloaded.snapshot)
                 #expect(origin.requests.filter { $0.hasSuffix(".xml") }.sorted() == ["/periods/deu.xml", "/periods/p2.xml"])
-                let renditions = try await library.index.renditions(of: task.id)
+                let renditions = try await library.index.renditions(of: id)
                 #expect(renditions.map(\.key).sorted() == ["audio-de", "audio-en", "video"])
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
-                let resources = try await library.index.resources(of: task.id)
+                let resources = try await library.index.resources(of: id)
                 #expect(resources.contains { $0.uri.hasSuffix("/p2/chunk-stream3-00003.m4s") }, "the remote Period's German audio")
                 for resource in resources {
                     let path = try #require(URL(string: resource.uri)?.path)
@@ -64,7 +58,7 @@ struct DASHXLinkTests {
                 let local = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
                 #expect(local.components(separatedBy: "<Period").count == 3 && !local.contains("xlink"), "\(local)")
                 try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
-                    let frames = try await gstreamerVideoFrames(server.mpdURL(for: task.id))
+                    let frames = try await gstreamerVideoFrames(server.mpdURL(for: id))
                     #expect(frames == DASHDownloadTests.frames, "GStreamer played \(frames) frames")
                 }
             }
