@@ -38,6 +38,12 @@ doc = {
   "/api/assets/{id}/selections": {"post": op("Add audio, subtitles or a variant, as carryon add does, and resume",
       {202: {"description": "Added", "content": {"application/json": {"schema": {"type": "object", "required": ["added", "asset"], "properties": {"added": {"type": "array", "items": {"type": "string"}}, "asset": {"$ref": "#/components/schemas/Asset"}}}}}},
        400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error", 502: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
+  "/api/assets/{id}/policy": {"put": op("Change its expiry and priority, as carryon policy does",
+      {200: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="PolicyChange", params=idp, op_id="changePolicy")},
+  "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, to choose what to download",
+      {200: js("StreamReport"), 400: "error", 404: "error", 422: "error"},
+      params=[{"name": "url", "in": "query", "required": False, "schema": {"type": "string"}},
+              {"name": "catalog", "in": "query", "required": False, "schema": {"type": "string"}}], op_id="inspectStream")},
   "/api/assets/{id}/logs": {"get": op("Its access and error logs, as carryon logs ID --json gives them",
       {200: {"description": "OK", "content": {"application/json": {"schema": {"type": "object", "properties": {
           "access": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}},
@@ -79,6 +85,14 @@ doc = {
        "error": {"type": "string"}, "format": {"enum": ["hls", "dash"]}, "bundlePath": {"type": "string"},
        "playlist": {"type": "string"}, "mpd": {"type": "string"}, "bytesOnDisk": {"type": "integer"},
        "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"}}},
+   "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
+       "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time; null: never"},
+       "priority": {"enum": ["default", "important"]}}},
+   "StreamReport": {"type": "object", "required": ["type", "url", "warnings"], "description": "HLS (type multivariant or media: variants, renditions, each with its size) or MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size), as carryon inspect --sizes --json gives it", "properties": {
+       "type": {"enum": ["multivariant", "media", "dash"]}, "url": {"type": "string"},
+       "variants": {"type": "array", "items": {"type": "object"}}, "renditions": {"type": "array", "items": {"type": "object"}},
+       "periods": {"type": "array", "items": {"type": "object"}}, "duration": {"type": "number"}, "segmentCount": {"type": "integer"},
+       "size": {"type": "object"}, "warnings": {"type": "array"}}},
    "CatalogStream": {"type": "object", "required": ["name", "url", "state", "playableOffline"], "properties": {
        "name": {"type": "string"}, "url": {"type": "string"}, "state": {"type": "string"}, "id": {"type": "string"},
        "fraction": {"type": "number"}, "bytesOnDisk": {"type": "integer"}, "playableOffline": {"type": "boolean"}}},

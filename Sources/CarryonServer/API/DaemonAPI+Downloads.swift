@@ -36,25 +36,8 @@ extension DaemonAPI {
 
     func startDownload(_ request: Request) async throws -> Response {
         let new = try await Self.decode(NewDownload.self, from: request, example: #"{"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}"#)
-        let given: String
-        var headers: [HTTPHeader] = []
-        var name = new.name
-        switch (new.url, new.catalog) {
-        case (let url?, nil):
-            given = url
-        case (nil, let entryName?):
-            guard let entry = catalog?.entry(named: entryName) else {
-                throw APIError(404, "unknown-stream", "the catalog has no stream named \"\(entryName)\"", hint: "GET /api/catalog lists its streams.")
-            }
-            given = entry.playlistURL
-            headers = entry.headers
-            name = name ?? entry.name
-        case (nil, nil):
-            throw APIError(400, "bad-request", "url is missing: give the stream's url, or the name of a catalog stream (catalog)",
-                           hint: #"Send JSON such as {"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}."#)
-        case (_?, _?):
-            throw APIError(400, "bad-request", "give the stream's url or a catalog stream's name, not both")
-        }
+        let (given, headers) = try stream(url: new.url, catalogName: new.catalog)
+        let name = new.name ?? new.catalog.flatMap { catalog?.entry(named: $0)?.name }
         let url = try streams.check(given)
         var options = DownloadOptions(audio: new.audio?.value ?? .automatic, subtitles: new.subtitles?.value ?? .automatic)
         options.minimumBitrate = new.minBitrate

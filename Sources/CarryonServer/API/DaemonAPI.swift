@@ -16,6 +16,8 @@ import NIOCore
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
 /// | `POST /api/assets/{id}/selections` | adds `{audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}` as `carryon add` does, and resumes: 202, `{added, asset}` |
+/// | `PUT /api/assets/{id}/policy` | changes `{expiresAt, priority}` (an ISO 8601 date or `null`; `default` or `important`): the asset |
+/// | `GET /api/streams?url=…` (or `?catalog=NAME`) | what `carryon inspect --sizes --json` reports of the stream, a media playlist's segments left out: its tracks and their sizes, to choose from |
 /// | `GET /api/assets/{id}/logs` | its access and error logs, as `carryon logs ID --json` gives them |
 /// | `GET /api/storage`, `PUT /api/storage` | the storage settings and use (`StorageReport`); `PUT` changes `{quotaBytes, minimumFreeBytes, purgeOnDownload}` (`null` removes a limit) |
 /// | `GET /api/events` | Server-Sent Events: every task's `DownloadEventRecord`s, numbered; `Last-Event-ID` replays what a reconnecting client missed |
@@ -100,8 +102,8 @@ public struct DaemonAPI: Sendable {
         Route("GET", "assets"), Route("POST", "assets"),
         Route("GET", "assets/{id}"), Route("DELETE", "assets/{id}"),
         Route("POST", "assets/{id}/cancel"), Route("POST", "assets/{id}/suspend"), Route("POST", "assets/{id}/resume"),
-        Route("POST", "assets/{id}/selections"), Route("GET", "assets/{id}/logs"),
-        Route("GET", "catalog"), Route("GET", "storage"), Route("PUT", "storage"), Route("POST", "purge"),
+        Route("POST", "assets/{id}/selections"), Route("PUT", "assets/{id}/policy"), Route("GET", "assets/{id}/logs"),
+        Route("GET", "streams"), Route("GET", "catalog"), Route("GET", "storage"), Route("PUT", "storage"), Route("POST", "purge"),
         Route("GET", "events"), Route("GET", "openapi.json"),
     ]
 
@@ -132,6 +134,8 @@ public struct DaemonAPI: Sendable {
             }
             return try APIJSON.response(try await task.snapshot())
         case ("POST", "assets/{id}/selections"): return try await addSelections(request, to: try await session.task(id: id))
+        case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
+        case ("GET", "streams"): return try await inspectStream(request)
         case ("GET", "assets/{id}/logs"):
             return try APIJSON.response(try AssetLogs(library: session.library).entries(of: try await session.task(id: id).id))
         case ("GET", "catalog"): return try APIJSON.response(catalog?.offlineStates(given: try await snapshots()) ?? [])

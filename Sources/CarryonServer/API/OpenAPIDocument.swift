@@ -287,6 +287,96 @@ enum OpenAPIDocument {
         ]
       }
     },
+    "/api/assets/{id}/policy": {
+      "put": {
+        "operationId": "changePolicy",
+        "summary": "Change its expiry and priority, as carryon policy does",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Asset"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "413": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/PolicyChange"
+              }
+            }
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          }
+        ]
+      }
+    },
+    "/api/streams": {
+      "get": {
+        "operationId": "inspectStream",
+        "summary": "What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, to choose what to download",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/StreamReport"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "422": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "name": "url",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "catalog",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ]
+      }
+    },
     "/api/assets/{id}/logs": {
       "get": {
         "operationId": "assetLogs",
@@ -690,6 +780,76 @@ enum OpenAPIDocument {
           },
           "duration": {
             "type": "number"
+          }
+        }
+      },
+      "PolicyChange": {
+        "type": "object",
+        "description": "an absent key leaves the setting as it is",
+        "properties": {
+          "expiresAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "ISO 8601 date and time; null: never"
+          },
+          "priority": {
+            "enum": [
+              "default",
+              "important"
+            ]
+          }
+        }
+      },
+      "StreamReport": {
+        "type": "object",
+        "required": [
+          "type",
+          "url",
+          "warnings"
+        ],
+        "description": "HLS (type multivariant or media: variants, renditions, each with its size) or MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size), as carryon inspect --sizes --json gives it",
+        "properties": {
+          "type": {
+            "enum": [
+              "multivariant",
+              "media",
+              "dash"
+            ]
+          },
+          "url": {
+            "type": "string"
+          },
+          "variants": {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          },
+          "renditions": {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          },
+          "periods": {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          },
+          "duration": {
+            "type": "number"
+          },
+          "segmentCount": {
+            "type": "integer"
+          },
+          "size": {
+            "type": "object"
+          },
+          "warnings": {
+            "type": "array"
           }
         }
       },

@@ -1,0 +1,104 @@
+import Carryon
+import Foundation
+import HLS
+import Hummingbird
+import NIOCore
+
+/// The API's look at a stream before it is downloaded (`GET /api/streams`), and an asset's
+/// storage policy (`PUT /api/assets/{id}/policy`).
+extension DaemonAPI {
+    /// `GET /api/streams?url=…` (or `?catalog=NAME`): what `carryon inspect --sizes --json`
+    /// reports of the stream — its variants, renditions and each one's size for HLS, its
+    /// Periods, Adaptation Sets and Representations for DASH — from which a client builds a
+    /// choice of tracks. A media playlist's segments are left out (its `segmentCount` and
+    /// `duration` stay): a client choosing what to download needs its size, not a million lines.
+    /// A stream that cannot be read (its origin fails, its manifest is not one) is a 422 with
+    /// the engine's error code and message.
+    func inspectStream(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let (given, headers) = try stream(url: query.get("url"), catalogName: query.get("catalog"))
+        let inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
+        let inspected: Inspector.StreamInspection
+        do {
+            inspected = try await inspector.inspectStream(try streams.check(given))
+        } catch let error as CarryonError where error.code != .refusedLocation && error.code != .invalidLocation {
+            // The caller's stream, not the daemon, failed: a 4xx that says how.
+            throw APIError(422, error.code.rawValue, error.message, hint: "The stream could not be read from its origin as it is.")
+        }
+        switch inspected {
+        case .hls(let inspection):
+            var estimates: [String: SizeEstimator.Outcome] = [:]
+            switch inspection.resolved {
+            case .multivariant(let main):
+                estimates = await SizeEstimator(fetcher: inspector.fetcher).estimate(main)
+            case .media(let media):
+                estimates[media.url] = .success(SizeEstimator.estimate(media, bitrate: nil))
+            }
+            return try APIJSON.response(InspectReport(inspection, sizes: estimates, segments: false))
+        case .dash(let mpd):
+            let sizes = await DASHSizeEstimator(fetcher: inspector.fetcher).estimate(mpd.mpd, url: mpd.url)
+            return try APIJSON.response(InspectDASH(inspection: mpd, sizes: sizes).report)
+        }
+    }
+
+    /// The stream a request names: its `url`, or the catalog stream `catalogName` with the
+    /// headers the catalog gives it; exactly one of the two.
+    func stream(url: String?, catalogName: String?) throws(APIError) -> (url: String, headers: [HTTPHeader]) {
+        switch (url, catalogName) {
+        case (let url?, nil):
+            return (url, [])
+        case (nil, let name?):
+            guard let entry = catalog?.entry(named: name) else {
+                throw APIError(404, "unknown-stream", "the catalog has no stream named \"\(name)\"", hint: "GET /api/catalog lists its streams.")
+            }
+            return (entry.playlistURL, entry.headers)
+        case (nil, nil):
+            throw APIError(400, "bad-request", "url is missing: give the stream's url, or the name of a catalog stream (catalog)",
+                           hint: #"Send JSON such as {"url": "https://cdn.example/show/main.m3u8", "audio": "en,de"}."#)
+        case (_?, _?):
+            throw APIError(400, "bad-request", "give the stream's url or a catalog stream's name, not both")
+        }
+    }
+
+    /// What `PUT /api/assets/{id}/policy` takes: `expiresAt` (an ISO 8601 date, or `null`:
+    /// never) and `priority` (`default` or `important`); an absent key is left as it is.
+    struct PolicyChange: Decodable {
+        var expiresAt: String??
+        var priority: String?
+
+        private enum CodingKeys: String, CodingKey { case expiresAt, priority }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            if container.contains(.expiresAt) {
+                expiresAt = .some(try container.decodeNil(forKey: .expiresAt) ? nil : container.decode(String.self, forKey: .expiresAt))
+            }
+            priority = try container.decodeIfPresent(String.self, forKey: .priority)
+        }
+    }
+
+    /// `PUT /api/assets/{id}/policy`: the asset's expiry and priority changed, then the asset.
+    func changePolicy(_ request: Request, of task: DownloadTask) async throws -> Response {
+        let change = try await Self.decode(PolicyChange.self, from: request, example: #"{"expiresAt": "2026-12-31T00:00:00Z", "priority": "important"}"#)
+        let storage = StorageManager(library: session.library)
+        var policy = try await storage.policy(for: task.id)
+        if case .some(let text) = change.expiresAt {
+            if let text {
+                guard let date = try? Date(text, strategy: .iso8601) else {
+                    throw APIError(400, "bad-request", "expiresAt \"\(text)\" is not an ISO 8601 date and time (2026-12-31T00:00:00Z)")
+                }
+                policy.expiresAt = date
+            } else {
+                policy.expiresAt = nil
+            }
+        }
+        if let text = change.priority {
+            guard let priority = AssetPriority(rawValue: text) else {
+                throw APIError(400, "bad-request", "priority \"\(text)\" is not default or important")
+            }
+            policy.priority = priority
+        }
+        try await storage.setPolicy(policy, for: task.id)
+        return try APIJSON.response(try await task.snapshot())
+    }
+}
