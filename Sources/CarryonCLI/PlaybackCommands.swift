@@ -38,28 +38,44 @@ struct ListeningLine: Encodable {
     var playlist: String?
 }
 
-/// `--port`, `--host` and `--json`, shared by `serve` and `play`.
+/// `--port`, `--bind`, `--host` and `--json`, shared by `serve` and `play`.
 struct ServerOptions: ParsableArguments {
     @Option(help: "The port to listen on (0 picks a free one).")
     var port: Int = 0
 
-    @Option(help: ArgumentHelp("The loopback address to listen on: 127.0.0.1 or ::1.", valueName: "address"))
-    var host: String = "127.0.0.1"
+    @Option(help: ArgumentHelp(
+        "The address to listen on: 127.0.0.1 (the default) or ::1 keep the server on this machine; another address of it (0.0.0.0 or :: for all) lets other devices in, the token still required.",
+        valueName: "address"))
+    var bind: String?
+
+    @Option(help: ArgumentHelp(
+        "A name other devices reach this machine by (a DNS name, or its address on the network), accepted in the Host header and shown in the base URL (repeatable); any other Host is refused.",
+        valueName: "name"))
+    var host: [String] = []
 
     @Flag(help: "Print one JSON object a line: where the server listens, then each request it answers.")
     var json = false
 
+    /// The address listened on: `--bind`, or a loopback address given as `--host` alone (as
+    /// earlier releases took it), or 127.0.0.1.
+    var address: String {
+        bind ?? host.first { $0 == "127.0.0.1" || $0 == "::1" } ?? "127.0.0.1"
+    }
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard host == "127.0.0.1" || host == "::1" else {
-            throw ValidationError("--host must be 127.0.0.1 or ::1: the playback server listens on loopback only")
+        if let bind, !PlaybackServer.isIPAddress(bind) {
+            throw ValidationError("--bind must be an IP address of this machine (127.0.0.1, ::1, 0.0.0.0, 192.168.1.20, …), not \(bind)")
+        }
+        for name in host where PlaybackServer.isUnspecified(name) || !PlaybackServer.isHostName(name) {
+            throw ValidationError("--host \(name) is not a name clients can reach the server by; the server listens on loopback unless --bind names another address (--bind 0.0.0.0 for every interface)")
         }
     }
 
     func makeServer(_ source: PlaybackSource) throws -> PlaybackServer {
         let json = self.json
         do {
-            return try PlaybackServer(source: source, host: host, port: port) { request in
+            return try PlaybackServer(source: source, host: address, names: host.filter { $0 != address }, port: port) { request in
                 if json { try? printJSONLine(RequestLine(request)) }
             }
         } catch {
@@ -73,9 +89,15 @@ struct Serve: AsyncParsableCommand {
         abstract: "Serve the library to players, with the daemon's JSON API, over HTTP on loopback, until interrupted.",
         discussion: """
             The first line of output is the server's base URL, which carries a random token: \
-            a request without it, or with a Host header other than the loopback address, is \
-            refused, so other users and web pages cannot read the library. An asset plays at \
+            a request without it, or with a Host header other than the server's own, is \
+            refused, so other users and web pages cannot read the library. Open the base URL \
+            in a browser for the web app: the catalog's streams to download and play, progress, \
+            the player with its logs, the library and its storage. An asset plays at \
             <base URL>/<id>/main.m3u8 (`carryon play ID` prints that URL for you).
+
+            The server listens on 127.0.0.1 only. For other devices (a media box, a kiosk), \
+            --bind 0.0.0.0 listens on every interface and --host NAME names the machine as they \
+            reach it (mediabox.local, 192.168.1.20); requests must still carry the token.
 
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
@@ -99,6 +121,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
               carryon serve --resume
+              carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )

@@ -23,13 +23,14 @@ public struct RawHTTPResponse: Sendable {
 }
 
 /// Sends `request` (the whole HTTP/1.1 request text, headers as written — a `Host` an HTTP
-/// client would not let a test forge included) to 127.0.0.1:`port`, and reads the response
-/// until the server closes the connection. Runs on a thread of its own, so that its blocking
-/// socket calls never hold the threads an in-process server needs.
-public func rawHTTP(port: Int, _ request: String) async throws -> RawHTTPResponse {
+/// client would not let a test forge included) to `address`:`port` (127.0.0.1 unless another
+/// loopback address, 127.0.0.0/8, is given), and reads the response until the server closes the
+/// connection. Runs on a thread of its own, so that its blocking socket calls never hold the
+/// threads an in-process server needs.
+public func rawHTTP(port: Int, address: String = "127.0.0.1", _ request: String) async throws -> RawHTTPResponse {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
-            continuation.resume(with: Result { try rawHTTPBlocking(port: port, request) })
+            continuation.resume(with: Result { try rawHTTPBlocking(address: address, port: port, request) })
         }
     }
 }
@@ -76,20 +77,22 @@ public func rawHTTPStream(port: Int, _ request: String, seconds: Double = 30,
     }
 }
 
-/// A socket connected to 127.0.0.1:`port` that has sent `request`.
-private func connectedSocket(port: Int, sending request: String) throws -> Int32 {
+/// A socket connected to `address`:`port` that has sent `request`; only loopback addresses
+/// (127.0.0.0/8): nothing a test sends leaves the machine.
+private func connectedSocket(address text: String = "127.0.0.1", port: Int, sending request: String) throws -> Int32 {
+    guard text.hasPrefix("127."), inet_addr(text) != INADDR_NONE else { throw TestSupportError("\(text) is not a loopback address (127.0.0.0/8)") }
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TestSupportError("socket() failed") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_addr.s_addr = inet_addr(text)
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else {
         close(socket)
-        throw TestSupportError("cannot connect to 127.0.0.1:\(port)")
+        throw TestSupportError("cannot connect to \(text):\(port)")
     }
     let bytes = Array(request.utf8)
     var sent = 0
@@ -104,8 +107,8 @@ private func connectedSocket(port: Int, sending request: String) throws -> Int32
     return socket
 }
 
-private func rawHTTPBlocking(port: Int, _ request: String) throws -> RawHTTPResponse {
-    let socket = try connectedSocket(port: port, sending: request)
+private func rawHTTPBlocking(address: String, port: Int, _ request: String) throws -> RawHTTPResponse {
+    let socket = try connectedSocket(address: address, port: port, sending: request)
     defer { close(socket) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -38,4 +38,31 @@ struct DaemonCommandTests {
             }
         }
     }
+
+    @Test("serve --bind ADDRESS --host NAME listens there, shows NAME in its base URL, and accepts only its names in Host; a bad --bind or --host is a usage error",
+          .timeLimit(.minutes(1)))
+    func bindAndHost() async throws {
+        try await withTemporaryDirectory { folder in
+            // 127.0.0.2 stands for a network address: nothing in a test leaves the loopback interface.
+            let server = try RunningProcess(carryon: ["serve", "--bind", "127.0.0.2", "--host", "mediabox.test", "--library", folder.path])
+            var lines = server.lines.makeAsyncIterator()
+            let base = try #require(await lines.next().flatMap(URL.init(string:)))
+            let port = try #require(base.port)
+            #expect(base.host == "mediabox.test", "\(base)")
+            func status(_ path: String, host: String) async throws -> Int {
+                try await rawHTTP(port: port, address: "127.0.0.2", "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n").status
+            }
+            #expect(try await status("\(base.path)/api/assets", host: "mediabox.test:\(port)") == 200)
+            #expect(try await status("\(base.path)/api/assets", host: "127.0.0.2:\(port)") == 200)
+            #expect(try await status("\(base.path)/api/assets", host: "rebound.example:\(port)") == 403)
+            #expect(try await status("/api/assets", host: "mediabox.test:\(port)") == 403, "no token")
+            server.kill(SIGTERM)
+            #expect(await server.wait() == 0)
+
+            for arguments in [["--bind", "mediabox.test"], ["--host", "::"], ["--host", "bad name"]] {
+                let refused = try await runCarryon(["serve"] + arguments + ["--library", folder.path])
+                #expect(refused.status == 64 && refused.standardError.contains(arguments[0]), "\(arguments): \(refused.standardError)")
+            }
+        }
+    }
 }

@@ -90,11 +90,38 @@ struct PlaybackTests {
         }
     }
 
-    @Test("a playback server listens on loopback only", arguments: ["0.0.0.0", "192.168.1.2", "::", "localhost"])
-    func loopbackOnly(host: String) throws {
-        let library = try OfflineLibrary(root: FileManager.default.temporaryDirectory.appendingPathComponent("carryon-loopback-\(UUID())"))
+    @Test("a playback server listens on an IP address, and the names it answers to are host names",
+          arguments: [("localhost", [String]()), ("media.example", []), ("", []), ("127.0.0.1", ["0.0.0.0"]), ("127.0.0.1", ["evil.example/x"]), ("127.0.0.1", [""])])
+    func addressAndNames(host: String, names: [String]) throws {
+        let library = try OfflineLibrary(root: FileManager.default.temporaryDirectory.appendingPathComponent("carryon-address-\(UUID())"))
         defer { try? FileManager.default.removeItem(at: library.root) }
-        #expect(throws: PlaybackServerError.self) { try PlaybackServer(source: PlaybackSource(library: library), host: host) }
+        #expect(throws: PlaybackServerError.self) { try PlaybackServer(source: PlaybackSource(library: library), host: host, names: names) }
+    }
+
+    @Test("a server bound to another address answers its own address and names in Host, and no other; the token is still required",
+          .timeLimit(.minutes(1)))
+    func otherAddress() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            let id = try await download("/ts/main.m3u8", into: library, options: DownloadOptions(maximumBitrate: 200_000))
+            // 127.0.0.2 stands for a network address: nothing in a test leaves the loopback interface.
+            let server = try PlaybackServer(source: PlaybackSource(library: library), host: "127.0.0.2", names: ["Media.Example"])
+            try await server.withRunning { (handle) async throws -> Void in
+                #expect(handle.baseURL == "http://Media.Example:\(handle.port)/\(server.token)")
+                func get(_ path: String, host: String) async throws -> Int {
+                    try await rawHTTP(port: handle.port, address: "127.0.0.2", "GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n").status
+                }
+                let path = "/\(server.token)/\(id)/main.m3u8"
+                #expect(try await get(path, host: "media.example:\(handle.port)") == 200)
+                #expect(try await get(path, host: "127.0.0.2:\(handle.port)") == 200)
+                #expect(try await get(path, host: "attacker.example:\(handle.port)") == 403)
+                #expect(try await get(path, host: "media.example") == 403, "the port is part of the name")
+                #expect(try await get("/\(id)/main.m3u8", host: "media.example:\(handle.port)") == 403)
+                await #expect(throws: (any Error).self, "it listens on 127.0.0.2 only") {
+                    try await rawHTTP(port: handle.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(handle.port)\r\nConnection: close\r\n\r\n")
+                }
+            }
+        }
     }
 
     @Test("paths outside what the bundle plays are not found, and an unknown asset is not found", .timeLimit(.minutes(1)))

@@ -5,13 +5,15 @@ import HLS
 import Hummingbird
 import NIOCore
 
-/// The `Host` header values a playback server accepts: its own loopback address and port,
-/// known once it listens.
+/// The `Host` header values a playback server accepts: the loopback names and its own address
+/// and names (``PlaybackServer/names``), each with its port, known once it listens.
 final class AllowedHosts: Sendable {
     private let hosts = Locked<Set<String>>([])
 
-    func set(port: Int) {
-        hosts.withLock { $0 = ["127.0.0.1:\(port)", "localhost:\(port)", "[::1]:\(port)"] }
+    func set(port: Int, names: [String] = []) {
+        let named = names.map { $0.contains(":") ? "[\($0)]" : $0 }.map { $0.lowercased() }
+        let withPorts = (["127.0.0.1", "localhost", "[::1]"] + named).map { "\($0):\(port)" }
+        hosts.withLock { $0 = Set(withPorts + (port == 80 ? named : [])) }
     }
 
     func allows(_ host: String?) -> Bool {

@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Plays a library's bundles back offline: an HTTP server on the loopback interface that serves
+/// Plays a library's bundles back offline: an HTTP server, on the loopback interface unless told
+/// otherwise, that serves
 /// every asset as standard HLS — playlists, segments, init sections, subtitles, with the right
 /// content types and byte ranges — to any player (ffmpeg, ffplay, mpv, VLC, Safari, hls.js).
 ///
@@ -27,8 +28,15 @@ import ServiceLifecycle
 public struct PlaybackServer: Sendable {
     /// What is served.
     public var source: PlaybackSource
-    /// The loopback address to listen on: `127.0.0.1` (the default) or `::1`.
+    /// The address to listen on: `127.0.0.1` (the default) or `::1`, loopback only; another
+    /// address of this machine (`0.0.0.0` or `::` for all) makes the server reachable from other
+    /// machines, for a daemon serving other devices. The token is required whatever the address.
     public var host: String
+    /// Further names the server is reached by — a DNS name of the machine, or its address on the
+    /// network — that requests may carry in their `Host` header: besides the loopback names and
+    /// ``host`` itself, every other `Host` is refused (DNS rebinding). The first is the one the
+    /// base URL shows.
+    public var names: [String]
     /// The port; 0 lets the operating system pick a free one.
     public var port: Int
     /// The token every URL carries; random (128 bits) unless given.
@@ -40,13 +48,17 @@ public struct PlaybackServer: Sendable {
     /// The daemon's JSON API, served under `<base URL>/api/` when set (`carryon serve`).
     public var api: DaemonAPI?
 
-    /// - Throws: ``PlaybackServerError`` when `host` is not a loopback address or `token` is
-    ///   too short to be a secret.
-    public init(source: PlaybackSource, host: String = "127.0.0.1", port: Int = 0, token: String? = nil,
+    /// - Throws: ``PlaybackServerError`` when `host` is not an IP address, a name in `names` is
+    ///   not a host name, or `token` is too short to be a secret.
+    public init(source: PlaybackSource, host: String = "127.0.0.1", names: [String] = [], port: Int = 0, token: String? = nil,
                 logger: Logger? = nil, onRequest: @escaping @Sendable (PlaybackRequest) async -> Void = { _ in }) throws(PlaybackServerError) {
-        guard host == "127.0.0.1" || host == "::1" else {
-            throw PlaybackServerError("the playback server listens on 127.0.0.1 or ::1 only, not \(host)")
+        guard Self.isIPAddress(host) else {
+            throw PlaybackServerError("the playback server listens on an IP address (127.0.0.1, ::1, 0.0.0.0, …), not \(host)")
         }
+        for name in names where !Self.isHostName(name) || Self.isUnspecified(name) {
+            throw PlaybackServerError("\(name) is not a name clients can reach the server by (a DNS name or an address of this machine)")
+        }
+        self.names = names
         let token = token ?? Self.makeToken()
         guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw PlaybackServerError("a token is at least 16 letters and digits")
@@ -61,6 +73,24 @@ public struct PlaybackServer: Sendable {
             logger.logLevel = .warning
             return logger
         }()
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address.
+    package static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
+    /// Whether `text` is an address that means every interface (`0.0.0.0`, `::`).
+    package static func isUnspecified(_ text: String) -> Bool {
+        text == "0.0.0.0" || text == "::" || text == "[::]"
+    }
+
+    /// Whether `text` can be a `Host` header's name: a DNS name, or an IP address.
+    package static func isHostName(_ text: String) -> Bool {
+        guard !text.isEmpty, text.count <= 253 else { return false }
+        return isIPAddress(text) || text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
     /// 32 hexadecimal digits from the system's secure random source.
@@ -90,14 +120,16 @@ public struct PlaybackServer: Sendable {
     private func makeApplication(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void) -> some Service {
         let host = self.host
         let token = self.token
+        let shownName = names.first ?? (Self.isUnspecified(host) ? "127.0.0.1" : host)
+        let accepted = names + (Self.isUnspecified(host) ? [] : [host])
         let responder = PlaybackResponder(server: self, hosts: .init())
         return Application(
             responder: responder,
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
-                let shown = host.contains(":") ? "[\(host)]" : host
-                responder.hosts.set(port: port)
+                let shown = shownName.contains(":") ? "[\(shownName)]" : shownName
+                responder.hosts.set(port: port, names: accepted)
                 await onReady(PlaybackServerHandle(baseURL: "http://\(shown):\(port)/\(token)", port: port))
             },
             logger: logger
@@ -107,7 +139,8 @@ public struct PlaybackServer: Sendable {
 
 /// A running playback server.
 public struct PlaybackServerHandle: Sendable {
-    /// `http://127.0.0.1:<port>/<token>`: every URL of the server starts with it.
+    /// `http://127.0.0.1:<port>/<token>` (the first of ``PlaybackServer/names``, or the address
+    /// listened on, in place of `127.0.0.1`): every URL of the server starts with it.
     public let baseURL: String
     /// The port the server listens on: the one the operating system picked when
     /// ``PlaybackServer/port`` was 0.
