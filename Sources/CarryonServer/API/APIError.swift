@@ -62,7 +62,10 @@ enum APIJSON {
     }()
 
     static func response(status: Int, data: Data, headers extra: HTTPFields = [:]) -> Response {
-        var headers: HTTPFields = [.contentType: "application/json", .contentLength: String(data.count), .cacheControl: "no-store"]
+        var headers = WebApp.securityHeaders
+        headers[.contentType] = "application/json"
+        headers[.contentLength] = String(data.count)
+        headers[.cacheControl] = "no-store"
         headers.append(contentsOf: extra)
         return Response(status: HTTPResponse.Status(code: status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

@@ -91,8 +91,9 @@ struct PlaybackResponder: HTTPResponder {
             return Self.failure(.forbidden, "forbidden\n")
         }
         record.path = "/" + components.joined(separator: "/")
-        if components.first == "api", let api = server.api {
-            return await api.respond(to: request, path: Array(components.dropFirst()))
+        if let api = server.api {
+            if components.first == "api" { return await api.respond(to: request, path: Array(components.dropFirst())) }
+            if let response = WebApp.response(to: request, path: Array(components)) { return response }
         }
         // POST only for a DASH asset's Clear Key licence requests.
         guard request.method == .get || request.method == .head || request.method == .post else {

@@ -1,0 +1,168 @@
+// The catalog's streams, each with its offline state as Apple's sample app shows it, and the
+// choice offered before a download starts: video quality, audio and subtitle languages, each
+// with its size (what PRESTOplay's downloader offers; WWDC's "fast download" and "best quality").
+import { h, replaceChildren, formatBytes, formatBitrate, announce } from "./dom.js";
+import { call } from "./api.js";
+import { progressView } from "./progress.js";
+
+/** How a state reads beside a stream. */
+export const stateNames = {
+  "not-downloaded": "Not downloaded", waiting: "Waiting", running: "Downloading", suspended: "Suspended",
+  completed: "Downloaded", failed: "Failed", cancelled: "Cancelled",
+};
+
+/** The buttons an asset's state allows, in the order they show: Play, Download, Cancel,
+ *  Resume, Delete. `actions` carries out each. */
+export function assetButtons(asset, name, actions, key) {
+  const state = asset?.state ?? "not-downloaded";
+  const playable = asset?.cache?.isPlayableOffline || state === "completed";
+  const button = (label, onclick, primary) =>
+    h("button", { type: "button", class: primary ? "primary" : undefined, dataset: { key: `${key}-${label}` },
+      "aria-label": `${label} ${name}`, onclick }, label);
+  return [
+    playable && button("Play", () => actions.play(asset.id), true),
+    (state === "not-downloaded" || state === "cancelled") && actions.download && button("Download", () => actions.download(), true),
+    (state === "running" || state === "waiting") && button("Cancel", () => actions.cancel(asset.id)),
+    (state === "suspended" || state === "failed") && button("Resume", () => actions.resume(asset.id)),
+    asset && button("Delete", () => actions.remove(asset.id, name)),
+  ];
+}
+
+/** A stream's state in words: "Downloading 42%", "Downloaded · 31 MB". */
+function stateLine(asset) {
+  if (!asset) return stateNames["not-downloaded"];
+  const name = stateNames[asset.state] ?? asset.state;
+  if (asset.state === "completed") return `${name} · ${formatBytes(asset.bytesOnDisk)}`;
+  if (asset.state === "failed") return `${name}: ${asset.error ?? "unknown error"}`;
+  const { bytesDone = 0, bytesExpected = 0 } = asset.progress ?? {};
+  return bytesExpected > 0 ? `${name} ${Math.floor((100 * bytesDone) / bytesExpected)}%` : name;
+}
+
+/** The catalog's streams (`GET /api/catalog`) with the assets they became. */
+export function streamsView(catalog, assets, actions) {
+  if (catalog.length === 0) {
+    return h("p", { class: "empty" }, "No catalog: start carryon serve with --catalog Streams.plist, or add a URL below.");
+  }
+  return h("ul", { class: "cards" }, catalog.map((entry, index) => {
+    const asset = entry.id ? assets.get(entry.id) : undefined;
+    const playable = entry.playableOffline;
+    return h("li", { class: "card", dataset: { stream: entry.name } },
+      h("div", { class: "card-head" },
+        h("h3", {}, entry.name),
+        playable && h("span", { class: "badge" }, "Playable offline")),
+      h("p", { class: "url" }, entry.url),
+      h("p", { class: "state", dataset: { state: asset?.state ?? "not-downloaded" } }, stateLine(asset)),
+      asset && asset.state !== "completed" && asset.state !== "cancelled" && progressView(asset),
+      h("div", { class: "buttons" }, assetButtons(asset, entry.name,
+        { ...actions, download: () => openChooser({ catalog: entry.name }, entry.name, actions.started) }, `stream-${index}`)));
+  }));
+}
+
+/** The tracks of a stream report (`GET /api/streams`), HLS or DASH, as one list of choices. */
+export function tracksOf(report) {
+  const size = (value) => value?.estimatedBytes === undefined ? undefined : { bytes: value.estimatedBytes, exact: value.exact };
+  const tracks = { variants: [], audio: [], subtitles: [], size: size(report.size) };
+  if (report.type === "multivariant") {
+    tracks.variants = (report.variants ?? []).map((variant) => ({
+      bandwidth: variant.bandwidth, resolution: variant.resolution, codecs: variant.codecs, size: size(variant.size),
+    }));
+    for (const rendition of report.renditions ?? []) {
+      const track = { language: rendition.language, name: rendition.name, isDefault: rendition.default, size: size(rendition.size) };
+      if (rendition.type === "AUDIO" && rendition.language) tracks.audio.push(track);
+      if (rendition.type === "SUBTITLES" && rendition.language) tracks.subtitles.push(track);
+    }
+  } else if (report.type === "dash") {
+    for (const set of (report.periods?.[0]?.adaptationSets ?? [])) {
+      const kind = set.contentType ?? (set.mimeType ?? "").split("/")[0];
+      for (const representation of set.representations) {
+        if (kind === "video" && !set.trickMode) {
+          tracks.variants.push({
+            bandwidth: representation.bandwidth, codecs: representation.codecs ?? set.codecs, size: size(representation.size),
+            resolution: representation.width && representation.height ? `${representation.width}x${representation.height}` : undefined,
+          });
+        }
+      }
+      const track = { language: set.lang, name: set.label ?? set.lang, isDefault: (set.roles ?? []).includes("main"),
+        size: size(set.representations[0]?.size) };
+      if (kind === "audio" && set.lang) tracks.audio.push(track);
+      if ((kind === "text" || (set.mimeType ?? "").includes("vtt")) && set.lang) tracks.subtitles.push(track);
+    }
+  }
+  // One choice per language, the first of each (several groups may carry the same language).
+  const unique = (list) => list.filter((track, index) => list.findIndex((other) => other.language === track.language) === index);
+  tracks.audio = unique(tracks.audio);
+  tracks.subtitles = unique(tracks.subtitles);
+  tracks.variants.sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0));
+  if (tracks.audio.length > 0 && !tracks.audio.some((track) => track.isDefault)) tracks.audio[0].isDefault = true;
+  return tracks;
+}
+
+function sizeText(size) {
+  return size ? `${size.exact ? "" : "~"}${formatBytes(size.bytes)}` : "size unknown";
+}
+
+/** Opens the chooser for `stream` (`{catalog: NAME}` or `{url: URL}`): reads its tracks, offers
+ *  them, and starts the download as chosen; `started(asset)` is told. */
+export async function openChooser(stream, title, started) {
+  const dialog = document.getElementById("chooser");
+  const form = dialog.querySelector("form");
+  dialog.querySelector("h2").textContent = `Download ${title}`;
+  const body = dialog.querySelector(".body");
+  const start = dialog.querySelector("button[value=start]");
+  start.disabled = true;
+  replaceChildren(body, h("p", { role: "status" }, "Reading the stream's tracks…"));
+  dialog.showModal();
+  let tracks;
+  try {
+    const query = stream.catalog ? `catalog=${encodeURIComponent(stream.catalog)}` : `url=${encodeURIComponent(stream.url)}`;
+    tracks = tracksOf(await call("GET", `streams?${query}`));
+  } catch (error) {
+    replaceChildren(body, h("p", { class: "error", role: "alert" }, `This stream cannot be read: ${error.text ?? error.message}`));
+    return;
+  }
+  const radio = (value, label, checked) => h("label", { class: "choice" },
+    h("input", { type: "radio", name: "quality", value, checked }), label);
+  const box = (name, track) => h("label", { class: "choice" },
+    h("input", { type: "checkbox", name, value: track.language, checked: name === "audio" && track.isDefault }),
+    `${track.name ?? track.language} (${track.language}) · ${sizeText(track.size)}`);
+  const variants = tracks.variants;
+  const describe = (variant) => [variant.resolution, formatBitrate(variant.bandwidth), variant.codecs, sizeText(variant.size)].filter(Boolean).join(" · ");
+  replaceChildren(body,
+    h("label", { class: "field" }, "Name", h("input", { name: "name", value: title, autocomplete: "off" })),
+    variants.length > 0 && h("fieldset", {},
+      h("legend", {}, "Video quality"),
+      radio("best", `Best quality: ${describe(variants[0])}`, true),
+      variants.length > 1 && radio("fast", `Fast download: ${describe(variants[variants.length - 1])}`, false),
+      variants.length > 2 && variants.map((variant, index) => radio(`variant-${index}`, describe(variant), false))),
+    variants.length === 0 && h("p", {}, `One rendition · ${sizeText(tracks.size)}`),
+    tracks.audio.length > 0 && h("fieldset", {}, h("legend", {}, "Audio"), tracks.audio.map((track) => box("audio", track))),
+    tracks.subtitles.length > 0 && h("fieldset", {}, h("legend", {}, "Subtitles"), tracks.subtitles.map((track) => box("subtitles", track))));
+  start.disabled = false;
+  start.focus();
+  form.onsubmit = async (event) => {
+    if (event.submitter?.value !== "start") return;
+    event.preventDefault();
+    const data = new FormData(form);
+    const request = { ...stream, name: data.get("name") || title };
+    const quality = data.get("quality");
+    const bandwidth = (variant) => variant?.bandwidth;
+    if (quality === "fast") request.maxBitrate = bandwidth(variants[variants.length - 1]);
+    if (quality?.startsWith("variant-")) {
+      const chosen = variants[Number(quality.slice("variant-".length))];
+      request.minBitrate = bandwidth(chosen);
+      request.maxBitrate = bandwidth(chosen);
+    }
+    if (tracks.audio.length > 0) request.audio = data.getAll("audio").length > 0 ? data.getAll("audio") : "none";
+    if (tracks.subtitles.length > 0) request.subtitles = data.getAll("subtitles").length > 0 ? data.getAll("subtitles") : "none";
+    start.disabled = true;
+    try {
+      const asset = await call("POST", "assets", request);
+      dialog.close();
+      announce(`Downloading ${asset.name}`);
+      started?.(asset);
+    } catch (error) {
+      start.disabled = false;
+      body.append(h("p", { class: "error", role: "alert" }, `The download did not start: ${error.text ?? error.message}`));
+    }
+  };
+}
