@@ -28,16 +28,16 @@ doc = {
  "paths": {
   "/api/assets": {
     "get": op("Every asset, oldest first", {200: js("Asset", True)}, op_id="listAssets"),
-    "post": op("Start a download", {201: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error", 422: "error", 502: "error"}, body="NewDownload", op_id="startDownload")},
+    "post": op("Start a download", {201: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="NewDownload", op_id="startDownload")},
   "/api/assets/{id}": {
     "get": op("One asset", {200: js("Asset"), 404: "error"}, params=idp, op_id="showAsset"),
-    "delete": op("Delete an asset with its bundle and keys", {204: {"description": "Deleted"}, 404: "error", 409: "error"}, params=idp, op_id="deleteAsset")},
+    "delete": op("Delete an asset with its bundle and keys", {204: {"description": "Deleted"}, 403: "error", 404: "error", 409: "error"}, params=idp, op_id="deleteAsset")},
   "/api/assets/{id}/cancel": {"post": op("Cancel its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="cancelDownload")},
-  "/api/assets/{id}/suspend": {"post": op("Suspend its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="suspendDownload")},
+  "/api/assets/{id}/suspend": {"post": op("Suspend its download (a download that is not running stays as it is)", {200: js("Asset"), 403: "error", 404: "error"}, params=idp, op_id="suspendDownload")},
   "/api/assets/{id}/resume": {"post": op("Resume its download", {200: js("Asset"), 403: "error", 404: "error", 409: "error"}, params=idp, op_id="resumeDownload")},
   "/api/assets/{id}/selections": {"post": op("Add audio, subtitles or a variant, as carryon add does, and resume",
       {202: {"description": "Added", "content": {"application/json": {"schema": {"type": "object", "required": ["added", "asset"], "properties": {"added": {"type": "array", "items": {"type": "string"}}, "asset": {"$ref": "#/components/schemas/Asset"}}}}}},
-       400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error", 502: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
+       400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
   "/api/assets/{id}/policy": {"put": op("Change its expiry and priority, as carryon policy does",
       {200: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="PolicyChange", params=idp, op_id="changePolicy")},
   "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, to choose what to download",

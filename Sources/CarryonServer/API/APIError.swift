@@ -28,20 +28,24 @@ public struct APIError: Error, Sendable, Encodable {
 
     /// The answer to an engine error, with its code: 404 for an asset the library does not
     /// have, 409 for a request the task's state does not allow, 400 for a location refused, 422
-    /// for a stream Carryon cannot download as asked, 502 for an origin that failed, 507 for a
-    /// full disk or quota, 500 otherwise.
+    /// for a stream Carryon cannot read or download as asked (nothing to choose; its origin
+    /// failed, or sent what is not a manifest: the caller's stream, not the daemon, is at
+    /// fault), 507 for a full disk or quota, 500 otherwise.
     public init(_ error: CarryonError) {
         let status: Int
+        var hint: String?
         switch error.code {
         case .unknownAsset, .notFound: status = 404
         case .invalidState, .busy: status = 409
         case .invalidLocation, .refusedLocation: status = 400
         case .selection, .unsupported: status = 422
-        case .http, .transfer, .playlist, .stalled, .tooLarge: status = 502
+        case .http, .transfer, .playlist, .stalled, .tooLarge:
+            status = 422
+            hint = "The stream could not be read from its origin as it is."
         case .disk, .storage: status = 507
         default: status = 500
         }
-        self.init(status, error.code.rawValue, error.message)
+        self.init(status, error.code.rawValue, error.message, hint: hint)
     }
 
     /// The JSON response.

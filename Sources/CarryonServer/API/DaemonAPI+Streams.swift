@@ -18,14 +18,7 @@ extension DaemonAPI {
         let query = request.uri.queryParameters
         let (given, headers) = try stream(url: query.get("url"), catalogName: query.get("catalog"))
         let inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
-        let inspected: Inspector.StreamInspection
-        do {
-            inspected = try await inspector.inspectStream(try streams.check(given))
-        } catch let error as CarryonError where error.code != .refusedLocation && error.code != .invalidLocation {
-            // The caller's stream, not the daemon, failed: a 4xx that says how.
-            throw APIError(422, error.code.rawValue, error.message, hint: "The stream could not be read from its origin as it is.")
-        }
-        switch inspected {
+        switch try await inspector.inspectStream(try streams.check(given)) {
         case .hls(let inspection):
             var estimates: [String: SizeEstimator.Outcome] = [:]
             switch inspection.resolved {

@@ -56,12 +56,6 @@ enum OpenAPIDocument {
           },
           "413": {
             "$ref": "#/components/responses/Error"
-          },
-          "422": {
-            "$ref": "#/components/responses/Error"
-          },
-          "502": {
-            "$ref": "#/components/responses/Error"
           }
         },
         "requestBody": {
@@ -107,6 +101,9 @@ enum OpenAPIDocument {
         "responses": {
           "204": {
             "description": "Deleted"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
           },
           "404": {
             "$ref": "#/components/responses/Error"
@@ -157,7 +154,7 @@ enum OpenAPIDocument {
     "/api/assets/{id}/suspend": {
       "post": {
         "operationId": "suspendDownload",
-        "summary": "Suspend its download",
+        "summary": "Suspend its download (a download that is not running stays as it is)",
         "responses": {
           "200": {
             "description": "OK",
@@ -173,9 +170,6 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/Error"
           },
           "404": {
-            "$ref": "#/components/responses/Error"
-          },
-          "409": {
             "$ref": "#/components/responses/Error"
           }
         },
@@ -264,9 +258,6 @@ enum OpenAPIDocument {
             "$ref": "#/components/responses/Error"
           },
           "422": {
-            "$ref": "#/components/responses/Error"
-          },
-          "502": {
             "$ref": "#/components/responses/Error"
           }
         },

@@ -1,0 +1,92 @@
+import Carryon
+@testable import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Every error status the OpenAPI document gives is one a request really gets, with the
+/// `{"error": …}` body.
+extension DaemonAPITests {
+    @Test("each error status each operation documents is reached by a request, and each answer is an error object",
+          .timeLimit(.minutes(2)))
+    func everyErrorStatus() async throws {
+        let catalog: @Sendable (String) -> String = { base in #"[{"name": "Sample", "playlist_url": "\#(base)/fmp4/main.m3u8"}]"# }
+        try await withDaemon(catalog: catalog) { daemon in
+            // A completed asset, and a cancelled one.
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "audio": "en", "subtitles": "none", "maxResolution": "320x180"}"#)
+            let done = try #require((started.json as? [String: Any])?["id"] as? String)
+            #expect(try await daemon.session.task(id: done).waitUntilFinished() == .completed)
+            let other = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#)
+            let cancelled = try #require((other.json as? [String: Any])?["id"] as? String)
+            #expect(try await daemon.call("POST", "assets/\(cancelled)/cancel").status == 200)
+
+            let foreign = ["Origin: https://evil.example"]
+            let large = #"{"name": ""# + String(repeating: "x", count: 70_000) + #""}"#
+            // (method, path in the document, concrete path, body, headers, expected status)
+            let cases: [(String, String, String, String?, [String], Int)] = [
+                ("POST", "/api/assets", "assets", "{}", [], 400),
+                ("POST", "/api/assets", "assets", #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#, foreign, 403),
+                ("POST", "/api/assets", "assets", #"{"catalog": "Nope"}"#, [], 404),
+                ("POST", "/api/assets", "assets", large, [], 413),
+                ("GET", "/api/assets/{id}", "assets/zzzzzzzzzz", nil, [], 404),
+                ("DELETE", "/api/assets/{id}", "assets/\(done)", nil, foreign, 403),
+                ("DELETE", "/api/assets/{id}", "assets/zzzzzzzzzz", nil, [], 404),
+                ("POST", "/api/assets/{id}/cancel", "assets/\(cancelled)/cancel", nil, foreign, 403),
+                ("POST", "/api/assets/{id}/cancel", "assets/zzzzzzzzzz/cancel", nil, [], 404),
+                ("POST", "/api/assets/{id}/cancel", "assets/\(done)/cancel", nil, [], 409),
+                ("POST", "/api/assets/{id}/suspend", "assets/\(done)/suspend", nil, foreign, 403),
+                ("POST", "/api/assets/{id}/suspend", "assets/zzzzzzzzzz/suspend", nil, [], 404),
+                ("POST", "/api/assets/{id}/resume", "assets/\(done)/resume", nil, foreign, 403),
+                ("POST", "/api/assets/{id}/resume", "assets/zzzzzzzzzz/resume", nil, [], 404),
+                ("POST", "/api/assets/{id}/resume", "assets/\(cancelled)/resume", nil, [], 409),
+                ("POST", "/api/assets/{id}/selections", "assets/\(done)/selections", "{}", [], 400),
+                ("POST", "/api/assets/{id}/selections", "assets/\(done)/selections", #"{"audio": "de"}"#, foreign, 403),
+                ("POST", "/api/assets/{id}/selections", "assets/zzzzzzzzzz/selections", #"{"audio": "de"}"#, [], 404),
+                ("POST", "/api/assets/{id}/selections", "assets/\(cancelled)/selections", #"{"audio": "de"}"#, [], 409),
+                ("POST", "/api/assets/{id}/selections", "assets/\(done)/selections", large, [], 413),
+                ("POST", "/api/assets/{id}/selections", "assets/\(done)/selections", #"{"audio": "en"}"#, [], 422),
+                ("PUT", "/api/assets/{id}/policy", "assets/\(done)/policy", #"{"priority": "high"}"#, [], 400),
+                ("PUT", "/api/assets/{id}/policy", "assets/\(done)/policy", #"{"priority": "important"}"#, foreign, 403),
+                ("PUT", "/api/assets/{id}/policy", "assets/zzzzzzzzzz/policy", "{}", [], 404),
+                ("PUT", "/api/assets/{id}/policy", "assets/\(done)/policy", large, [], 413),
+                ("GET", "/api/streams", "streams", nil, [], 400),
+                ("GET", "/api/streams", "streams?catalog=Nope", nil, [], 404),
+                ("GET", "/api/streams", "streams?url=\(daemon.origin)/nothing.m3u8", nil, [], 422),
+                ("GET", "/api/assets/{id}/logs", "assets/zzzzzzzzzz/logs", nil, [], 404),
+                ("PUT", "/api/storage", "storage", #"{"quotaBytes": -1}"#, [], 400),
+                ("PUT", "/api/storage", "storage", #"{"quotaBytes": null}"#, foreign, 403),
+                ("PUT", "/api/storage", "storage", large, [], 413),
+                ("POST", "/api/purge", "purge?dryRun=perhaps", nil, [], 400),
+                ("POST", "/api/purge", "purge", nil, foreign, 403),
+                ("GET", "/api/events", "events", nil, ["Last-Event-ID: soon"], 400),
+            ]
+            var reached: Set<String> = []
+            for (method, documented, path, body, headers, expected) in cases {
+                let answer = try await daemon.call(method, path, body: body, headers: headers)
+                let error = daemon.error(answer.json)
+                #expect(answer.status == expected && error["code"] is String && error["message"] is String,
+                        "\(method) \(path) \(headers): \(answer.status) \(answer.json ?? "")")
+                reached.insert("\(method) \(documented) \(answer.status)")
+            }
+            // Another process downloading the asset holds its bundle's lock: DELETE waits for it to stop.
+            let lock = open(daemon.session.library.bundleURL(for: done).appendingPathComponent(".lock").path, O_RDWR | O_CREAT, 0o644)
+            #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+            let busy = try await daemon.call("DELETE", "assets/\(done)")
+            #expect(busy.status == 409 && daemon.error(busy.json)["code"] as? String == "busy", "\(busy.json ?? "")")
+            reached.insert("DELETE /api/assets/{id} \(busy.status)")
+            close(lock)
+
+            let document = try #require(try await daemon.call("GET", "openapi.json").json as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            var documented: Set<String> = []
+            for (path, operations) in paths {
+                for (method, operation) in operations {
+                    for status in ((operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]).keys where status >= "400" {
+                        documented.insert("\(method.uppercased()) \(path) \(status)")
+                    }
+                }
+            }
+            #expect(documented == reached, "documented, never reached: \(documented.subtracting(reached).sorted()); reached, not documented: \(reached.subtracting(documented).sorted())")
+        }
+    }
+}
