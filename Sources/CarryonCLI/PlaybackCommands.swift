@@ -72,10 +72,11 @@ struct ServerOptions: ParsableArguments {
         }
     }
 
-    func makeServer(_ source: PlaybackSource) throws -> PlaybackServer {
+    /// A server of `source` as the options say, with `token` (a random one when nil).
+    func makeServer(_ source: PlaybackSource, token: String? = nil) throws -> PlaybackServer {
         let json = self.json
         do {
-            return try PlaybackServer(source: source, host: address, names: host.filter { $0 != address }, port: port) { request in
+            return try PlaybackServer(source: source, host: address, names: host.filter { $0 != address }, port: port, token: token) { request in
                 if json { try? printJSONLine(RequestLine(request)) }
             }
         } catch {
@@ -121,7 +122,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
               carryon serve --resume
-              carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080
+              carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080 --token-file ~/.carryon-token
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )
@@ -136,6 +137,11 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Resume the library's suspended downloads on start, in this process.")
     var resume = false
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp(
+        "Keep the token in this file, so that the base URL stays the same across restarts: read when it exists, else made and written there (readable by its owner only).",
+        valueName: "file"))
+    var tokenFile: String?
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var library: LibraryOptions
@@ -157,7 +163,8 @@ struct Serve: AsyncParsableCommand {
             do { streams = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog)) } catch { throw fail(error) }
         }
         try await library.withSession { [streams] session in
-            var playback = try server.makeServer(PlaybackSource(library: session.library, session: session))
+            let token = try tokenFile.map(Self.token(keptIn:))
+            var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)
             playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
             try await resumeSuspended(in: session)
             do {
@@ -173,6 +180,25 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// The token kept in the file at `path`: read when the file exists, else a new random one,
+    /// written there readable by its owner only.
+    static func token(keptIn path: String) throws -> String {
+        if FileManager.default.fileExists(atPath: path) {
+            let text: String
+            do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw fail("cannot read --token-file \(path): \(error.localizedDescription)", hint: "Give a file this user can read, or a new path for a new token.") }
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard PlaybackServer.isValidToken(token) else {
+                throw fail("--token-file \(path) does not hold a token (at least 16 letters and digits)", hint: "Remove it, and serve writes a new one there.")
+            }
+            return token
+        }
+        let token = PlaybackServer.makeToken()
+        guard FileManager.default.createFile(atPath: path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw fail("cannot write --token-file \(path)", hint: "Check that its folder exists and this user may write there.")
+        }
+        return token
+    }
+
     /// Resumes the suspended downloads with `--resume`; without it, says how many wait.
     func resumeSuspended(in session: DownloadSession) async throws {
         var suspended: [DownloadTask] = []

@@ -65,4 +65,28 @@ struct DaemonCommandTests {
             }
         }
     }
+
+    @Test("serve --token-file keeps the token across restarts, in a file only its owner reads; a file without a token is refused, naming it",
+          .timeLimit(.minutes(1)))
+    func tokenFile() async throws {
+        try await withTemporaryDirectory { folder in
+            let file = folder.appendingPathComponent("token").path
+            var bases: [String] = []
+            for _ in 0..<2 {
+                let server = try RunningProcess(carryon: ["serve", "--token-file", file, "--library", folder.path])
+                var lines = server.lines.makeAsyncIterator()
+                bases.append(try #require(await lines.next()))
+                server.kill(SIGTERM)
+                #expect(await server.wait() == 0)
+            }
+            let token = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines)
+            #expect(token.count == 32 && bases.allSatisfy { $0.hasSuffix("/" + token) }, "\(bases), \(token)")
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+
+            try Data("short\n".utf8).write(to: URL(fileURLWithPath: file))
+            let refused = try await runCarryon(["serve", "--token-file", file, "--library", folder.path])
+            #expect(refused.status == 1 && refused.standardError.contains(file) && refused.standardError.contains("16 letters and digits"), "\(refused.standardError)")
+        }
+    }
 }

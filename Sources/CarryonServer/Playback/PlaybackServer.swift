@@ -60,7 +60,7 @@ public struct PlaybackServer: Sendable {
         }
         self.names = names
         let token = token ?? Self.makeToken()
-        guard token.count >= 16, token.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
+        guard Self.isValidToken(token) else {
             throw PlaybackServerError("a token is at least 16 letters and digits")
         }
         self.source = source
@@ -93,8 +93,13 @@ public struct PlaybackServer: Sendable {
         return isIPAddress(text) || text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
     }
 
+    /// Whether `token` can be a server's token: at least 16 ASCII letters and digits.
+    package static func isValidToken(_ token: String) -> Bool {
+        token.count >= 16 && token.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+    }
+
     /// 32 hexadecimal digits from the system's secure random source.
-    static func makeToken() -> String {
+    package static func makeToken() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<2).map { _ in
             let value = generator.next() as UInt64
