@@ -74,7 +74,8 @@ doc = {
        "url": {"type": "string"}, "catalog": {"type": "string"}, "name": {"type": "string"},
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
-       "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}}},
+       "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"},
+       "limitRate": {"type": "integer", "minimum": 1, "description": "the most bytes a second the download takes, over all its connections; kept with it"}}},
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},

@@ -167,6 +167,8 @@ struct Add: AsyncParsableCommand {
 
     @OptionGroup var transfer: TransferOptions
 
+    @OptionGroup var rate: RateLimitOptions
+
     func validate() throws {
         guard audio != nil || subtitles != nil || !variant.isEmpty else {
             throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
@@ -181,6 +183,7 @@ struct Add: AsyncParsableCommand {
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
+        configuration.maximumBytesPerSecond = rate.bytesPerSecond
         let session = try await openSession(try library.open(), configuration)
         let task: DownloadTask
         do {
@@ -222,9 +225,12 @@ struct Resume: AsyncParsableCommand {
 
     @OptionGroup var transfer: TransferOptions
 
+    @OptionGroup var rate: RateLimitOptions
+
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
+        configuration.maximumBytesPerSecond = rate.bytesPerSecond
         let session = try await openSession(try library.open(), configuration)
         var tasks: [DownloadTask] = []
         do {

@@ -32,7 +32,7 @@ struct Download: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A stream catalog (Streams.plist or JSON): URL is then a stream's name in it.", valueName: "file"))
     var catalog: String?
 
-    @Option(help: "Requests in flight at once.")
+    @Option(help: "Requests in flight at once, and connections to one host (default 8).")
     var concurrency: Int?
 
     @OptionGroup var policy: PolicyOptions
@@ -46,6 +46,8 @@ struct Download: AsyncParsableCommand {
 
     @OptionGroup var transfer: TransferOptions
 
+    @OptionGroup var rate: RateLimitOptions
+
     @Flag(inversion: .prefixedNo, help: "Whether the content keys of an encrypted stream are obtained before any media (they are by default); without, `carryon keys fetch ID` gets them later.")
     var prefetchKeys = true
 
@@ -57,8 +59,10 @@ struct Download: AsyncParsableCommand {
         let library = try self.library.open()
         var configuration = DownloadSession.Configuration()
         if let concurrency {
+            // Requests and connections alike: a request beyond the pool's connections only waits.
             configuration.maximumRequestsPerTask = concurrency
             configuration.maximumConcurrentRequests = concurrency
+            configuration.maximumConnectionsPerHost = concurrency
         }
         configuration.keyLifetime = keyLifetime.lifetime
         configuration.prefetchKeys = prefetchKeys
@@ -79,7 +83,9 @@ struct Download: AsyncParsableCommand {
                 name = name ?? entry.name
                 headers = entry.headers + headers
             }
-            task = try await session.makeTask(url: url, name: name, options: stream.options, headers: headers)
+            var options = stream.options
+            options.maximumBytesPerSecond = rate.bytesPerSecond
+            task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
             if !policy.isEmpty {
                 try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
             }

@@ -21,10 +21,11 @@ struct LibraryOptions: ParsableArguments {
     /// Opens the library and a session over it, runs `body`, and shuts the session down
     /// (``withDownloadSession(library:configuration:logger:_:)``). A session that cannot be
     /// opened fails with its hint; `body`'s own errors pass as they are.
-    func withSession<T: Sendable>(_ body: (DownloadSession) async throws -> T) async throws -> T {
+    func withSession<T: Sendable>(configuration: DownloadSession.Configuration = .init(),
+                                  _ body: (DownloadSession) async throws -> T) async throws -> T {
         let library = try open()
         do {
-            return try await withDownloadSession(library: library) { session in
+            return try await withDownloadSession(library: library, configuration: configuration) { session in
                 do { return try await body(session) } catch { throw BodyError(error: error) }
             }
         } catch let error as BodyError {

@@ -144,6 +144,7 @@ struct Serve: AsyncParsableCommand {
     var tokenFile: String?
 
     @OptionGroup var server: ServerOptions
+    @OptionGroup var rate: RateLimitOptions
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -162,7 +163,7 @@ struct Serve: AsyncParsableCommand {
         if let catalog {
             do { streams = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog)) } catch { throw fail(error) }
         }
-        try await library.withSession { [streams] session in
+        try await library.withSession(configuration: rate.configuration) { [streams] session in
             let token = try tokenFile.map(Self.token(keptIn:))
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)
             playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
@@ -254,6 +255,7 @@ struct Play: AsyncParsableCommand {
     var format = "hls"
 
     @OptionGroup var server: ServerOptions
+    @OptionGroup var rate: RateLimitOptions
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -268,7 +270,7 @@ struct Play: AsyncParsableCommand {
     func run() async throws {
         let json = server.json
         let player = self.player
-        try await library.withSession { session in
+        try await library.withSession(configuration: rate.configuration) { session in
             let task: DownloadTask
             let snapshot: AssetSnapshot
             do {

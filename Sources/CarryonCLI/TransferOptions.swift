@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Carryon
 
 /// `--stall-timeout SECONDS`, for the commands that fetch: download, resume, add, inspect.
@@ -19,5 +20,44 @@ struct TransferOptions: ParsableArguments {
     /// The session configuration with these settings.
     func configure(_ configuration: inout DownloadSession.Configuration) {
         configuration.stallTimeout = stallDuration
+    }
+}
+
+/// `--limit-rate RATE`, for the commands that download: download (kept with the asset), resume,
+/// add, serve and play (for this process's tasks).
+struct RateLimitOptions: ParsableArguments {
+    @Option(name: .customLong("limit-rate"), help: ArgumentHelp(
+        "The most bytes a second each download takes, over all its connections, as curl reads it: 500K, 2M, 1.5M (K = 1024 bytes).",
+        valueName: "rate"))
+    var limitRate: String?
+
+    func validate() throws {
+        if let limitRate, Self.bytesPerSecond(limitRate) == nil {
+            throw ValidationError("--limit-rate must be a number of bytes a second, with K, M or G after it if you like (500K, 2M), not \(limitRate)")
+        }
+    }
+
+    /// The limit in bytes a second, if one was given.
+    var bytesPerSecond: Int? { limitRate.flatMap(Self.bytesPerSecond) }
+
+    /// `2M` → 2097152: a positive number, optionally with a binary K, M or G (curl's reading).
+    static func bytesPerSecond(_ text: String) -> Int? {
+        var number = text.trimmingCharacters(in: .whitespaces)
+        var factor = 1.0
+        if let unit = number.last?.uppercased(), let power = ["K": 1.0, "M": 2.0, "G": 3.0][unit] {
+            factor = pow(1024, power)
+            number.removeLast()
+        }
+        guard let value = Double(number), value.isFinite, value > 0, value * factor >= 1, value * factor < 1e15 else { return nil }
+        return Int(value * factor)
+    }
+}
+
+extension RateLimitOptions {
+    /// A session configuration with this limit for every task.
+    var configuration: DownloadSession.Configuration {
+        var configuration = DownloadSession.Configuration()
+        configuration.maximumBytesPerSecond = bytesPerSecond
+        return configuration
     }
 }

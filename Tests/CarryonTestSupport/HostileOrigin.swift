@@ -36,6 +36,8 @@ public final class HostileOrigin: @unchecked Sendable {
     private let lock = NSLock()
     private var requested: [String] = []
     private var heads: [String] = []
+    private var answering = 0
+    private var mostAnswering = 0
     private let listener: Int32
     /// The port it listens on.
     public let port: Int
@@ -96,6 +98,11 @@ public final class HostileOrigin: @unchecked Sendable {
         lock.withLock { requested }
     }
 
+    /// The most requests it was answering at once so far (each on its connection).
+    public var mostAtOnce: Int {
+        lock.withLock { mostAnswering }
+    }
+
     /// The requests' heads (request line and headers, then any body) so far, in order.
     public var requestHeads: [String] {
         lock.withLock { heads }
@@ -128,6 +135,11 @@ public final class HostileOrigin: @unchecked Sendable {
         let requestLine = headText.split(separator: "\r\n").first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
         let path = parts.count > 1 ? String(parts[1]) : "/"
+        lock.withLock {
+            answering += 1
+            mostAnswering = max(mostAnswering, answering)
+        }
+        defer { lock.withLock { answering -= 1 } }
         let answer = lock.withLock {
             requested.append(path)
             heads.append(headText + String(decoding: body, as: UTF8.self))

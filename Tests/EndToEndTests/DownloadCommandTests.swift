@@ -211,4 +211,47 @@ struct RequestHeaderTests {
             }
         }
     }
+
+    @Test("--concurrency N puts N requests in flight on N connections to the host (8 without it)", .timeLimit(.minutes(1)))
+    func concurrency() async throws {
+        let segment = (0..<3_000).map { UInt8(truncatingIfNeeded: $0) }
+        for (arguments, expected) in [([String](), 8), (["--concurrency", "16"], 16)] {
+            try await withTemporaryDirectory { folder in
+                try await HostileOrigin.withRunning { origin in
+                    var playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n"
+                    for index in 0..<32 {
+                        playlist += "#EXTINF:4,\ns\(index).ts\n"
+                        // Slow enough that every allowed request is in flight at once.
+                        origin.answer("/s\(index).ts", with: .paced(segment, chunk: 1_000, every: .milliseconds(150)))
+                    }
+                    origin.answer("/media.m3u8", with: .body([UInt8]((playlist + "#EXT-X-ENDLIST\n").utf8)))
+                    let result = try await runCarryon(["download", origin.baseURL + "/media.m3u8", "--library", folder.path] + arguments)
+                    #expect(result.status == 0, "\(result.standardError)")
+                    #expect(origin.mostAtOnce == expected, "\(arguments): \(origin.mostAtOnce) at once")
+                }
+            }
+        }
+    }
+
+    @Test("--limit-rate holds the download to the rate (curl's units); a rate that is none is a usage error",
+          .timeLimit(.minutes(1)))
+    func limitRate() async throws {
+        try await withTemporaryDirectory { folder in
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let start = ContinuousClock().now
+                let result = try await runCarryon(["download", origin.baseURL + "/fmp4/main.m3u8", "--library", folder.path, "--json",
+                                                   "--max-resolution", "640x360", "--audio", "en", "--subtitles", "none", "--limit-rate", "200K"])
+                let elapsed = ContinuousClock().now - start
+                #expect(result.status == 0, "\(result.standardError)")
+                let done = try #require(result.standardOutput.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+                let bytes = try #require(done["bytesDone"] as? Int)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                #expect(bytes > 500_000 && seconds >= Double(bytes) / 204_800 * 0.95, "\(bytes) bytes in \(seconds) s at 200K")
+            }
+            for rate in ["fast", "0", "-2M", "1.5X"] {
+                let refused = try await runCarryon(["download", "http://127.0.0.1:1/x.m3u8", "--library", folder.path, "--limit-rate", rate])
+                #expect(refused.status == 64 && refused.standardError.contains("--limit-rate"), "\(rate): \(refused.standardError)")
+            }
+        }
+    }
 }

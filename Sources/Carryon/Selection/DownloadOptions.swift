@@ -39,6 +39,11 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     /// Languages in order of preference (BCP 47, e.g. `de-AT`), for ``RenditionChoice/automatic``.
     /// Nil means the user's: `$LANGUAGE` / `$LC_ALL` / `$LC_MESSAGES` / `$LANG`.
     public var preferredLanguages: [String]?
+    /// The most bytes a second the download may take, over all its connections; nil: no limit
+    /// of its own (a session's ``DownloadSession/Configuration/maximumBytesPerSecond`` may still
+    /// apply: the lower wins). Kept with the asset, so that a resumed download keeps it. Not a
+    /// choice of media, but the download's: the one transfer setting that belongs to it.
+    public var maximumBytesPerSecond: Int?
 
     /// Options with the given bounds and choices; each parameter sets the property of the same
     /// name. The defaults take the highest variant, preferring HDR and multichannel audio, with
@@ -46,7 +51,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     public init(minimumBitrate: Int? = nil, minimumResolution: Resolution? = nil, maximumBitrate: Int? = nil,
                 maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
                 audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,
-                preferredLanguages: [String]? = nil) {
+                preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil) {
         self.minimumBitrate = minimumBitrate
         self.minimumResolution = minimumResolution
         self.maximumBitrate = maximumBitrate
@@ -56,6 +61,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         self.audio = audio
         self.subtitles = subtitles
         self.preferredLanguages = preferredLanguages
+        self.maximumBytesPerSecond = maximumBytesPerSecond
     }
 
     /// A choice of renditions of one type (audio or subtitles).

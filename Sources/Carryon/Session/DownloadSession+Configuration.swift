@@ -27,6 +27,10 @@ extension DownloadSession {
         /// like any other; when every attempt stalls the task is suspended with a message that
         /// names the resource, and ``DownloadTask/resume()`` continues from the bytes on disk.
         public var stallTimeout: Duration = .seconds(30)
+        /// The most bytes a second each task downloads, over all its connections (a metered
+        /// link, WWDC's guidance on cellular data); nil (the default): no limit. A task's own
+        /// ``DownloadOptions/maximumBytesPerSecond`` applies too: the lower of the two wins.
+        public var maximumBytesPerSecond: Int?
         /// Whether a new task obtains its content keys before any media (the default: a key
         /// that cannot be had fails the task at once), or leaves them for
         /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as

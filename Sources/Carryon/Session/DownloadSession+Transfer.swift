@@ -11,10 +11,13 @@ extension DownloadSession {
         // leniently may leave it out. Read from the index: `asset` may be from before the plan.
         let bandwidthKnown = try await index.asset(id)?.selection?.variant.bandwidth != nil
         let fallbacks = try await index.fallbacks(of: id)
+        // One limit for the whole task, the lower of its own and the session's.
+        let rate = [asset.options.maximumBytesPerSecond, configuration.maximumBytesPerSecond].compactMap { $0 }.min()
         let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
-                                      routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks))
+                                      routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),
+                                      rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
         run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
         try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
         emitProgress(id, force: true)

@@ -28,6 +28,9 @@ struct ResourceFetcher: Sendable {
     var bandwidthKnown = false
     /// Other locations of the stream's files, tried when one fails; nil: none.
     var routes: FallbackRoutes? = nil
+    /// The task's rate limit, shared by all its requests; nil: none. (Files read from disk are
+    /// not limited: they use no link.)
+    var rateLimit: RateLimit? = nil
 
     struct Validators: Sendable, Hashable {
         var etag: String?
@@ -129,7 +132,8 @@ struct ResourceFetcher: Sendable {
             try Task.checkCancellation()
             do {
                 let outcome = try await withStallDetection(stallTimeout) { meter in
-                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit) { bytes in
+                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
+                                                hold: { meter.hold(until: $0) }) { bytes in
                         meter.received(bytes)
                         progress(bytes)
                     }
@@ -177,8 +181,10 @@ struct ResourceFetcher: Sendable {
 
     /// One request. Returns the complete length on success, the response's status and the body
     /// bytes it carried.
+    ///
+    /// `hold` is told until when a chunk waits for the rate limit: the server is not slow then.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              limit: Int, progress: @Sendable (Int) -> Void) async throws -> Attempt {
+                              limit: Int, hold: (ContinuousClock.Instant) -> Void, progress: @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -272,6 +278,7 @@ struct ResourceFetcher: Sendable {
                             """))
                     }
                     do throws(CarryonError) { try budget?.take(chunk.readableBytes, for: uri) } catch { throw AttemptError.fatal(error) }
+                    try await rateLimit?.admit(chunk.readableBytes, holding: hold)
                     try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(writeOffset + received))
                     received += chunk.readableBytes
                     progress(chunk.readableBytes)

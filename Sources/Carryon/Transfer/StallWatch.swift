@@ -56,6 +56,13 @@ struct StallWatch: Sendable {
         windowStart = min(windowStart + duration, now)
     }
 
+    /// The transfer holds itself back until `end` (a rate limit's wait): that time is neither
+    /// silence nor slowness; the watch starts afresh from `end`.
+    mutating func hold(until end: ContinuousClock.Instant) {
+        lastReceived = max(lastReceived, end)
+        windowStart = max(windowStart, end)
+    }
+
     /// The stall at `now`, if the transfer has stalled; otherwise starts a new window when the
     /// current one is over.
     mutating func check(at now: ContinuousClock.Instant) -> Stall? {
@@ -96,6 +103,11 @@ final class StallMeter: Sendable {
     fileprivate func check() -> StallWatch.Stall? {
         let now = clock.now
         return watch.withLock { $0.check(at: now) }
+    }
+
+    /// The transfer holds itself back until `end` (a rate limit's wait): no stall before then.
+    func hold(until end: ContinuousClock.Instant) {
+        watch.withLock { $0.hold(until: end) }
     }
 
     /// Excuses how much later than `due` the watcher woke, less `slack`.

@@ -19,6 +19,8 @@ extension DaemonAPI {
         var maxBitrate: Int?
         var minResolution: String?
         var maxResolution: String?
+        /// The most bytes a second the download takes (kept with it).
+        var limitRate: Int?
 
         /// A rendition choice given as text or as an array of languages.
         struct Choice: Decodable {
@@ -44,6 +46,10 @@ extension DaemonAPI {
         options.maximumBitrate = new.maxBitrate
         options.minimumResolution = try new.minResolution.map { try Self.resolution($0, field: "minResolution") }
         options.maximumResolution = try new.maxResolution.map { try Self.resolution($0, field: "maxResolution") }
+        if let rate = new.limitRate, rate < 1 {
+            throw APIError(400, "bad-request", "limitRate \(rate) is not a number of bytes a second (at least 1)")
+        }
+        options.maximumBytesPerSecond = new.limitRate
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         try await task.resume()
         return try APIJSON.response(status: 201, try await task.snapshot(), headers: [.location: "assets/\(task.id)"])

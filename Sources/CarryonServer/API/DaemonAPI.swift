@@ -10,7 +10,7 @@ import NIOCore
 /// | request | answer |
 /// | --- | --- |
 /// | `GET /api/assets` | every asset, oldest first (`AssetSnapshot`s of the `Carryon` module) |
-/// | `POST /api/assets` | starts a download of `{url, name, audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}` (or of `{catalog: NAME, …}`, a catalog stream with its headers): 201 and the asset |
+/// | `POST /api/assets` | starts a download of `{url, name, audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution, limitRate}` (or of `{catalog: NAME, …}`, a catalog stream with its headers): 201 and the asset |
 /// | `GET /api/catalog` | the catalog's streams with their offline state (`StreamCatalog.OfflineState`s; none without a catalog) |
 /// | `GET /api/assets/{id}` | one asset |
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |

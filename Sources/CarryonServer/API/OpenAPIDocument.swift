@@ -683,6 +683,11 @@ enum OpenAPIDocument {
           "maxResolution": {
             "type": "string",
             "pattern": "^[0-9]+x[0-9]+$"
+          },
+          "limitRate": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "the most bytes a second the download takes, over all its connections; kept with it"
           }
         }
       },
