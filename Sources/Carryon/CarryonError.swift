@@ -77,5 +77,10 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         public static let refusedLocation = Code(rawValue: "refused-location")
         /// A playlist could not be parsed; the cause is the `PlaylistError` of the `HLS` module.
         public static let playlist = Code(rawValue: "playlist")
+        /// The origin refused a resource as no longer allowed (401, 403 or 410, or a status of
+        /// ``DownloadSession/Configuration/expiredStatuses``): its signed URL has expired. A
+        /// download reads its manifest again and carries on with fresh locations; this is the
+        /// error when even a fresh location is refused.
+        public static let expired = Code(rawValue: "expired")
     }
 }

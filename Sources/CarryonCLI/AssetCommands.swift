@@ -169,6 +169,8 @@ struct Add: AsyncParsableCommand {
 
     @OptionGroup var rate: RateLimitOptions
 
+    @OptionGroup var refresh: RefreshOptions
+
     func validate() throws {
         guard audio != nil || subtitles != nil || !variant.isEmpty else {
             throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
@@ -184,6 +186,7 @@ struct Add: AsyncParsableCommand {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
+        refresh.configure(&configuration)
         let session = try await openSession(try library.open(), configuration)
         let task: DownloadTask
         do {
@@ -227,10 +230,13 @@ struct Resume: AsyncParsableCommand {
 
     @OptionGroup var rate: RateLimitOptions
 
+    @OptionGroup var refresh: RefreshOptions
+
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
+        refresh.configure(&configuration)
         let session = try await openSession(try library.open(), configuration)
         var tasks: [DownloadTask] = []
         do {

@@ -48,6 +48,8 @@ struct Download: AsyncParsableCommand {
 
     @OptionGroup var rate: RateLimitOptions
 
+    @OptionGroup var refresh: RefreshOptions
+
     @Flag(inversion: .prefixedNo, help: "Whether the content keys of an encrypted stream are obtained before any media (they are by default); without, `carryon keys fetch ID` gets them later.")
     var prefetchKeys = true
 
@@ -67,6 +69,7 @@ struct Download: AsyncParsableCommand {
         configuration.keyLifetime = keyLifetime.lifetime
         configuration.prefetchKeys = prefetchKeys
         transfer.configure(&configuration)
+        refresh.configure(&configuration)
         let session = try await openSession(library, configuration)
         let task: DownloadTask
         do {

@@ -61,3 +61,50 @@ extension RateLimitOptions {
         return configuration
     }
 }
+
+/// `--refresh-command CMD`, for the commands that download: a command whose output is a fresh
+/// manifest URL, for when the stored one has expired.
+struct RefreshOptions: ParsableArguments {
+    @Option(name: .customLong("refresh-command"), help: ArgumentHelp(
+        "A shell command that prints a fresh manifest URL, run when the stored one no longer answers (a signed URL expired); it gets CARRYON_ASSET_ID and CARRYON_URL.",
+        valueName: "command"))
+    var refreshCommand: String?
+
+    /// Sets the command as the configuration's manifest URL provider, when one was given.
+    func configure(_ configuration: inout DownloadSession.Configuration) {
+        if let refreshCommand { configuration.manifestURLProvider = CommandManifestURLProvider(command: refreshCommand) }
+    }
+}
+
+/// Runs `--refresh-command` with `/bin/sh -c`: the first line it prints is the fresh URL.
+struct CommandManifestURLProvider: ManifestURLProvider {
+    let command: String
+
+    func freshManifestURL(assetID: String, storedURL: String) async throws -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.environment = ProcessInfo.processInfo.environment.merging(["CARRYON_ASSET_ID": assetID, "CARRYON_URL": storedURL]) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let (printed, complaint) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
+            Thread.detachNewThread {
+                let printed = output.fileHandleForReading.readDataToEndOfFile()
+                let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                continuation.resume(returning: (printed, complaint))
+            }
+        }
+        guard process.terminationStatus == 0 else {
+            throw CarryonError(.expired, "--refresh-command \(command) exited \(process.terminationStatus): \(String(decoding: complaint, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        let url = String(decoding: printed, as: UTF8.self).split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let url, !url.isEmpty else {
+            throw CarryonError(.expired, "--refresh-command \(command) printed no URL")
+        }
+        return url
+    }
+}

@@ -33,6 +33,7 @@ public final class HostileOrigin: @unchecked Sendable {
     }
 
     private var answers: [String: Answer]
+    private var unknownStatus = 404
     private let lock = NSLock()
     private var requested: [String] = []
     private var heads: [String] = []
@@ -91,6 +92,17 @@ public final class HostileOrigin: @unchecked Sendable {
     /// Answers `path` with `answer` from now on.
     public func answer(_ path: String, with answer: Answer) {
         lock.withLock { answers[path] = answer }
+    }
+
+    /// Answers `path` no more: from now on it gets the status for unknown paths.
+    public func forget(_ path: String) {
+        lock.withLock { _ = answers.removeValue(forKey: path) }
+    }
+
+    /// The status a path without an answer gets: 404 unless changed (403 for a signing CDN,
+    /// whose expired URLs are forbidden).
+    public func answerUnknown(with status: Int) {
+        lock.withLock { unknownStatus = status }
     }
 
     /// The paths requested so far, in order.
@@ -182,7 +194,7 @@ public final class HostileOrigin: @unchecked Sendable {
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline, sendAll(connection, chunk) {}
         case nil:
-            send(connection, status: 404, [("Content-Length", "0")], [])
+            send(connection, status: lock.withLock { unknownStatus }, [("Content-Length", "0")], [])
         }
     }
 

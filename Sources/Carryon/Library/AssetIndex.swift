@@ -64,6 +64,8 @@ protocol AssetIndex: Sendable {
     func pendingBytes(of id: String) async throws(CarryonError) -> Int
     /// Records resource `resourceID` on disk with `bytes` bytes and the response's validators.
     func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?) async throws(CarryonError)
+    /// Moves resources of asset `id` to fresh locations (their signed URLs expired).
+    func relocate(_ moves: [(id: Int64, uri: String)], of id: String) async throws(CarryonError)
     /// For each of asset `id`'s renditions, how many resources it has and how many are done.
     func resourceCounts(of id: String) async throws(CarryonError) -> [String: (done: Int, total: Int)]
     /// Asset `id`'s bundle files with the URI each came from, each once, in fetch order.

@@ -230,6 +230,17 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
+    func relocate(_ moves: [(id: Int64, uri: String)], of id: String) async throws(CarryonError) {
+        guard !moves.isEmpty else { return }
+        try await write { db in
+            let update = try db.makeStatement(sql: "UPDATE resource SET uri = ? WHERE id = ? AND assetId = ?")
+            for move in moves {
+                update.setUncheckedArguments([move.uri, move.id, id])
+                try update.execute()
+            }
+        }
+    }
+
     func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?) async throws(CarryonError) {
         try await write { db in
             try db.execute(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",

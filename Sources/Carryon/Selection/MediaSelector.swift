@@ -123,14 +123,18 @@ public struct MediaSelector: Sendable {
     /// - Parameters:
     ///   - presentation: The stream's tracks.
     ///   - pinnedVariant: The URI of the variant to take instead of choosing one (a bundle adding
-    ///     renditions keeps its variant); the renditions are chosen for it.
+    ///     renditions keeps its variant; one whose URI differs only in its query is the same
+    ///     variant signed anew); the renditions are chosen for it.
     public func select(from presentation: Presentation, pinnedVariant: String? = nil) throws(CarryonError) -> MediaSelection {
         guard let period = presentation.periods.first else {
             throw CarryonError(.selection, "the stream has no period to download")
         }
         let variant: Presentation.Track
         if let pinnedVariant {
-            guard let pinned = period.variants.first(where: { $0.uri == pinnedVariant }) else {
+            // The same URI, or one that differs only in its query: a signed URL signed anew.
+            let unsigned = { (uri: String) in uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri }
+            guard let pinned = period.variants.first(where: { $0.uri == pinnedVariant })
+                    ?? period.variants.first(where: { $0.uri.map(unsigned) == unsigned(pinnedVariant) }) else {
                 throw CarryonError(.selection, "the stream no longer offers the variant \(pinnedVariant)")
             }
             variant = pinned

@@ -31,6 +31,17 @@ extension DownloadSession {
         /// link, WWDC's guidance on cellular data); nil (the default): no limit. A task's own
         /// ``DownloadOptions/maximumBytesPerSecond`` applies too: the lower of the two wins.
         public var maximumBytesPerSecond: Int?
+        /// The statuses that say a media URL has expired (401, 403 and 410 by default; CDNs
+        /// sign URLs for a while): answered with one, the task reads its manifest again, gives
+        /// every resource not yet on disk its fresh location, and carries on (see
+        /// ``manifestURLProvider`` for a manifest URL that expires too).
+        public var expiredStatuses: Set<Int> = Configuration.defaultExpiredStatuses
+        /// Where a fresh manifest URL comes from when the stored one no longer answers (an app's
+        /// own API that signs it); nil: the stored URL only.
+        public var manifestURLProvider: (any ManifestURLProvider)?
+
+        /// 401, 403 and 410.
+        public static let defaultExpiredStatuses: Set<Int> = [401, 403, 410]
         /// Whether a new task obtains its content keys before any media (the default: a key
         /// that cannot be had fails the task at once), or leaves them for
         /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as

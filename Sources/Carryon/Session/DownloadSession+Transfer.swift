@@ -17,7 +17,7 @@ extension DownloadSession {
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
                                       routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),
-                                      rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
+                                      expiredStatuses: configuration.expiredStatuses, rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
         run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
         try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
         emitProgress(id, force: true)
@@ -112,10 +112,26 @@ extension DownloadSession {
                 for await batch in batches { await self.recordBytes(batch, resource: id, asset: assetID) }
             }
             defer { reporter.finish() }
-            let result = try await fetcher.fetch(resource.uri, range: resource.byteRange, into: part.path,
-                                                 validators: .init(etag: resource.etag, lastModified: resource.lastModified),
-                                                 limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
-                if let batch = counter.add(delta) { reporter.yield(batch) }
+            var refreshed = 0
+            var result: ResourceFetcher.Result
+            while true {
+                // An expired location makes the task read its manifest again; the fetch goes on from
+                // the bytes on disk at the fresh location (If-Range keeps them when they are the same).
+                let (uri, seen) = await self.location(of: resource)
+                do {
+                    result = try await fetcher.fetch(uri, range: resource.byteRange, into: part.path,
+                                                     validators: .init(etag: resource.etag, lastModified: resource.lastModified),
+                                                     limit: resource.growthLimit(bandwidthKnown: fetcher.bandwidthKnown)) { delta in
+                        if let batch = counter.add(delta) { reporter.yield(batch) }
+                    }
+                    break
+                } catch let error as CarryonError where error.code == .expired {
+                    guard refreshed < Self.refreshesPerResource else {
+                        throw CarryonError(.expired, "\(error.message), even at the location the manifest gave when read again", cause: error)
+                    }
+                    refreshed += 1
+                    try await self.refreshLocations(assetID, seen: seen, uri: uri, expired: error)
+                }
             }
             if let rest = counter.drain() { reporter.yield(rest) }
             reporter.finish()

@@ -43,6 +43,15 @@ final class TaskRun {
     /// Each rendition's duration, for the time-range events.
     private(set) var renditionDurations: [String: Double] = [:]
     private var lastProgressEvent: Double?
+    /// Fresh locations of resources whose signed URLs expired (resource id → URI), from the
+    /// latest reading of the manifest; the index has them too.
+    var freshLocations: [Int64: String] = [:]
+    /// How many times the manifest was read again in this run.
+    var refreshes = 0
+    /// The reading of the manifest under way, which fetches that meet an expired location wait for.
+    var refreshing: Task<Void, any Error>?
+    /// A fresh manifest URL the session's ``ManifestURLProvider`` gave, used from then on.
+    var manifestURL: String?
 
     init(work: Task<Void, Never>, bundle: URL) {
         self.work = work

@@ -28,6 +28,10 @@ struct ResourceFetcher: Sendable {
     var bandwidthKnown = false
     /// Other locations of the stream's files, tried when one fails; nil: none.
     var routes: FallbackRoutes? = nil
+    /// The statuses that say a location has expired (a signed URL's time is up): answered
+    /// with one, a fetch fails at once with ``CarryonError/Code/expired``, for the session to
+    /// read the manifest again.
+    var expiredStatuses: Set<Int> = DownloadSession.Configuration.defaultExpiredStatuses
     /// The task's rate limit, shared by all its requests; nil: none. (Files read from disk are
     /// not limited: they use no link.)
     var rateLimit: RateLimit? = nil
@@ -258,6 +262,8 @@ struct ResourceFetcher: Sendable {
             }
             try await discard(path, existing, progress: progress)
             throw AttemptError.retry("416 for a partial file that does not match; starting over", retryAfter: nil)
+        case let code where expiredStatuses.contains(Int(code)):
+            throw AttemptError.fatal(CarryonError(.expired, "\(uri): the server answered \(status) \(response.status.reasonPhrase)"))
         case 408, 425, 429, 500...599:
             throw AttemptError.retry("the server answered \(status) \(response.status.reasonPhrase)", retryAfter: retryAfter)
         default:

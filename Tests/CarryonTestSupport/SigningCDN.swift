@@ -1,0 +1,78 @@
+import Foundation
+
+/// A CDN that signs its URLs for a while: a media playlist whose segment URIs carry the current
+/// signature (`s3.ts?sig=7`), each answered slowly, and a 403 for any signature that is no
+/// longer current — the expiring signed URLs that make downloads die half way. With
+/// `signsManifest` the playlist's own URL is signed too (`media.m3u8?sig=7`), and
+/// ``manifestURLFile`` always holds the current one, for a `--refresh-command` to `cat`.
+public final class SigningCDN: @unchecked Sendable {
+    /// The origin underneath, with its record of requests.
+    public let origin: HostileOrigin
+    /// The segments' bytes, in order.
+    public let segments: [[UInt8]]
+    /// A file that always holds the manifest's current URL.
+    public let manifestURLFile: URL
+    private let signsManifest: Bool
+    private let chunk: Int
+    private let interval: Duration
+    private let lock = NSLock()
+    private var generation = 0
+    private var current: [String] = []
+    /// Segments that are refused whatever their signature (by index).
+    private let alwaysRefused: Set<Int>
+
+    /// `count` segments of `size` bytes each, sent `chunk` bytes every `interval`; the first
+    /// signature is current at once.
+    public init(segments count: Int, size: Int, chunk: Int, every interval: Duration, signsManifest: Bool = false,
+                alwaysRefused: Set<Int> = [], manifestURLFile: URL) throws {
+        origin = try HostileOrigin()
+        origin.answerUnknown(with: 403)
+        segments = (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 7) } }
+        self.signsManifest = signsManifest
+        self.chunk = chunk
+        self.interval = interval
+        self.alwaysRefused = alwaysRefused
+        self.manifestURLFile = manifestURLFile
+        rotate()
+    }
+
+    /// The manifest's URL now.
+    public var manifestURL: String {
+        lock.withLock { origin.baseURL + "/media.m3u8" + (signsManifest ? "?sig=\(generation)" : "") }
+    }
+
+    /// Signs anew: the paths of the previous signature are refused from now on.
+    public func rotate() {
+        lock.withLock {
+            for path in current { origin.forget(path) }
+            generation += 1
+            current = []
+            var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+            for (index, body) in segments.enumerated() {
+                let path = "/s\(index).ts?sig=\(generation)"
+                playlist += "#EXTINF:4,\n" + String(path.dropFirst()) + "\n"
+                guard !alwaysRefused.contains(index) else { continue }
+                origin.answer(path, with: .paced(body, chunk: chunk, every: interval))
+                current.append(path)
+            }
+            playlist += "#EXT-X-ENDLIST\n"
+            let manifestPath = "/media.m3u8" + (signsManifest ? "?sig=\(generation)" : "")
+            origin.answer(manifestPath, with: .body([UInt8](playlist.utf8)))
+            if signsManifest { current.append(manifestPath) }
+            try? Data((origin.baseURL + manifestPath + "\n").utf8).write(to: manifestURLFile, options: .atomic)
+        }
+    }
+
+    /// Signs anew every `period` until the returned task is cancelled.
+    public func rotating(every period: Duration) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                if !Task.isCancelled { rotate() }
+            }
+        }
+    }
+
+    /// Stops the origin.
+    public func stop() { origin.stop() }
+}
