@@ -31,6 +31,7 @@ export function progressView(asset) {
   if (asset.state === "running") {
     if (progress.bytesPerSecond) figures.push(`${formatBytes(Math.round(progress.bytesPerSecond))}/s`);
     if (progress.secondsRemaining !== undefined && progress.secondsRemaining !== null) figures.push(`${formatDuration(progress.secondsRemaining)} left`);
+    if (progress.connections) figures.push(`${progress.connections} requests at once`);
   }
   const duration = asset.duration ?? 0;
   const ranges = Object.entries(progress.loadedTimeRanges ?? {}).sort(([a], [b]) => a.localeCompare(b));

@@ -89,6 +89,9 @@ struct Show: AsyncParsableCommand {
             print("Format      \(asset.format == "dash" ? "MPEG-DASH (main.mpd, and main.m3u8 for HLS players)" : "HLS")")
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatProgressBytes(progress))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
+            if let connections = progress.connections {
+                print("Requests    \(connections) in flight (the number the link takes; --concurrency fixes it)")
+            }
             print("On disk     \(formatBytes(asset.bytesOnDisk))")
             var renditions = TextTable([])
             for (key, bytes) in asset.bytesByRendition.sorted(by: { $0.key < $1.key }) where !key.contains(".") && key != "origin" {

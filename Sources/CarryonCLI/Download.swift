@@ -32,8 +32,11 @@ struct Download: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A stream catalog (Streams.plist or JSON): URL is then a stream's name in it.", valueName: "file"))
     var catalog: String?
 
-    @Option(help: "Requests in flight at once, and connections to one host (default 8).")
+    @Option(help: "Requests in flight at once, and connections to one host, fixed (without it the link decides, from 8 up to --max-connections).")
     var concurrency: Int?
+
+    @Option(help: ArgumentHelp("The most requests in flight the link may be given (default 32).", valueName: "n"))
+    var maxConnections: Int?
 
     @OptionGroup var policy: PolicyOptions
 
@@ -55,6 +58,8 @@ struct Download: AsyncParsableCommand {
 
     func validate() throws {
         if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 64") }
+        if let maxConnections, !(1...128).contains(maxConnections) { throw ValidationError("--max-connections must be between 1 and 128") }
+        if concurrency != nil, maxConnections != nil { throw ValidationError("--concurrency fixes the requests in flight; --max-connections bounds the number the link chooses: give one") }
     }
 
     func run() async throws {
@@ -65,7 +70,9 @@ struct Download: AsyncParsableCommand {
             configuration.maximumRequestsPerTask = concurrency
             configuration.maximumConcurrentRequests = concurrency
             configuration.maximumConnectionsPerHost = concurrency
+            configuration.adaptsConcurrency = false
         }
+        if let maxConnections { configuration.maximumConnections = maxConnections }
         configuration.keyLifetime = keyLifetime.lifetime
         configuration.prefetchKeys = prefetchKeys
         transfer.configure(&configuration)

@@ -182,6 +182,7 @@ final class ProgressDisplay: @unchecked Sendable {
         var text = "\r\u{1B}[2K\(id) \(bar) \(String(format: "%3d", percent(progress)))%  \(formatProgressBytes(progress))"
         if let rate = progress.bytesPerSecond { text += "  \(formatBytes(Int(rate)))/s" }
         if let eta = progress.secondsRemaining, eta.isFinite { text += "  ETA \(formatDuration(eta))" }
+        if let connections = progress.connections { text += "  \(connections) conn" }
         FileHandle.standardError.write(text)
         drewBar = true
     }

@@ -165,7 +165,7 @@ struct CLIConventionsTests {
     /// Each event's keys besides `event` and `id`.
     static let eventKeys: [String: Set<String>] = [
         "state": ["state"], "selection": ["selection"], "location": ["location"],
-        "progress": ["bytesDone", "bytesExpected", "fraction", "bytesPerSecond", "secondsRemaining"],
+        "progress": ["bytesDone", "bytesExpected", "fraction", "bytesPerSecond", "secondsRemaining", "connections"],
         "time-range": ["rendition", "start", "end"], "rendition-completed": ["rendition"], "finished": ["location"],
         "failed": ["error"], "warnings": ["warnings"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
     ]

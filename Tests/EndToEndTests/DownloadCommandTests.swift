@@ -212,10 +212,10 @@ struct RequestHeaderTests {
         }
     }
 
-    @Test("--concurrency N puts N requests in flight on N connections to the host (8 without it)", .timeLimit(.minutes(1)))
+    @Test("--concurrency N puts N requests in flight on N connections to the host; without it the link decides, from 8 up to 32", .timeLimit(.minutes(1)))
     func concurrency() async throws {
         let segment = (0..<3_000).map { UInt8(truncatingIfNeeded: $0) }
-        for (arguments, expected) in [([String](), 8), (["--concurrency", "16"], 16)] {
+        for (arguments, expected) in [([String](), 8...32), (["--concurrency", "16"], 16...16)] {
             try await withTemporaryDirectory { folder in
                 try await HostileOrigin.withRunning { origin in
                     var playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n"
@@ -227,7 +227,7 @@ struct RequestHeaderTests {
                     origin.answer("/media.m3u8", with: .body([UInt8]((playlist + "#EXT-X-ENDLIST\n").utf8)))
                     let result = try await runCarryon(["download", origin.baseURL + "/media.m3u8", "--library", folder.path] + arguments)
                     #expect(result.status == 0, "\(result.standardError)")
-                    #expect(origin.mostAtOnce == expected, "\(arguments): \(origin.mostAtOnce) at once")
+                    #expect(expected.contains(origin.mostAtOnce), "\(arguments): \(origin.mostAtOnce) at once")
                 }
             }
         }

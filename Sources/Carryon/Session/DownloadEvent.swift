@@ -66,6 +66,9 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
     /// ``fraction`` leaves its bytes out rather than claim a share of a size they have left
     /// behind.
     public var bytesPastEstimate: Int? = nil
+    /// The requests the task keeps in flight now — chosen by the link when the session adapts
+    /// them (``DownloadSession/Configuration/adaptsConcurrency``); nil when it is not running.
+    public var connections: Int? = nil
 
     /// Done as a fraction of expected, 0…1, over the resources whose size is known or
     /// believable (see ``bytesPastEstimate``).

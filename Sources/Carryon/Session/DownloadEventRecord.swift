@@ -27,6 +27,8 @@ public struct DownloadEventRecord: Sendable, Codable, Hashable {
     public var fraction: Double?
     /// The recent transfer rate (`progress`).
     public var bytesPerSecond: Double?
+    /// The requests the task keeps in flight (`progress`): the number adaptive concurrency chose.
+    public var connections: Int?
     /// The time left at that rate (`progress`).
     public var secondsRemaining: Double?
     /// The rendition's key (`time-range`, `rendition-completed`).
@@ -72,6 +74,7 @@ public struct DownloadEventRecord: Sendable, Codable, Hashable {
             bytesExpected = progress.bytesExpected
             fraction = progress.fraction
             bytesPerSecond = progress.bytesPerSecond
+            connections = progress.connections
             secondsRemaining = progress.secondsRemaining
         case .timeRangeLoaded(_, let key, let range, _, _):
             self.event = "time-range"

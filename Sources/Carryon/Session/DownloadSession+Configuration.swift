@@ -31,6 +31,16 @@ extension DownloadSession {
         /// link, WWDC's guidance on cellular data); nil (the default): no limit. A task's own
         /// ``DownloadOptions/maximumBytesPerSecond`` applies too: the lower of the two wins.
         public var maximumBytesPerSecond: Int?
+        /// Whether each task's requests in flight follow the link (the default): from
+        /// ``maximumRequestsPerTask`` up to ``maximumConnections`` while throughput rises, halved
+        /// when the server pushes back (see `ConcurrencyController`). False keeps
+        /// ``maximumRequestsPerTask`` fixed.
+        public var adaptsConcurrency = true
+        /// The most requests in flight — and connections to one host — adaptive concurrency may
+        /// reach (32 by default).
+        public var maximumConnections = 32
+        /// How long each measurement of throughput lasts for adaptive concurrency.
+        var concurrencyWindow: Duration = .seconds(2)
         /// The statuses that say a media URL has expired (401, 403 and 410 by default; CDNs
         /// sign URLs for a while): answered with one, the task reads its manifest again, gives
         /// every resource not yet on disk its fresh location, and carries on (see
@@ -39,6 +49,12 @@ extension DownloadSession {
         /// Where a fresh manifest URL comes from when the stored one no longer answers (an app's
         /// own API that signs it); nil: the stored URL only.
         public var manifestURLProvider: (any ManifestURLProvider)?
+
+        /// The HTTP client's connections to one host: room for every request adaptive
+        /// concurrency may put in flight.
+        var connectionsPerHost: Int {
+            adaptsConcurrency ? max(maximumConnectionsPerHost, maximumConnections) : maximumConnectionsPerHost
+        }
 
         /// 401, 403 and 410.
         public static let defaultExpiredStatuses: Set<Int> = [401, 403, 410]

@@ -5,8 +5,10 @@ extension DownloadSession {
     func snapshot(_ id: String) async throws(CarryonError) -> AssetSnapshot {
         let id = try await resolveID(id)
         let task = tasks[id]
-        return try await library.snapshot(of: id, live: .init(state: task?.machine.state, tracker: task?.run?.tracker ?? task?.lastProgress,
-                                                              lastError: task?.lastError))
+        var snapshot = try await library.snapshot(of: id, live: .init(state: task?.machine.state, tracker: task?.run?.tracker ?? task?.lastProgress,
+                                                                      lastError: task?.lastError))
+        if let run = task?.run, run.tracker != nil { snapshot.progress.connections = run.requestsInFlight }
+        return snapshot
     }
 
     func writeManifest(_ id: String) async throws(CarryonError) {

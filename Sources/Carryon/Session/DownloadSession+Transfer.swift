@@ -13,23 +13,30 @@ extension DownloadSession {
         let fallbacks = try await index.fallbacks(of: id)
         // One limit for the whole task, the lower of its own and the session's.
         let rate = [asset.options.maximumBytesPerSecond, configuration.maximumBytesPerSecond].compactMap { $0 }.min()
-        let fetcher = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
+        var configured = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
                                       routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),
                                       expiredStatuses: configuration.expiredStatuses, rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
+        run.requestLimit = configuration.maximumRequestsPerTask
+        if configuration.adaptsConcurrency {
+            run.concurrency = ConcurrencyController(start: configuration.maximumRequestsPerTask, maximum: configuration.maximumConnections,
+                                                    window: configuration.concurrencyWindow, now: ContinuousClock.now)
+            configured.pushedBack = { Task { await self.pushedBack(id) } }
+        }
+        let fetcher = configured
         run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
         try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
         emitProgress(id, force: true)
         let pending = resources.filter { $0.state == .pending }
-        let perTask = configuration.maximumRequestsPerTask
         let bundle = run.bundle
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var iterator = pending.makeIterator()
                 var inFlight = 0
                 while let resource = iterator.next() {
-                    if inFlight >= perTask {
+                    // The limit can change while requests are in flight (adaptive concurrency).
+                    while inFlight >= self.requestsInFlight(id) {
                         try await group.next()
                         inFlight -= 1
                     }
@@ -162,8 +169,19 @@ extension DownloadSession {
         emitProgress(asset, force: false)
     }
 
+    /// The requests task `id` keeps in flight now.
+    func requestsInFlight(_ id: String) -> Int {
+        tasks[id]?.run?.requestsInFlight ?? configuration.maximumRequestsPerTask
+    }
+
+    /// The server pushed back on task `id` (429, 503, a reset): fewer requests in flight.
+    func pushedBack(_ id: String) {
+        tasks[id]?.run?.concurrency?.throttled(at: ContinuousClock.now)
+    }
+
     func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
         let id = resource.assetID
+        tasks[id]?.run?.concurrency?.completed(bytes, at: ContinuousClock.now)
         try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified)
         // A fetch that playback still waited for can end after the run: the index then says
         // whether the rendition is complete.

@@ -63,8 +63,9 @@ public actor DownloadSession {
         self.logger = logger ?? Logger(label: "carryon.session")
         self.client = HTTPClient(eventLoopGroupProvider: .singleton,
                                  configuration: .carryon(maximumRedirects: configuration.maximumRedirects,
-                                                         connectionsPerHost: configuration.maximumConnectionsPerHost))
-        self.requests = AsyncSemaphore(configuration.maximumConcurrentRequests)
+                                                         connectionsPerHost: configuration.connectionsPerHost))
+        self.requests = AsyncSemaphore(configuration.adaptsConcurrency
+            ? max(configuration.maximumConcurrentRequests, configuration.maximumConnections) : configuration.maximumConcurrentRequests)
         self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
         try await recoverCrashedTasks()
     }

@@ -43,6 +43,12 @@ final class TaskRun {
     /// Each rendition's duration, for the time-range events.
     private(set) var renditionDurations: [String: Double] = [:]
     private var lastProgressEvent: Double?
+    /// The requests in flight when they are fixed; see ``concurrency``.
+    var requestLimit = 8
+    /// How many requests the link takes, when the session adapts them; nil: ``requestLimit``.
+    var concurrency: ConcurrencyController?
+    /// The requests to keep in flight now.
+    var requestsInFlight: Int { concurrency?.limit ?? requestLimit }
     /// Fresh locations of resources whose signed URLs expired (resource id → URI), from the
     /// latest reading of the manifest; the index has them too.
     var freshLocations: [Int64: String] = [:]
@@ -107,7 +113,9 @@ final class TaskRun {
         guard let tracker else { return nil }
         if !force, let last = lastProgressEvent, now - last < 0.2 { return nil }
         lastProgressEvent = now
-        return tracker.snapshot(at: now)
+        var progress = tracker.snapshot(at: now)
+        progress.connections = requestsInFlight
+        return progress
     }
 
     /// The progress as the run leaves it: no request in flight.

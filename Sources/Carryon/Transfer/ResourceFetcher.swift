@@ -32,6 +32,9 @@ struct ResourceFetcher: Sendable {
     /// with one, a fetch fails at once with ``CarryonError/Code/expired``, for the session to
     /// read the manifest again.
     var expiredStatuses: Set<Int> = DownloadSession.Configuration.defaultExpiredStatuses
+    /// Told when the server pushes back — 429, 503, a reset or refused connection — so that the
+    /// task keeps fewer requests in flight (adaptive concurrency); nil: nobody listens.
+    var pushedBack: (@Sendable () -> Void)? = nil
     /// The task's rate limit, shared by all its requests; nil: none. (Files read from disk are
     /// not limited: they use no link.)
     var rateLimit: RateLimit? = nil
@@ -157,6 +160,7 @@ struct ResourceFetcher: Sendable {
                     throw error
                 case .retry(let cause, let retryAfter):
                     lastCause = cause
+                    if retryAfter != nil || cause.contains(" 429 ") || cause.contains(" 503 ") { pushedBack?() }
                     let decision = retry.decision(afterAttempt: attempt, retryAfter: retryAfter, randomUnit: Double.random(in: 0...1))
                     guard case .retry(let delay) = decision else {
                         throw CarryonError(.transfer, retry.reason(decision, uri: uri, attempts: attempt, lastCause: lastCause))
@@ -171,6 +175,7 @@ struct ResourceFetcher: Sendable {
             } catch {
                 if Task.isCancelled { throw CancellationError() }
                 lastCause = PlaylistFetcher.describe(error)
+                pushedBack?()
                 if PlaylistFetcher.isPermanent(error) {
                     throw CarryonError(.http, "\(uri): the request failed: \(lastCause)", cause: error)
                 }

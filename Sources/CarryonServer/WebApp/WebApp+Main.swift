@@ -94,7 +94,7 @@ function onEvent(record) {
     case "progress":
       if (!asset) return refresh();
       asset.progress = { ...asset.progress, bytesDone: record.bytesDone, bytesExpected: record.bytesExpected,
-        bytesPerSecond: record.bytesPerSecond, secondsRemaining: record.secondsRemaining };
+        bytesPerSecond: record.bytesPerSecond, secondsRemaining: record.secondsRemaining, connections: record.connections };
       asset.bytesOnDisk = Math.max(asset.bytesOnDisk ?? 0, record.bytesDone ?? 0);
       return renderSoon();
     case "time-range": {
