@@ -40,7 +40,7 @@ extension DownloadSession {
         /// reach (32 by default).
         public var maximumConnections = 32
         /// How long each measurement of throughput lasts for adaptive concurrency.
-        var concurrencyWindow: Duration = .seconds(2)
+        var concurrencyWindow: Duration = .seconds(1)
         /// The statuses that say a media URL has expired (401, 403 and 410 by default; CDNs
         /// sign URLs for a while): answered with one, the task reads its manifest again, gives
         /// every resource not yet on disk its fresh location, and carries on (see

@@ -1,5 +1,6 @@
-/// How many requests a task keeps in flight, decided by the link: start at a few, add while the
-/// bytes completed per window keep rising, step back when more did not help, halve when the
+/// How many requests a task keeps in flight, decided by the link: start at a few, double while
+/// the bytes completed per window keep rising (a slow start, as TCP's), step back when more did
+/// not help, halve when the
 /// server pushes back (429, 503, a reset, `Retry-After`), and never pass the maximum. A link
 /// that caps each connection grows to many; a link whose capacity is shared stays where it
 /// began. Time is passed in, so the decisions are tested without waiting.
@@ -18,7 +19,7 @@ struct ConcurrencyController: Sendable {
     private var growing = true
 
     /// A controller starting at `start` requests (at most `maximum`), measuring over `window`.
-    init(start: Int = 8, maximum: Int = 32, window: Duration = .seconds(2), now: ContinuousClock.Instant) {
+    init(start: Int = 8, maximum: Int = 32, window: Duration = .seconds(1), now: ContinuousClock.Instant) {
         self.maximum = max(1, maximum)
         self.window = window
         limit = min(max(1, start), self.maximum)
@@ -42,7 +43,7 @@ struct ConcurrencyController: Sendable {
             return
         }
         best = (rate, limit)
-        limit = min(maximum, limit + max(1, limit / 4))
+        limit = min(maximum, limit * 2)
         if limit == best?.limit { growing = false }
     }
 
