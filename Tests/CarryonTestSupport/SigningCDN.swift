@@ -1,8 +1,9 @@
 import Foundation
 
 /// A CDN that signs its URLs for a while: a media playlist whose segment URIs carry the current
-/// signature (`s3.ts?sig=7`), each answered slowly, and a 403 for any signature that is no
-/// longer current — the expiring signed URLs that make downloads die half way. With
+/// signature (`s3.ts?sig=7`), each answered slowly; a signature is good for `lifetime`
+/// signings, and a 403 answers any older one — the expiring signed URLs that make downloads die
+/// half way. With
 /// `signsManifest` the playlist's own URL is signed too (`media.m3u8?sig=7`), and
 /// ``manifestURLFile`` always holds the current one, for a `--refresh-command` to `cat`.
 public final class SigningCDN: @unchecked Sendable {
@@ -17,14 +18,17 @@ public final class SigningCDN: @unchecked Sendable {
     private let interval: Duration
     private let lock = NSLock()
     private var generation = 0
-    private var current: [String] = []
+    /// The paths of each signature still good, oldest first.
+    private var signed: [[String]] = []
+    /// How many signings a signature stays good for.
+    private let lifetime: Int
     /// Segments that are refused whatever their signature (by index).
     private let alwaysRefused: Set<Int>
 
-    /// `count` segments of `size` bytes each, sent `chunk` bytes every `interval`; the first
-    /// signature is current at once.
+    /// `count` segments of `size` bytes each, sent `chunk` bytes every `interval`; a signature
+    /// stays good until `lifetime` newer ones were made. The first is made at once.
     public init(segments count: Int, size: Int, chunk: Int, every interval: Duration, signsManifest: Bool = false,
-                alwaysRefused: Set<Int> = [], manifestURLFile: URL) throws {
+                lifetime: Int = 1, alwaysRefused: Set<Int> = [], manifestURLFile: URL) throws {
         origin = try HostileOrigin()
         origin.answerUnknown(with: 403)
         segments = (0..<count).map { index in (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index &* 7) } }
@@ -33,6 +37,7 @@ public final class SigningCDN: @unchecked Sendable {
         self.interval = interval
         self.alwaysRefused = alwaysRefused
         self.manifestURLFile = manifestURLFile
+        self.lifetime = max(1, lifetime)
         rotate()
     }
 
@@ -41,12 +46,14 @@ public final class SigningCDN: @unchecked Sendable {
         lock.withLock { origin.baseURL + "/media.m3u8" + (signsManifest ? "?sig=\(generation)" : "") }
     }
 
-    /// Signs anew: the paths of the previous signature are refused from now on.
+    /// Signs anew: the paths of the signature `lifetime` signings old are refused from now on.
     public func rotate() {
         lock.withLock {
-            for path in current { origin.forget(path) }
+            if signed.count >= lifetime {
+                for path in signed.removeFirst() { origin.forget(path) }
+            }
             generation += 1
-            current = []
+            var current: [String] = []
             var playlist = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
             for (index, body) in segments.enumerated() {
                 let path = "/s\(index).ts?sig=\(generation)"
@@ -59,6 +66,7 @@ public final class SigningCDN: @unchecked Sendable {
             let manifestPath = "/media.m3u8" + (signsManifest ? "?sig=\(generation)" : "")
             origin.answer(manifestPath, with: .body([UInt8](playlist.utf8)))
             if signsManifest { current.append(manifestPath) }
+            signed.append(current)
             try? Data((origin.baseURL + manifestPath + "\n").utf8).write(to: manifestURLFile, options: .atomic)
         }
     }

@@ -20,7 +20,7 @@ struct AdaptiveConcurrencyTests {
             origin.answer("/media.m3u8", with: .body([UInt8]((playlist + "#EXT-X-ENDLIST\n").utf8)))
             try await withTemporaryDirectory { folder in
                 var configuration = DownloadSession.Configuration()
-                configuration.concurrencyWindow = .milliseconds(300)
+                configuration.concurrencyWindow = .milliseconds(400)
                 configuration.maximumConnections = 20
                 let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: configuration)

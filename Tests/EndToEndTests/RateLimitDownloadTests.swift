@@ -43,17 +43,18 @@ struct RateLimitDownloadTests {
 
     @Test("a limit that holds each chunk longer than the stall timeout is not a stall: the download completes", .timeLimit(.minutes(1)))
     func waitingIsNotStalling() async throws {
-        let body = (0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let body = (0..<6_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         try await HostileOrigin.withRunning { origin in
             origin.answer("/media.m3u8", with: .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns1.ts\n#EXT-X-ENDLIST\n".utf8)))
             origin.answer("/s1.ts", with: .body(body))
             try await withTemporaryDirectory { folder in
                 var configuration = DownloadSession.Configuration()
-                configuration.stallTimeout = .seconds(1)
-                configuration.maximumBytesPerSecond = 8_000
+                // 2 s, not less: a loaded machine may not read the socket for a second.
+                configuration.stallTimeout = .seconds(2)
+                configuration.maximumBytesPerSecond = 1_000
                 let start = ContinuousClock().now
                 let done = try await completedDownload(origin.baseURL + "/media.m3u8", in: folder, configuration: configuration)
-                #expect(Self.seconds(since: start) >= 2.8, "24,000 bytes at 8,000 a second")
+                #expect(Self.seconds(since: start) >= 5.7, "6,000 bytes at 1,000 a second, in one or a few chunks each held seconds")
                 let files = try FileManager.default.subpathsOfDirectory(atPath: done.library.bundleURL(for: done.id).path).filter { $0.hasSuffix(".ts") }
                 let stored = try Data(contentsOf: done.library.bundleURL(for: done.id).appendingPathComponent(try #require(files.first)))
                 #expect(Array(stored) == body)

@@ -13,10 +13,10 @@ struct SignedURLCommandTests {
     func killedAndResumed() async throws {
         try await withTemporaryDirectory { folder in
             let urlFile = folder.appendingPathComponent("manifest-url")
-            let cdn = try SigningCDN(segments: 12, size: 6_000, chunk: 1_000, every: .milliseconds(100), signsManifest: true,
-                                     manifestURLFile: urlFile)
+            let cdn = try SigningCDN(segments: 24, size: 6_000, chunk: 1_000, every: .milliseconds(100), signsManifest: true,
+                                     lifetime: 3, manifestURLFile: urlFile)
             defer { cdn.stop() }
-            let rotation = cdn.rotating(every: .milliseconds(700))
+            let rotation = cdn.rotating(every: .milliseconds(500))
             defer { rotation.cancel() }
             let library = ["--library", folder.appendingPathComponent("library").path]
             let refresh = ["--refresh-command", "cat '\(urlFile.path)'"]
@@ -29,20 +29,22 @@ struct SignedURLCommandTests {
                 }
             }
             let assetID = try #require(id, "download --json names the asset")
-            for _ in 0..<100 where cdn.origin.requests.filter({ $0.hasPrefix("/s") }).count < 4 {
-                try await Task.sleep(for: .milliseconds(50))
+            for _ in 0..<200 where cdn.origin.requests.filter({ $0.hasPrefix("/s") }).count < 3 {
+                try await Task.sleep(for: .milliseconds(20))
             }
             download.kill(SIGKILL)
             _ = await download.wait()
+            let fetchedBeforeKill = Set(cdn.origin.requests.filter { $0.hasPrefix("/s") }.map { $0.split(separator: "?")[0] }).count
+            #expect(fetchedBeforeKill < 20, "killed part-way: \(fetchedBeforeKill) of 24 segments asked for")
             // Every URL the library holds, the manifest's included, expires before resume.
-            try await Task.sleep(for: .milliseconds(1_500))
+            try await Task.sleep(for: .milliseconds(2_000))
 
             let resumed = try await runCarryon(["resume", assetID] + library + refresh)
             #expect(resumed.status == 0, "\(resumed.standardError)")
             let opened = try OfflineLibrary(root: folder.appendingPathComponent("library"))
             let bundle = opened.bundleURL(for: assetID)
             let files = try FileManager.default.subpathsOfDirectory(atPath: bundle.path).filter { $0.hasSuffix(".ts") }.sorted()
-            #expect(files.count == 12)
+            #expect(files.count == 24)
             for (index, file) in files.enumerated() {
                 #expect(Array(try Data(contentsOf: bundle.appendingPathComponent(file))) == cdn.segments[index], "\(file)")
             }

@@ -8,14 +8,16 @@ import Testing
 /// only when even a fresh location is refused.
 @Suite("Expiring signed URLs")
 struct SignedURLTests {
-    @Test("media URLs signed for 0.7 s, a download of about 3 s: it completes byte-identical, each refresh in the error log",
+    @Test("media URLs signed for 1.5 s at most, a download of about 3 s: it completes byte-identical, each refresh in the error log",
           .timeLimit(.minutes(1)))
     func refreshesAndCompletes() async throws {
         try await withTemporaryDirectory { folder in
-            let cdn = try SigningCDN(segments: 10, size: 6_000, chunk: 1_000, every: .milliseconds(100),
+            // Signed anew every 0.5 s, each signature good for three signings: a fresh location
+            // lasts a second at least, the first ones far less than the download.
+            let cdn = try SigningCDN(segments: 10, size: 6_000, chunk: 1_000, every: .milliseconds(100), lifetime: 3,
                                      manifestURLFile: folder.appendingPathComponent("manifest-url"))
             defer { cdn.stop() }
-            let rotation = cdn.rotating(every: .milliseconds(700))
+            let rotation = cdn.rotating(every: .milliseconds(500))
             defer { rotation.cancel() }
             var configuration = DownloadSession.Configuration()
             configuration.maximumRequestsPerTask = 2

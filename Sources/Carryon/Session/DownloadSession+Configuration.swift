@@ -5,8 +5,12 @@ extension DownloadSession {
         public var maximumConcurrentTasks: Int
         /// Requests in flight at once, across all tasks.
         public var maximumConcurrentRequests: Int
-        /// Requests in flight at once for one task.
-        public var maximumRequestsPerTask: Int
+        /// Requests in flight at once for one task: where adaptive concurrency starts (8 by
+        /// default). A number set here — in the initializer, or on the property — is kept fixed:
+        /// ``adaptsConcurrency`` becomes false, for the user's number is never exceeded.
+        public var maximumRequestsPerTask: Int {
+            didSet { adaptsConcurrency = false }
+        }
         /// Connections to one host at once.
         public var maximumConnectionsPerHost: Int
         /// Redirects followed before a request fails.
@@ -31,10 +35,10 @@ extension DownloadSession {
         /// link, WWDC's guidance on cellular data); nil (the default): no limit. A task's own
         /// ``DownloadOptions/maximumBytesPerSecond`` applies too: the lower of the two wins.
         public var maximumBytesPerSecond: Int?
-        /// Whether each task's requests in flight follow the link (the default): from
-        /// ``maximumRequestsPerTask`` up to ``maximumConnections`` while throughput rises, halved
-        /// when the server pushes back (see `ConcurrencyController`). False keeps
-        /// ``maximumRequestsPerTask`` fixed.
+        /// Whether each task's requests in flight follow the link (the default, unless
+        /// ``maximumRequestsPerTask`` was set): from 8 up to ``maximumConnections`` while
+        /// throughput rises, halved when the server pushes back (see `ConcurrencyController`).
+        /// False keeps ``maximumRequestsPerTask`` fixed.
         public var adaptsConcurrency = true
         /// The most requests in flight — and connections to one host — adaptive concurrency may
         /// reach (32 by default).
@@ -83,6 +87,8 @@ extension DownloadSession {
             self.maximumConcurrentTasks = maximumConcurrentTasks
             self.maximumConcurrentRequests = maximumConcurrentRequests
             self.maximumRequestsPerTask = maximumRequestsPerTask
+            // Only the default number of requests is the link's to change.
+            self.adaptsConcurrency = maximumRequestsPerTask == 8
             self.maximumConnectionsPerHost = maximumConnectionsPerHost
             self.maximumRedirects = maximumRedirects
             self.retry = retry

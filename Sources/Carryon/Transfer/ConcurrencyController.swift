@@ -1,5 +1,6 @@
 /// How many requests a task keeps in flight, decided by the link: start at a few, double while
-/// the bytes completed per window keep rising (a slow start, as TCP's), step back when more did
+/// the bytes completed per window keep rising (a slow start, as TCP's; the window after a change
+/// is not judged, for the requests it added have not completed yet), step back when more did
 /// not help, halve when the
 /// server pushes back (429, 503, a reset, `Retry-After`), and never pass the maximum. A link
 /// that caps each connection grows to many; a link whose capacity is shared stays where it
@@ -17,6 +18,9 @@ struct ConcurrencyController: Sendable {
     private var best: (rate: Double, limit: Int)?
     /// Whether more requests are still being tried.
     private var growing = true
+    /// Whether the limit changed in the window now ending: the requests it added have not
+    /// completed yet, so that window says nothing of them and is not judged.
+    private var settling = false
 
     /// A controller starting at `start` requests (at most `maximum`), measuring over `window`.
     init(start: Int = 8, maximum: Int = 32, window: Duration = .seconds(1), now: ContinuousClock.Instant) {
@@ -36,6 +40,10 @@ struct ConcurrencyController: Sendable {
         windowStart = now
         bytesInWindow = 0
         guard growing else { return }
+        if settling {
+            settling = false
+            return
+        }
         if let best, rate <= best.rate * 1.1 {
             // More requests did not bring 10 % more: the link is full; go back to what was enough.
             limit = best.limit
@@ -44,7 +52,7 @@ struct ConcurrencyController: Sendable {
         }
         best = (rate, limit)
         limit = min(maximum, limit * 2)
-        if limit == best?.limit { growing = false }
+        if limit == best?.limit { growing = false } else { settling = true }
     }
 
     /// The server pushed back at `now`: half as many requests, and no more growing.

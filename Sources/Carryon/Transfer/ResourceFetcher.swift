@@ -35,6 +35,9 @@ struct ResourceFetcher: Sendable {
     /// Told when the server pushes back — 429, 503, a reset or refused connection — so that the
     /// task keeps fewer requests in flight (adaptive concurrency); nil: nobody listens.
     var pushedBack: (@Sendable () -> Void)? = nil
+    /// How long after a rate limit's wait the stall watch still holds: on a loaded machine the
+    /// fetch may wake a while after the watch does, and that is not the server's silence.
+    static let wakingSlack: Duration = .seconds(1)
     /// The task's rate limit, shared by all its requests; nil: none. (Files read from disk are
     /// not limited: they use no link.)
     var rateLimit: RateLimit? = nil
@@ -106,7 +109,7 @@ struct ResourceFetcher: Sendable {
                 result.failures = failures
                 routes?.worked(candidate, for: uri)
                 return result
-            } catch let error as CarryonError where candidates.count > 1 && (error.code == .transfer || error.code == .http) {
+            } catch let error as CarryonError where candidates.count > 1 && [.transfer, .http, .expired].contains(error.code) {
                 logger.warning("falling back", metadata: ["uri": "\(candidate)", "error": "\(error.message)"])
                 failures.append((candidate, error))
             }
@@ -140,7 +143,7 @@ struct ResourceFetcher: Sendable {
             do {
                 let outcome = try await withStallDetection(stallTimeout) { meter in
                     try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
-                                                hold: { meter.hold(until: $0) }) { bytes in
+                                                hold: { meter.hold(until: $0 + Self.wakingSlack) }) { bytes in
                         meter.received(bytes)
                         progress(bytes)
                     }
