@@ -35,13 +35,14 @@ final class RateLimit: Sendable {
         pacer = Locked(RatePacer(bytesPerSecond: bytesPerSecond))
     }
 
-    /// Waits until `bytes` may be written, telling `holding` first until when (the stall watch
-    /// must not take the wait for a silent server).
-    func admit(_ bytes: Int, holding: (ContinuousClock.Instant) -> Void) async throws {
+    /// Waits until `bytes` may be written, inside `watch`'s hold: the stall watch must not take
+    /// the wait — or a late waking from it — for a silent server.
+    func admit(_ bytes: Int, watch: StallMeter) async throws {
         let now = clock.now
         let wait = pacer.withLock { $0.delay(for: bytes, at: now) }
         guard wait > .zero else { return }
-        holding(now + wait)
+        watch.hold()
+        defer { watch.release() }
         try await Task.sleep(until: now + wait, clock: clock)
     }
 }

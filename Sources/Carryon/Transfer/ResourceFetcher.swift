@@ -35,9 +35,6 @@ struct ResourceFetcher: Sendable {
     /// Told when the server pushes back — 429, 503, a reset or refused connection — so that the
     /// task keeps fewer requests in flight (adaptive concurrency); nil: nobody listens.
     var pushedBack: (@Sendable () -> Void)? = nil
-    /// How long after a rate limit's wait the stall watch still holds: on a loaded machine the
-    /// fetch may wake a while after the watch does, and that is not the server's silence.
-    static let wakingSlack: Duration = .seconds(1)
     /// The task's rate limit, shared by all its requests; nil: none. (Files read from disk are
     /// not limited: they use no link.)
     var rateLimit: RateLimit? = nil
@@ -143,7 +140,7 @@ struct ResourceFetcher: Sendable {
             do {
                 let outcome = try await withStallDetection(stallTimeout) { meter in
                     try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
-                                                hold: { meter.hold(until: $0 + Self.wakingSlack) }) { bytes in
+                                                meter: meter) { bytes in
                         meter.received(bytes)
                         progress(bytes)
                     }
@@ -194,9 +191,9 @@ struct ResourceFetcher: Sendable {
     /// One request. Returns the complete length on success, the response's status and the body
     /// bytes it carried.
     ///
-    /// `hold` is told until when a chunk waits for the rate limit: the server is not slow then.
+    /// A chunk's wait for the rate limit is held on `meter`: the server is not slow then.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              limit: Int, hold: (ContinuousClock.Instant) -> Void, progress: @Sendable (Int) -> Void) async throws -> Attempt {
+                              limit: Int, meter: StallMeter, progress: @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -292,7 +289,7 @@ struct ResourceFetcher: Sendable {
                             """))
                     }
                     do throws(CarryonError) { try budget?.take(chunk.readableBytes, for: uri) } catch { throw AttemptError.fatal(error) }
-                    try await rateLimit?.admit(chunk.readableBytes, holding: hold)
+                    try await rateLimit?.admit(chunk.readableBytes, watch: meter)
                     try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(writeOffset + received))
                     received += chunk.readableBytes
                     progress(chunk.readableBytes)

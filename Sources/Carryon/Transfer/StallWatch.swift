@@ -12,6 +12,7 @@ struct StallWatch: Sendable {
     private var windowStart: ContinuousClock.Instant
     private var bytesInWindow = 0
     private var lastReceived: ContinuousClock.Instant
+    private var holding = false
 
     /// Why a transfer was ended.
     enum Stall: Sendable, Equatable, CustomStringConvertible {
@@ -56,16 +57,24 @@ struct StallWatch: Sendable {
         windowStart = min(windowStart + duration, now)
     }
 
-    /// The transfer holds itself back until `end` (a rate limit's wait): that time is neither
-    /// silence nor slowness; the watch starts afresh from `end`.
-    mutating func hold(until end: ContinuousClock.Instant) {
-        lastReceived = max(lastReceived, end)
-        windowStart = max(windowStart, end)
+    /// The transfer holds itself back (a rate limit's wait) until ``release(at:)``: that time
+    /// is neither silence nor slowness, however long the holder takes to wake.
+    mutating func hold() {
+        holding = true
+    }
+
+    /// The hold is over at `now`: the watch starts afresh from then.
+    mutating func release(at now: ContinuousClock.Instant) {
+        holding = false
+        lastReceived = max(lastReceived, now)
+        windowStart = max(windowStart, now)
+        bytesInWindow = 0
     }
 
     /// The stall at `now`, if the transfer has stalled; otherwise starts a new window when the
     /// current one is over.
     mutating func check(at now: ContinuousClock.Instant) -> Stall? {
+        if holding { return nil }
         if now - lastReceived >= timeout { return .silent(timeout) }
         let elapsed = now - windowStart
         guard elapsed >= timeout else { return nil }
@@ -105,9 +114,15 @@ final class StallMeter: Sendable {
         return watch.withLock { $0.check(at: now) }
     }
 
-    /// The transfer holds itself back until `end` (a rate limit's wait): no stall before then.
-    func hold(until end: ContinuousClock.Instant) {
-        watch.withLock { $0.hold(until: end) }
+    /// The transfer holds itself back (a rate limit's wait) until ``release()``: no stall meanwhile.
+    func hold() {
+        watch.withLock { $0.hold() }
+    }
+
+    /// The hold is over: the watch starts afresh from now.
+    func release() {
+        let now = clock.now
+        watch.withLock { $0.release(at: now) }
     }
 
     /// Excuses how much later than `due` the watcher woke, less `slack`.
