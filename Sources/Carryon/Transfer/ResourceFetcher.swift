@@ -310,63 +310,25 @@ struct ResourceFetcher: Sendable {
         return Attempt(total: total, status: Int(status), received: received)
     }
 
-    /// Copies a local file (or a range of it) into the partial file: for streams read from disk.
-    private func copyLocal(_ uri: String, range: ClosedRange<Int>?, into partPath: String,
-                           progress: @Sendable (Int) -> Void) async throws -> Int {
-        guard let url = URL(string: uri), url.isFileURL else {
-            throw CarryonError(.invalidLocation, "\(uri) is not a valid file URL")
-        }
-        let source = FilePath(url.path)
-        guard let info = try? await FileSystem.shared.info(forFileAt: source), info.type == .regular else {
-            throw CarryonError(.file, "\(url.path): no such file or it cannot be read")
-        }
-        let size = Int(info.size)
-        let bytes = range ?? 0...(max(size, 1) - 1)
-        if size == 0 && range == nil {
-            try await truncate(FilePath(partPath))
-            return 0
-        }
-        guard bytes.upperBound < size else {
-            throw CarryonError(.transfer, "\(url.path) has \(size) bytes, fewer than the range \(bytes.lowerBound)-\(bytes.upperBound) needs")
-        }
-        try await discard(FilePath(partPath), try await fileSize(FilePath(partPath)), progress: progress)
-        var copied = 0
-        do {
-            try await FileSystem.shared.withFileHandle(forReadingAt: source) { reader in
-                try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(partPath), options: .modifyFile(createIfNecessary: true)) { writer in
-                    for try await chunk in reader.readChunks(in: Int64(bytes.lowerBound)...Int64(bytes.upperBound), chunkLength: .kibibytes(256)) {
-                        try budget?.take(chunk.readableBytes, for: uri)
-                        try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(copied))
-                        copied += chunk.readableBytes
-                        progress(chunk.readableBytes)
-                    }
-                }
-            }
-        } catch let error as FileSystemError where Self.isNoSpace(error) {
-            throw CarryonError(.disk, "writing \(partPath): no space left on the device", cause: error)
-        }
-        return copied
-    }
-
     static func isNoSpace(_ error: FileSystemError) -> Bool {
         if let cause = error.cause as? FileSystemError.SystemCallError { return cause.errno == .noSpace }
         return "\(error)".contains("No space left")
     }
 
-    private func fileSize(_ path: FilePath) async throws -> Int {
+    func fileSize(_ path: FilePath) async throws -> Int {
         guard let info = try await FileSystem.shared.info(forFileAt: path) else { return 0 }
         return Int(info.size)
     }
 
     /// Empties a partial file of `bytes` bytes to start over, and says so to the budget and
     /// the progress.
-    private func discard(_ path: FilePath, _ bytes: Int, progress: @Sendable (Int) -> Void) async throws {
+    func discard(_ path: FilePath, _ bytes: Int, progress: @Sendable (Int) -> Void) async throws {
         try await truncate(path)
         budget?.giveBack(bytes)
         progress(-bytes)
     }
 
-    private func truncate(_ path: FilePath) async throws {
+    func truncate(_ path: FilePath) async throws {
         try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .newFile(replaceExisting: true)) { _ in }
     }
 }
