@@ -12,11 +12,12 @@ enum PlanFixture {
                       language: String? = nil, isMain: Bool = true, imports: [String: String]? = nil,
                       bitrate: Int = 800_000) throws -> DownloadPlan.Input {
         let url = base + path
-        let parsed = try Playlist.parse(text)
-        let media = try MediaPlaylist(parsed.playlist, url: url, imports: imports, warnings: parsed.warnings)
+        let fetched = Array(text.utf8)
+        guard case .media(let media) = try PlaylistReading(bytes: fetched, url: url, imports: imports) else {
+            throw PlaylistError(.structure, "\(path) is not a media playlist")
+        }
         return DownloadPlan.Input(type: type, name: name, language: language, channels: nil, isMain: isMain, uri: url,
-                                  fetched: Array(text.utf8), playlist: parsed.playlist, media: media,
-                                  estimatedBitrate: bitrate)
+                                  fetched: fetched, media: media, estimatedBitrate: bitrate)
     }
 
     /// A multivariant playlist fetched from `base + path`.

@@ -6,7 +6,7 @@ import HLS
 ///
 /// ```swift
 /// let inspection = try await Inspector().inspect("https://example.com/main.m3u8")
-/// if case .multivariant(let main) = inspection.playlist {
+/// if case .multivariant(let main) = inspection.resolved {
 ///     for variant in main.variants { print(variant.bandwidth ?? 0, variant.resolution ?? "audio only") }
 /// }
 /// ```
@@ -42,12 +42,12 @@ public struct Inspector: Sendable {
         }
     }
 
-    /// What `inspect` found: the playlist as fetched and its resolved view.
+    /// What `inspect` found: where the playlist was read and its resolved view. (A media
+    /// playlist is resolved as it is read, without keeping its lines: parse the text with
+    /// `Playlist.parse` (module `HLS`) for them.)
     public struct Inspection: Sendable {
         /// The URL read, after redirects.
         public var url: String
-        /// The playlist line by line.
-        public var playlist: Playlist
         /// The resolved view.
         public var resolved: ResolvedPlaylist
     }
@@ -63,21 +63,17 @@ public struct Inspector: Sendable {
 
     /// The playlist `manifest`, already fetched, parsed and resolved.
     func inspect(_ manifest: FetchedManifest) throws(CarryonError) -> Inspection {
-        let fetched = try fetcher.parse(manifest)
-        let playlist = fetched.parsed.playlist
-        do {
-            switch playlist.kind {
-            case .multivariant:
-                let resolved = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings,
-                                                        options: fetched.parsed.options)
-                return Inspection(url: fetched.url, playlist: playlist, resolved: .multivariant(resolved))
-            case .media:
-                let resolved = try MediaPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings,
-                                                 options: fetched.parsed.options)
-                return Inspection(url: fetched.url, playlist: playlist, resolved: .media(resolved))
+        switch try fetcher.read(manifest) {
+        case .media(let media):
+            return Inspection(url: manifest.url, resolved: .media(media))
+        case .multivariant(let parsed):
+            do {
+                let resolved = try MultivariantPlaylist(parsed.playlist, url: manifest.url, warnings: parsed.warnings,
+                                                        options: parsed.options)
+                return Inspection(url: manifest.url, resolved: .multivariant(resolved))
+            } catch {
+                throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
             }
-        } catch {
-            throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
         }
     }
 }

@@ -87,13 +87,9 @@ public struct SizeEstimator: Sendable {
     /// refuses it.
     public func estimate(_ uri: String, imports: [String: String]?, bitrate: Int?,
                          namedBy: String? = nil) async throws(CarryonError) -> SizeEstimate {
-        let fetched = try await fetcher.fetch(uri, namedBy: namedBy)
-        let media: MediaPlaylist
-        do {
-            media = try MediaPlaylist(fetched.parsed.playlist, url: fetched.url, imports: imports,
-                                      warnings: fetched.parsed.warnings, options: fetched.parsed.options)
-        } catch {
-            throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
+        let manifest = try await fetcher.fetchManifest(uri, namedBy: namedBy)
+        guard case .media(let media) = try fetcher.read(manifest, imports: imports) else {
+            throw CarryonError(.playlist, "\(manifest.url) is a multivariant playlist where a media playlist was expected")
         }
         return Self.estimate(media, bitrate: bitrate)
     }

@@ -124,6 +124,20 @@ public struct PlaylistFetcher: Sendable {
         }
     }
 
+    /// `manifest` read as an HLS playlist with ``parseOptions``: a media playlist resolved in
+    /// one pass without keeping its lines (see `PlaylistReading` in module `HLS`), a
+    /// multivariant playlist parsed.
+    ///
+    /// - Parameter imports: For a media playlist, the variables of the multivariant playlist
+    ///   that named it.
+    func read(_ manifest: FetchedManifest, imports: [String: String]? = nil) throws(CarryonError) -> PlaylistReading {
+        do {
+            return try PlaylistReading(bytes: manifest.bytes, url: manifest.url, imports: imports, options: parseOptions)
+        } catch {
+            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+        }
+    }
+
     /// The bytes at `url` (http, https or file), with the same headers, retries and size limit as
     /// playlists; returns the URL read after redirects. ``rule`` is checked first.
     ///

@@ -32,8 +32,11 @@ extension Playlist {
         text.makeContiguousUTF8()
         let result: Result<Parsed, PlaylistError> = text.utf8.withContiguousStorageIfAvailable { buffer in
             var parser = Parser(text: text, bytes: buffer, options: options)
+            var collector = LineCollector(capacity: Parser.estimatedLineCount(buffer))
             do throws(PlaylistError) {
-                return .success(try parser.run())
+                let ending = try parser.run(into: &collector)
+                return .success(Parsed(playlist: Playlist(lines: collector.lines, endsWithNewline: ending.endsWithNewline),
+                                       warnings: ending.warnings, options: options))
             } catch {
                 return .failure(error)
             }
@@ -49,6 +52,21 @@ extension Playlist {
         if let text = String(validating: bytes, as: UTF8.self) {
             return try parse(text, options: options)
         }
+        throw invalidUTF8(bytes)
+    }
+
+    /// Reads UTF-8 `bytes` line by line into `sink`, with no copy of the text: as
+    /// ``parse(bytes:options:)`` does, with the same errors and warnings, but keeping nothing.
+    static func read<Sink: LineSink>(bytes: UnsafeBufferPointer<UInt8>, options: ParseOptions,
+                                     into sink: inout Sink) throws(PlaylistError) -> ParseEnding {
+        // The copy a String would make is dropped at once: only the check is wanted.
+        guard String(validating: bytes, as: UTF8.self) != nil else { throw invalidUTF8(bytes) }
+        var parser = Parser(text: nil, bytes: bytes, options: options)
+        return try parser.run(into: &sink)
+    }
+
+    /// The error for `bytes` that are not UTF-8, naming the first line that is not.
+    private static func invalidUTF8<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> PlaylistError {
         var line = 1
         var current: [UInt8] = []
         for byte in bytes {
@@ -60,7 +78,7 @@ extension Playlist {
                 current.append(byte)
             }
         }
-        throw PlaylistError(.invalidUTF8, line: line, "the playlist is not valid UTF-8 (RFC 8216bis section 4.1 requires it)")
+        return PlaylistError(.invalidUTF8, line: line, "the playlist is not valid UTF-8 (RFC 8216bis section 4.1 requires it)")
     }
 
     /// Parses M3U8 text, ignoring warnings. See ``parse(_:options:)-(String,_)``.
@@ -69,9 +87,44 @@ extension Playlist {
     }
 }
 
+/// Where the parser puts each line it reads, in order.
+protocol LineSink {
+    /// Whether the parser gives each line the text it was read from (``Line/source``): true to
+    /// keep a playlist that writes back byte for byte, false for a reader that uses each line
+    /// once (the text is passed to ``take(_:number:text:)`` either way).
+    static var keepsSource: Bool { get }
+
+    /// Line `number` (1-based), and its bytes as written without the line terminator, valid
+    /// only during the call.
+    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError)
+}
+
+/// The sink of ``Playlist/parse(_:options:)-(String,_)``: every line, kept.
+struct LineCollector: LineSink {
+    static var keepsSource: Bool { true }
+    var lines: [Line] = []
+
+    /// A collector with room for about `capacity` lines: growing an array of lines copies it,
+    /// and reserving far too much costs page faults on large playlists.
+    init(capacity: Int) {
+        lines.reserveCapacity(capacity)
+    }
+
+    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) {
+        lines.append(line)
+    }
+}
+
+/// How the text ended, and what the parse recovered from.
+struct ParseEnding {
+    var endsWithNewline: Bool
+    var warnings: [PlaylistWarning]
+}
+
 /// The line reader: splits the input at line ends and types each line.
 struct Parser {
-    let text: String
+    /// The text `bytes` are the UTF-8 of, for the sources of kept lines; nil when the sink keeps none.
+    let text: String?
     let bytes: UnsafeBufferPointer<UInt8>
     let options: Playlist.ParseOptions
     let recoveries: Recoveries
@@ -83,14 +136,15 @@ struct Parser {
     var firstMediaTag: (line: Int, name: String)?
     var firstMultivariantTag: (line: Int, name: String)?
 
-    init(text: String, bytes: UnsafeBufferPointer<UInt8>, options: Playlist.ParseOptions) {
+    init(text: String?, bytes: UnsafeBufferPointer<UInt8>, options: Playlist.ParseOptions) {
         self.text = text
         self.bytes = bytes
         self.options = options
         self.recoveries = Recoveries(strict: options.contains(.strict))
     }
 
-    mutating func run() throws(PlaylistError) -> Playlist.Parsed {
+    /// Reads every line into `sink`. The bytes must be UTF-8 (`Playlist.parse` checks it).
+    mutating func run<Sink: LineSink>(into sink: inout Sink) throws(PlaylistError) -> ParseEnding {
         var start = 0
         let count = bytes.count
         guard let base = bytes.baseAddress, count > 0 else {
@@ -115,12 +169,7 @@ struct Parser {
         }
         // Only a playlist with a carriage return needs looking for lone ones (old Mac line ends).
         let hasCarriageReturn = memchr(base + start, 0x0D, count - start) != nil
-        // Reserve about what is needed: growing an array of lines copies it, and reserving far
-        // too much costs page faults on large playlists.
-        var lines: [Line] = []
-        lines.reserveCapacity(Parser.estimatedLineCount(bytes))
         var endsWithNewline = false
-        let utf8 = text.utf8
         while start < count {
             let newline = memchr(base + start, 0x0A, count - start)
             var end = newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
@@ -158,12 +207,17 @@ struct Parser {
                 }
             }
             let content = try parseLine(line)
-            if case .uri(let uri) = content, uri.utf8.count == line.count {
+            if !Sink.keepsSource {
+                try sink.take(Line(content), number: lineNumber, text: line)
+            } else if case .uri(let uri) = content, uri.utf8.count == line.count {
                 // The line is its URI: keep the text once (and spare a retain of the input).
-                lines.append(Line(parsedURI: uri))
-            } else {
+                try sink.take(Line(parsedURI: uri), number: lineNumber, text: line)
+            } else if let text {
+                let utf8 = text.utf8
                 let source = text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: contentEnd)]
-                lines.append(Line(content, source: source))
+                try sink.take(Line(content, source: source), number: lineNumber, text: line)
+            } else {
+                preconditionFailure("a sink that keeps sources needs the text")
             }
             guard let next else {
                 endsWithNewline = endsWithCarriageReturn
@@ -175,8 +229,7 @@ struct Parser {
         if !sawHeader {
             throw PlaylistError(.missingHeader, line: lineNumber, "the playlist has no #EXTM3U line, only blank lines and comments; this is not an M3U8 playlist")
         }
-        return Playlist.Parsed(playlist: Playlist(lines: lines, endsWithNewline: endsWithNewline),
-                               warnings: recoveries.finish(), options: options)
+        return ParseEnding(endsWithNewline: endsWithNewline, warnings: recoveries.finish())
     }
 
     /// About how many lines the text has, from the line feeds in its first 64 KiB: a little

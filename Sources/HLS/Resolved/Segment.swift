@@ -1,42 +1,102 @@
 /// A media segment as a downloader needs it.
+///
+/// A long playlist has a million of these, so what few segments have — a title, IPTV
+/// attributes, partial segments, a program date — is kept in one box that most segments do not
+/// have, and the fields are ordered to leave no padding: 112 bytes a segment.
 public struct Segment: Sendable, Hashable {
     /// The absolute URI of the segment's resource.
     public var uri: String
-    /// The 1-based line of the URI in the playlist.
-    public var line: Int
     /// The media sequence number.
     public var mediaSequence: Int
     /// The discontinuity sequence number.
     public var discontinuitySequence: Int
-    /// Whether an `EXT-X-DISCONTINUITY` precedes the segment.
-    public var discontinuity: Bool
-    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
-    public var isGap: Bool
     /// Seconds from the start of the playlist to the segment's start.
     public var startTime: Double
     /// The `EXTINF` duration in seconds; 0 when the playlist gives none (see ``isDurationKnown``).
     public var duration: Double
-    /// Whether the playlist gives the duration: false for an IPTV-style `#EXTINF:-1` or a lone
-    /// URI line read as a single resource.
-    public var isDurationKnown: Bool
-    /// The `EXTINF` title (empty when none).
-    public var title: String
-    /// Attributes an IPTV-style `EXTINF` carries between the duration and the title
-    /// (`tvg-id="news" group-title="News"`), as written; empty in a playlist that follows RFC 8216bis.
-    public var attributes: [Attribute]
-    /// The segment's sub-range of its resource, offsets resolved; nil for the whole resource.
-    public var byteRange: ResolvedByteRange?
     /// The keys in effect (one per key format), empty when the segment is in the clear.
     public var keys: [SegmentKey]
     /// The media initialization section in effect, kept once for all the segments it applies to.
     var sharedInitSection: Shared<InitSection>?
-    /// The `EXT-X-PROGRAM-DATE-TIME`, boxed: most segments have none, and a million segments
-    /// would each carry room for one.
-    var sharedProgramDateTime: Shared<DateTime>?
+    /// What few segments have; nil when the segment has none of it.
+    private var extras: Shared<Extras>?
     /// The `EXT-X-BITRATE` in effect, in kbit/s.
     public var bitrate: Int?
+    /// ``line``, in the four bytes left after ``bitrate``.
+    private var storedLine: UInt32
+    /// The segment's sub-range of its resource, offsets resolved; nil for the whole resource.
+    public var byteRange: ResolvedByteRange?
+    /// Whether an `EXT-X-DISCONTINUITY` precedes the segment.
+    public var discontinuity: Bool
+    /// `EXT-X-GAP`: the segment is missing and must not be loaded.
+    public var isGap: Bool
+    /// Whether the playlist gives the duration: false for an IPTV-style `#EXTINF:-1` or a lone
+    /// URI line read as a single resource.
+    public var isDurationKnown: Bool
+
+    /// The fields most segments leave empty.
+    private struct Extras: Sendable, Hashable {
+        var title = ""
+        var attributes: [Attribute] = []
+        var programDateTime: DateTime?
+        var parts: [PartialSegment] = []
+
+        static let none = Extras()
+    }
+
+    init(uri: String, line: Int, mediaSequence: Int, discontinuitySequence: Int, discontinuity: Bool, isGap: Bool,
+         startTime: Double, duration: Double, isDurationKnown: Bool, title: String, attributes: [Attribute],
+         byteRange: ResolvedByteRange?, keys: [SegmentKey], sharedInitSection: Shared<InitSection>?,
+         programDateTime: DateTime?, bitrate: Int?, parts: [PartialSegment]) {
+        self.uri = uri
+        self.storedLine = UInt32(clamping: line)
+        self.mediaSequence = mediaSequence
+        self.discontinuitySequence = discontinuitySequence
+        self.startTime = startTime
+        self.duration = duration
+        self.keys = keys
+        self.sharedInitSection = sharedInitSection
+        let extras = Extras(title: title, attributes: attributes, programDateTime: programDateTime, parts: parts)
+        self.extras = extras == .none ? nil : Shared(extras)
+        self.bitrate = bitrate
+        self.byteRange = byteRange
+        self.discontinuity = discontinuity
+        self.isGap = isGap
+        self.isDurationKnown = isDurationKnown
+    }
+
+    /// Changes what few segments have, keeping no box when none of it is left.
+    private mutating func changeExtras(_ change: (inout Extras) -> Void) {
+        var value = extras?.value ?? .none
+        change(&value)
+        extras = value == .none ? nil : Shared(value)
+    }
+
+    /// The `EXTINF` title (empty when none).
+    public var title: String {
+        get { extras?.value.title ?? "" }
+        set { changeExtras { $0.title = newValue } }
+    }
+
+    /// Attributes an IPTV-style `EXTINF` carries between the duration and the title
+    /// (`tvg-id="news" group-title="News"`), as written; empty in a playlist that follows RFC 8216bis.
+    public var attributes: [Attribute] {
+        get { extras?.value.attributes ?? [] }
+        set { changeExtras { $0.attributes = newValue } }
+    }
+
     /// The segment's partial segments (low-latency HLS).
-    public var parts: [PartialSegment]
+    public var parts: [PartialSegment] {
+        get { extras?.value.parts ?? [] }
+        set { changeExtras { $0.parts = newValue } }
+    }
+
+    /// The 1-based line of the URI in the playlist (at most 4 294 967 295: a playlist of more
+    /// lines would be gigabytes of text).
+    public var line: Int {
+        get { Int(storedLine) }
+        set { storedLine = UInt32(clamping: newValue) }
+    }
 
     /// The key to use: the `identity` one if there is one, else the first.
     public var key: SegmentKey? { keys.first { $0.keyFormat == "identity" } ?? keys.first }
@@ -49,8 +109,8 @@ public struct Segment: Sendable, Hashable {
 
     /// `EXT-X-PROGRAM-DATE-TIME` given for this segment.
     public var programDateTime: DateTime? {
-        get { sharedProgramDateTime?.value }
-        set { sharedProgramDateTime = newValue.map(Shared.init) }
+        get { extras?.value.programDateTime }
+        set { changeExtras { $0.programDateTime = newValue } }
     }
 
     /// The segment's end time in seconds from the start of the playlist.

@@ -12,8 +12,8 @@ extension DownloadPlan {
         var channels: String?
         var isMain: Bool
         var uri: String
+        /// The media playlist as fetched, from which its local copy is written.
         var fetched: [UInt8]
-        var playlist: Playlist
         var media: MediaPlaylist
         /// Bits per second to estimate sizes with, when lengths are unknown.
         var estimatedBitrate: Int
@@ -50,10 +50,10 @@ extension DownloadPlan {
 
         for (position, input) in inputs.enumerated() {
             let key = uniqueKey(for: input, taken: &keys)
-            var localNames: [Int: String] = [:]       // segment index → local path (bundle-relative)
+            // Segment index → local path (bundle-relative), nil for a gap.
+            var localNames = [String?](repeating: nil, count: input.media.segments.count)
             // Room for every segment up front: growing tables of a million entries cost a
             // second of rehashing.
-            localNames.reserveCapacity(input.media.segments.count)
             seen.reserveCapacity(seen.count + input.media.segments.count + 1)
             resources.reserveCapacity(resources.count + input.media.segments.count + 1)
             var mapNames: [Int: String] = [:]         // line number of EXT-X-MAP → local path

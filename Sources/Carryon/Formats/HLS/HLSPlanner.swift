@@ -22,26 +22,24 @@ struct HLSPlanner: Sendable {
     /// Plans the stream whose first playlist, already fetched, is `manifest`.
     func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
-        let fetched = try fetcher.parse(manifest)
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
-        let rule = LocationRule.stream(fetched.url)
-        let streamFetcher = fetcher.forStream(fetched.url)
-        let playlist = fetched.parsed.playlist
-        switch playlist.kind {
-        case .media:
-            let media = try resolveMedia(playlist, url: fetched.url, imports: nil, warnings: fetched.parsed.warnings)
+        let rule = LocationRule.stream(manifest.url)
+        let streamFetcher = fetcher.forStream(manifest.url)
+        switch try fetcher.read(manifest) {
+        case .media(let media):
             try check(media, rule: rule)
             let bitrate = media.duration > 0 ? Self.unknownBitrate : 1
             let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
-                                           uri: fetched.url, fetched: fetched.bytes, playlist: playlist, media: media,
+                                           uri: manifest.url, fetched: manifest.bytes, media: media,
                                            estimatedBitrate: bitrate)
             return (try DownloadPlan.make(assetID: assetID, inputs: [input], main: nil, selection: nil), nil)
-        case .multivariant:
+        case .multivariant(let parsed):
+            let playlist = parsed.playlist
             let main: MultivariantPlaylist
             do {
-                main = try MultivariantPlaylist(playlist, url: fetched.url, warnings: fetched.parsed.warnings)
+                main = try MultivariantPlaylist(playlist, url: manifest.url, warnings: parsed.warnings)
             } catch {
-                throw CarryonError(.playlist, "\(fetched.url): \(error)", cause: error)
+                throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
             }
             // Every location the multivariant playlist names, refused before any is read.
             for named in Self.locations(in: main, playlist: playlist) where named.isFetched {
@@ -54,56 +52,44 @@ struct HLSPlanner: Sendable {
             // A variant without BANDWIDTH (read leniently) is estimated as a media playlist alone is.
             let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth ?? Self.unknownBitrate
             var inputs: [DownloadPlan.Input] = []
-            let videoFetched = try await streamFetcher.fetch(selection.variant.uri, namedBy: main.url)
-            let video = try resolveMedia(videoFetched.parsed.playlist, url: videoFetched.url, imports: main.variables,
-                                         warnings: videoFetched.parsed.warnings)
-            try check(video, rule: rule)
+            let (videoBytes, video) = try await media(selection.variant.uri, of: main, fetcher: streamFetcher, rule: rule)
             inputs.append(.init(type: "VIDEO", name: selection.variant.resolution ?? "video", language: nil, channels: nil,
-                                isMain: true, uri: selection.variant.uri, fetched: videoFetched.bytes,
-                                playlist: videoFetched.parsed.playlist, media: video,
+                                isMain: true, uri: selection.variant.uri, fetched: videoBytes, media: video,
                                 estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate)))
             for variant in additionalVariants {
-                let fetchedVariant = try await streamFetcher.fetch(variant.uri, namedBy: main.url)
-                let media = try resolveMedia(fetchedVariant.parsed.playlist, url: fetchedVariant.url, imports: main.variables,
-                                             warnings: fetchedVariant.parsed.warnings)
-                try check(media, rule: rule)
+                let (bytes, media) = try await media(variant.uri, of: main, fetcher: streamFetcher, rule: rule)
                 let bitrate = variant.averageBandwidth ?? variant.bandwidth ?? Self.unknownBitrate
                 inputs.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
-                                    isMain: false, uri: variant.uri, fetched: fetchedVariant.bytes,
-                                    playlist: fetchedVariant.parsed.playlist, media: media,
+                                    isMain: false, uri: variant.uri, fetched: bytes, media: media,
                                     estimatedBitrate: max(bitrate / 2, bitrate - audioEstimate)))
             }
             for rendition in selection.renditions {
-                let fetchedRendition = try await streamFetcher.fetch(rendition.uri, namedBy: main.url)
-                let media = try resolveMedia(fetchedRendition.parsed.playlist, url: fetchedRendition.url, imports: main.variables,
-                                             warnings: fetchedRendition.parsed.warnings)
-                try check(media, rule: rule)
+                let (bytes, media) = try await media(rendition.uri, of: main, fetcher: streamFetcher, rule: rule)
                 let bitrate = rendition.type == "AUDIO" ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
                 inputs.append(.init(type: rendition.type, name: rendition.name, language: rendition.language,
                                     channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
-                                    fetched: fetchedRendition.bytes, playlist: fetchedRendition.parsed.playlist, media: media,
-                                    estimatedBitrate: bitrate))
+                                    fetched: bytes, media: media, estimatedBitrate: bitrate))
             }
             // Video first, then the main audio, then extras: the order `inputs` has.
-            return (try DownloadPlan.make(assetID: assetID, inputs: inputs, main: (playlist, main, fetched.bytes),
+            return (try DownloadPlan.make(assetID: assetID, inputs: inputs, main: (playlist, main, manifest.bytes),
                                           selection: selection), selection)
         }
     }
 
+    /// The media playlist at `uri`, which `main` names: its bytes as fetched, and resolved
+    /// (with `main`'s variables) and checked.
+    private func media(_ uri: String, of main: MultivariantPlaylist, fetcher: PlaylistFetcher,
+                       rule: LocationRule) async throws(CarryonError) -> ([UInt8], MediaPlaylist) {
+        let manifest = try await fetcher.fetchManifest(uri, namedBy: main.url)
+        guard case .media(let media) = try fetcher.read(manifest, imports: main.variables) else {
+            throw CarryonError(.playlist, "\(manifest.url) is a multivariant playlist where a media playlist was expected")
+        }
+        try check(media, rule: rule)
+        return (manifest.bytes, media)
+    }
+
     /// The bitrate assumed for the estimate of a stream that declares none: 1 Mbit/s.
     static let unknownBitrate = 1_000_000
-
-    private func resolveMedia(_ playlist: Playlist, url: String, imports: [String: String]?,
-                              warnings: [PlaylistWarning]) throws(CarryonError) -> MediaPlaylist {
-        guard playlist.kind == .media else {
-            throw CarryonError(.playlist, "\(url) is a multivariant playlist where a media playlist was expected")
-        }
-        do {
-            return try MediaPlaylist(playlist, url: url, imports: imports, warnings: warnings)
-        } catch {
-            throw CarryonError(.playlist, "\(url): \(error)", cause: error)
-        }
-    }
 
     /// Refuses live playlists, playlists with nothing to download, unknown encryption, and resource URIs with a scheme Carryon does not
     /// fetch, with a message that says why. A stream read over HTTP may only name http(s)

@@ -12,93 +12,106 @@ import HLS
 extension DownloadPlan {
     /// The rendition's playlist with every URI pointing at the bundle's files, variables made
     /// explicit, and the low-latency tags (whose parts are not downloaded) left out.
-    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [Int: String],
+    ///
+    /// Written line by line from the playlist as fetched, as the parser reads it again: a
+    /// playlist of a million segments is never held as lines.
+    ///
+    /// - Parameter segmentFiles: Each segment's bundle-relative file, by its index in the
+    ///   playlist; nil for a gap.
+    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [String?],
                                    mapFiles: [Int: String], keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
-        var playlist = input.playlist
         let media = input.media
         let canonical = !media.warnings.isEmpty
+        var output = LineOutput(capacity: input.fetched.count + 64)
         var segmentIndex = 0
-        var lines: [Line] = []
-        lines.reserveCapacity(playlist.lines.count + 4)
         var sawHeader = false
         var sawInf = false
-        for (index, line) in playlist.lines.enumerated() {
-            var line = line
-            if !sawHeader {
-                // Blank lines and comments a lenient read allowed before #EXTM3U go.
-                guard case .tag(.m3u) = line.content else { continue }
-                sawHeader = true
-                lines.append(canonical ? Line(tag: .m3u) : line)
-                if canonical {
-                    // What the reader took these to be, once, before any segment.
-                    lines.append(Line(tag: .targetDuration(media.targetDuration)))
-                    if media.mediaSequence != 0 { lines.append(Line(tag: .mediaSequence(media.mediaSequence))) }
-                    if media.discontinuitySequence != 0 {
-                        lines.append(Line(tag: .discontinuitySequence(media.discontinuitySequence)))
-                    }
-                }
-                continue
-            }
-            switch line.content {
-            case .uri:
-                if canonical, !sawInf {
-                    // A lone resource without EXTINF: its duration is unknown.
-                    lines.append(Line(tag: .inf(Inf(duration: 0))))
-                }
-                sawInf = false
-                if let file = segmentFiles[segmentIndex] {
-                    line.content = .uri(relativePath(file, fromFolder: key))
-                } else {
-                    // A gap segment: nothing was fetched; keep a name inside the bundle.
-                    line.content = .uri("gap-\(segmentIndex)")
-                }
-                segmentIndex += 1
-            case .tag(.inf(var inf)):
-                sawInf = true
-                if canonical {
-                    if !inf.isDurationKnown { inf.duration = 0 }
-                    inf.attributes = []
-                    line.content = .tag(.inf(inf))
-                }
-            case .tag(.targetDuration), .tag(.mediaSequence), .tag(.discontinuitySequence):
-                if canonical { continue }
-            case .tag(.map(var map)):
-                if let file = mapFiles[index + 1] {
-                    map.uri = relativePath(file, fromFolder: key)
-                    line.content = .tag(.map(map))
-                }
-            case .tag(.key(var tag)), .tag(.sessionKey(var tag)):
-                // A stray EXT-X-SESSION-KEY was applied as an EXT-X-KEY, and is written as one.
-                var changed = !(line.tag.map { if case .key = $0 { true } else { false } } ?? false)
-                if let local = keyLines[index + 1] {
-                    // A key the bundle keeps goes through the playback server; another key
-                    // format of the same segments, which Carryon did not obtain, goes.
-                    guard let local else { continue }
-                    tag.uri = local
-                    changed = true
-                }
-                if changed || canonical { line.content = .tag(.key(tag)) }
-            case .tag(.define(let define)):
-                if let value = media.variables[define.name] {
-                    line.content = .tag(.define(.value(name: define.name, value: value)))
-                }
-            case .tag(.dateRange(var range)) where canonical:
-                // Values kept as written because they were malformed.
-                let typed: Set<String> = ["SCTE35-CMD", "SCTE35-OUT", "SCTE35-IN", "START-DATE", "END-DATE"]
-                range.otherAttributes.removeAll { typed.contains($0.name) }
-                line.content = .tag(.dateRange(range))
-            case .tag(.part), .tag(.preloadHint), .tag(.renditionReport), .tag(.skip):
-                continue
-            case .tag(let tag) where tag.scope == .multivariant || tag.isIgnoredKnownTag:
-                continue
-            default:
-                if canonical { line.makeCanonical() }
-            }
-            lines.append(line)
-        }
-        playlist.lines = lines
         do {
-            return try playlist.write()
+            let endsWithNewline = try Playlist.forEachLine(in: input.fetched) { (line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) in
+                var line = line
+                // Whether the line is written as the origin wrote it.
+                var verbatim = true
+                if !sawHeader {
+                    // Blank lines and comments a lenient read allowed before #EXTM3U go.
+                    guard case .tag(.m3u) = line.content else { return }
+                    sawHeader = true
+                    try output.append(line, verbatim: canonical ? nil : text)
+                    if canonical {
+                        // What the reader took these to be, once, before any segment.
+                        try output.append(Line(tag: .targetDuration(media.targetDuration)))
+                        if media.mediaSequence != 0 { try output.append(Line(tag: .mediaSequence(media.mediaSequence))) }
+                        if media.discontinuitySequence != 0 {
+                            try output.append(Line(tag: .discontinuitySequence(media.discontinuitySequence)))
+                        }
+                    }
+                    return
+                }
+                switch line.content {
+                case .uri:
+                    if canonical, !sawInf {
+                        // A lone resource without EXTINF: its duration is unknown.
+                        try output.append(Line(tag: .inf(Inf(duration: 0))))
+                    }
+                    sawInf = false
+                    if segmentIndex < segmentFiles.count, let file = segmentFiles[segmentIndex] {
+                        line.content = .uri(relativePath(file, fromFolder: key))
+                    } else {
+                        // A gap segment: nothing was fetched; keep a name inside the bundle.
+                        line.content = .uri("gap-\(segmentIndex)")
+                    }
+                    verbatim = false
+                    segmentIndex += 1
+                case .tag(.inf(var inf)):
+                    sawInf = true
+                    if canonical {
+                        if !inf.isDurationKnown { inf.duration = 0 }
+                        inf.attributes = []
+                        line.content = .tag(.inf(inf))
+                        verbatim = false
+                    }
+                case .tag(.targetDuration), .tag(.mediaSequence), .tag(.discontinuitySequence):
+                    if canonical { return }
+                case .tag(.map(var map)):
+                    if let file = mapFiles[number] {
+                        map.uri = relativePath(file, fromFolder: key)
+                        line.content = .tag(.map(map))
+                        verbatim = false
+                    }
+                case .tag(.key(var tag)), .tag(.sessionKey(var tag)):
+                    // A stray EXT-X-SESSION-KEY was applied as an EXT-X-KEY, and is written as one.
+                    var changed = !(line.tag.map { if case .key = $0 { true } else { false } } ?? false)
+                    if let local = keyLines[number] {
+                        // A key the bundle keeps goes through the playback server; another key
+                        // format of the same segments, which Carryon did not obtain, goes.
+                        guard let local else { return }
+                        tag.uri = local
+                        changed = true
+                    }
+                    if changed || canonical {
+                        line.content = .tag(.key(tag))
+                        verbatim = false
+                    }
+                case .tag(.define(let define)):
+                    if let value = media.variables[define.name] {
+                        line.content = .tag(.define(.value(name: define.name, value: value)))
+                        verbatim = false
+                    }
+                case .tag(.dateRange(var range)) where canonical:
+                    // Values kept as written because they were malformed.
+                    let typed: Set<String> = ["SCTE35-CMD", "SCTE35-OUT", "SCTE35-IN", "START-DATE", "END-DATE"]
+                    range.otherAttributes.removeAll { typed.contains($0.name) }
+                    line.content = .tag(.dateRange(range))
+                    verbatim = false
+                case .tag(.part), .tag(.preloadHint), .tag(.renditionReport), .tag(.skip):
+                    return
+                case .tag(let tag) where tag.scope == .multivariant || tag.isIgnoredKnownTag:
+                    return
+                default:
+                    if canonical { verbatim = false }
+                }
+                try output.append(line, verbatim: verbatim ? text : nil)
+            }
+            return output.finish(endsWithNewline: endsWithNewline)
         } catch {
             throw CarryonError(.playlist, "cannot write the local playlist of \(input.uri): \(error)", cause: error)
         }
@@ -211,5 +224,39 @@ extension DownloadPlan {
         } catch {
             throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
         }
+    }
+}
+
+/// A playlist written line by line: each line as the origin wrote it or in canonical form,
+/// lines joined by line feeds.
+private struct LineOutput {
+    private var bytes: [UInt8] = []
+    private var lines = 0
+
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends `line`: `verbatim`, its bytes as written, when given; else its canonical text.
+    mutating func append(_ line: Line, verbatim: UnsafeBufferPointer<UInt8>? = nil) throws(PlaylistError) {
+        if lines > 0 { bytes.append(0x0A) }
+        lines += 1
+        if let verbatim {
+            bytes.append(contentsOf: verbatim)
+        } else {
+            do throws(PlaylistError) {
+                bytes.append(contentsOf: try line.content.canonicalText().utf8)
+            } catch {
+                var located = error
+                located.line = lines
+                throw located
+            }
+        }
+    }
+
+    /// The text, ending with a line feed when the origin's did (and it has a line).
+    consuming func finish(endsWithNewline: Bool) -> String {
+        if endsWithNewline && lines > 0 { bytes.append(0x0A) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

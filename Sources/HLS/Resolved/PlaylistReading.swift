@@ -1,0 +1,69 @@
+/// Reading a playlist whose kind is not known yet, without keeping the lines of a media playlist.
+///
+/// A media playlist is most of the text a stream has: a 24-hour VOD playlist of 90 000
+/// segments, or a hostile one of millions. Parsed into lines and then resolved, its lines — a
+/// ``Line`` and often a boxed tag for each — cost more memory than its segments. Read here, the
+/// parser hands each line to the ``MediaPlaylist`` resolver as it reads it and keeps none; only
+/// a multivariant playlist (small, and written back line by line by whoever rewrites it) is
+/// parsed whole.
+public enum PlaylistReading: Sendable {
+    /// A media playlist, resolved.
+    case media(MediaPlaylist)
+    /// A multivariant playlist, parsed (resolve it with ``MultivariantPlaylist``).
+    case multivariant(Playlist.Parsed)
+
+    /// Reads UTF-8 `bytes` read from `url`: a media playlist in one pass, resolved as
+    /// ``MediaPlaylist/init(_:url:imports:warnings:options:)`` would resolve its parsed lines
+    /// (the same segments, warnings and errors), or a multivariant playlist parsed.
+    ///
+    /// - Parameters:
+    ///   - bytes: The playlist as read.
+    ///   - url: The absolute URL it was read from.
+    ///   - imports: For a media playlist, the multivariant playlist's variables (`EXT-X-DEFINE:IMPORT`).
+    ///   - options: How leniently to read, as for ``Playlist/parse(bytes:options:)``.
+    /// - Throws: ``PlaylistError`` naming the line, as parsing and resolving do.
+    public init(bytes: [UInt8], url: String, imports: [String: String]? = nil,
+                options: Playlist.ParseOptions = []) throws(PlaylistError) {
+        if let media = Self.oneTextPass(bytes, url: url, imports: imports, options: options) {
+            self = .media(media)
+            return
+        }
+        // A multivariant playlist, one the resolver needs whole, or an error: parsed and
+        // resolved as ever, which gives the error exactly as a two-step read would.
+        let parsed = try Playlist.parse(bytes: bytes, options: options)
+        switch parsed.playlist.kind {
+        case .multivariant:
+            self = .multivariant(parsed)
+        case .media:
+            self = .media(try MediaPlaylist(parsed.playlist, url: url, imports: imports,
+                                            warnings: parsed.warnings, options: options))
+        }
+    }
+
+    /// The media playlist `bytes` hold, read in one pass; nil when they need the whole
+    /// playlist or hold an error (which the caller then reads the usual way).
+    static func oneTextPass(_ bytes: [UInt8], url: String, imports: [String: String]?,
+                                    options: Playlist.ParseOptions) -> MediaPlaylist? {
+        bytes.withUnsafeBufferPointer { buffer -> MediaPlaylist? in
+            var sink = ResolvingSink(resolver: MediaResolver(url: url, imports: imports, warnings: [],
+                                                             strict: options.contains(.strict)))
+            sink.resolver.begin(lineCount: Parser.estimatedLineCount(buffer))
+            do throws(PlaylistError) {
+                let ending = try Playlist.read(bytes: buffer, options: options, into: &sink)
+                return try sink.resolver.finish(parserWarnings: ending.warnings)
+            } catch {
+                return nil
+            }
+        }
+    }
+}
+
+/// The parser's sink for a media playlist read in one pass: each line to the resolver.
+private struct ResolvingSink: LineSink {
+    static var keepsSource: Bool { false }
+    var resolver: MediaResolver
+
+    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
+        try resolver.take(line, number: number, text: text)
+    }
+}
