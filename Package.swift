@@ -37,6 +37,9 @@ let package = Package(
                 "HLS", "DASH", "CCarryonZlib",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, which GRDB is built on: a plan's million rows are bound with it
+                // directly (see SQLiteAssetIndex+Inserts.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),

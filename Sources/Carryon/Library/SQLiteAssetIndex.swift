@@ -125,15 +125,12 @@ final class SQLiteAssetIndex: AssetIndex {
             try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [id])
             for rendition in plan.renditions { try rendition.record.insert(db) }
-            // One prepared statement for every row: a million segments are inserted in about
-            // a second, where encoding each record took fifteen.
-            let insert = try db.makeStatement(sql: """
-                INSERT INTO resource (assetId, renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state,
-                bytes, expectedBytes, exactSize, startTime, duration, etag, lastModified)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            // One prepared statement for every row, its values bound through SQLite's C API: a
+            // million segments are inserted in about a second, where GRDB's arguments (a boxed
+            // value per column) took four and encoding each record fifteen.
+            let insert = try ResourceInsert(db)
             for var resource in plan.resources {
-                if let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
+                if keeping, let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
                     resource.state = old.state
                     resource.bytes = old.bytes
                     resource.expectedBytes = old.expectedBytes
@@ -141,13 +138,7 @@ final class SQLiteAssetIndex: AssetIndex {
                     resource.etag = old.etag
                     resource.lastModified = old.lastModified
                 }
-                insert.setUncheckedArguments([
-                    resource.assetID, resource.renditionKey, resource.ordinal, resource.kind.rawValue, resource.uri,
-                    resource.rangeOffset, resource.rangeLength, resource.fileName, resource.state.rawValue, resource.bytes,
-                    resource.expectedBytes, resource.exactSize, resource.startTime, resource.duration, resource.etag,
-                    resource.lastModified,
-                ])
-                try insert.execute()
+                try insert.insert(resource)
             }
             try db.execute(sql: "DELETE FROM fallback WHERE assetId = ?", arguments: [id])
             for fallback in plan.fallbacks {

@@ -40,10 +40,10 @@ public struct LocationRule: Sendable, Hashable {
     ///     redirect), for the error.
     /// - Throws: ``CarryonError`` with code ``CarryonError/Code/refusedLocation``; its message
     ///   names the location and where it came from, and nothing read from it.
-    public func check(_ location: String, namedBy: String?) throws(CarryonError) {
+    public func check(_ location: String, namedBy: @autoclosure () -> String?) throws(CarryonError) {
         let scheme = URIReference.scheme(of: location)?.lowercased() ?? ""
         if scheme == "http" || scheme == "https" || (scheme == "file" && allowsFiles) { return }
-        let place = namedBy.map { "\($0): " } ?? ""
+        let place = namedBy().map { "\($0): " } ?? ""
         let why = scheme == "file"
             ? "which Carryon does not read for a stream fetched over HTTP"
             : "which Carryon does not fetch (only http, https, and file for a stream read from disk)"

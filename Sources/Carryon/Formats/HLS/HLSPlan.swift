@@ -44,7 +44,10 @@ extension DownloadPlan {
         var planned: [PlannedRendition] = []
         var resources: [ResourceRecord] = []
         // (uri, offset, length) → index in `resources`
-        var seen: [ResourceKey: Int] = [:]
+        var seen = ResourceSlots()
+        let hashOf = { (index: Int) in
+            ResourceSlots.hash(uri: resources[index].uri, offset: resources[index].rangeOffset, length: resources[index].rangeLength)
+        }
         // origin file URI → local file name, for ranges of one file
         var rangedFiles: [String: String] = [:]
 
@@ -54,7 +57,7 @@ extension DownloadPlan {
             var localNames = [String?](repeating: nil, count: input.media.segments.count)
             // Room for every segment up front: growing tables of a million entries cost a
             // second of rehashing.
-            seen.reserveCapacity(seen.count + input.media.segments.count + 1)
+            seen.reserve(seen.count + input.media.segments.count + 1, hashOf: hashOf)
             resources.reserveCapacity(resources.count + input.media.segments.count + 1)
             var mapNames: [Int: String] = [:]         // line number of EXT-X-MAP → local path
             var segmentCounter = 0
@@ -81,8 +84,12 @@ extension DownloadPlan {
             }
 
             func add(uri: String, range: ResolvedByteRange?, kind: ResourceKind, start: Double, duration: Double) -> String {
-                let resourceKey = ResourceKey(uri: uri, offset: range?.offset, length: range?.length)
-                if let index = seen[resourceKey] { return resources[index].fileName }
+                let hash = ResourceSlots.hash(uri: uri, offset: range?.offset, length: range?.length)
+                if let index = seen.find(hash: hash, isMatch: { index in
+                    resources[index].uri == uri && resources[index].rangeOffset == range?.offset && resources[index].rangeLength == range?.length
+                }) {
+                    return resources[index].fileName
+                }
                 let fileName = localFile(uri: uri, range: range, kind: kind)
                 let estimate: Int
                 if let range {
@@ -92,7 +99,7 @@ extension DownloadPlan {
                 } else {
                     estimate = max(1, Int(Double(input.estimatedBitrate) * duration / 8))
                 }
-                seen[resourceKey] = resources.count
+                seen.insert(resources.count, hash: hash, hashOf: hashOf)
                 resources.append(ResourceRecord(
                     id: nil, assetID: assetID, renditionKey: key, ordinal: 0, kind: kind, uri: uri,
                     rangeOffset: range?.offset, rangeLength: range?.length, fileName: fileName, state: .pending,

@@ -99,21 +99,31 @@ struct HLSPlanner: Sendable {
         // not say how its segments are encrypted.
         let methods: [KeyMethod] = [.aes128, .sampleAES, .sampleAESCTR]
         var checkedKeyLines = Set<Int>()
-        for segment in media.segments {
-            for key in segment.keys + (segment.initSection?.keys ?? []) where checkedKeyLines.insert(key.line).inserted {
+        var keyByLine: [Int: SegmentKey] = [:]
+        for segment in media.segments where !segment.keys.isEmpty || segment.initSection.map({ !$0.keys.isEmpty }) == true {
+            for key in segment.keys + (segment.initSection?.keys ?? []) {
+                // The keys of segments that are fetched, each once, for the rule below.
+                if !segment.isGap, keyByLine[key.line] == nil { keyByLine[key.line] = key }
+                guard checkedKeyLines.insert(key.line).inserted else { continue }
                 guard methods.contains(key.method) else {
                     throw CarryonError(.unsupported, "\(media.url), line \(key.line): EXT-X-KEY METHOD=\(key.method.rawValue) is not a method RFC 8216bis defines (AES-128, SAMPLE-AES, SAMPLE-AES-CTR); Carryon does not guess how the segments are encrypted")
                 }
             }
         }
+        // Each segment's URI, and each init section's once.
+        var checkedMapLines = Set<Int>()
         for segment in media.segments where !segment.isGap {
-            // Keys of other schemes (data:, an app's own) are not fetched: ContentKeyFetcher
-            // decodes them or asks the app's provider.
-            let keys = (segment.keys + (segment.initSection?.keys ?? [])).map { ($0.uri, $0.line) }
-                .filter { ["http", "https", "file"].contains(URIReference.scheme(of: $0.0)?.lowercased() ?? "") }
-            for (uri, line) in [(segment.uri, segment.line)] + (segment.initSection.map { [($0.uri, $0.line)] } ?? []) + keys {
-                try rule.check(uri, namedBy: "\(media.url), line \(line)")
+            try rule.check(segment.uri, namedBy: "\(media.url), line \(segment.line)")
+            if let map = segment.initSection, checkedMapLines.insert(map.line).inserted {
+                try rule.check(map.uri, namedBy: "\(media.url), line \(map.line)")
             }
+        }
+        // Keys of other schemes (data:, an app's own) are not fetched: ContentKeyFetcher
+        // decodes them or asks the app's provider.
+        for line in keyByLine.keys.sorted() {
+            guard let key = keyByLine[line],
+                  ["http", "https", "file"].contains(URIReference.scheme(of: key.uri)?.lowercased() ?? "") else { continue }
+            try rule.check(key.uri, namedBy: "\(media.url), line \(key.line)")
         }
         if !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
