@@ -48,4 +48,34 @@ struct SignedURLTests {
             #expect(error.contains("even at the location the manifest gave"), "\(error)")
         }
     }
+
+    @Test("a variant added to a bundle is read again at the location the multivariant playlist names now, not at the expired one stored")
+    func addedVariantFollowsItsSignature() async throws {
+        func media(_ name: String) -> HostileOrigin.Answer {
+            .body([UInt8]("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\n\(name).ts?sig=2\n#EXT-X-ENDLIST\n".utf8))
+        }
+        let main = """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360
+            low.m3u8?sig=2
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720
+            high.m3u8?sig=2
+
+            """
+        try await HostileOrigin.withRunning(["/main.m3u8": .body([UInt8](main.utf8)), "/low.m3u8?sig=2": media("low"),
+                                             "/high.m3u8?sig=2": media("high")]) { origin in
+            // Signature 1 has expired: anything asked with it is refused.
+            origin.answerUnknown(with: 403)
+            let base = origin.baseURL
+            let stored = MediaSelection.Variant(uri: base + "/high.m3u8?sig=1", bandwidth: 2_000_000, averageBandwidth: nil,
+                                                resolution: "1280x720", codecs: nil, videoRange: nil, frameRate: nil)
+            let planner = HLSPlanner(fetcher: PlaylistFetcher(client: PlaylistFetcher.sharedClient), options: DownloadOptions())
+            let (plan, selection) = try await planner.plan(assetID: "a1", url: base + "/main.m3u8", pinnedVariant: base + "/low.m3u8?sig=1",
+                                                           additionalVariants: [stored])
+            #expect(plan.renditions.map(\.record.uri) == [base + "/low.m3u8?sig=2", base + "/high.m3u8?sig=2"])
+            #expect(plan.resources.map(\.uri).contains(base + "/high.ts?sig=2"))
+            #expect(selection?.additionalVariants.map(\.uri) == [base + "/high.m3u8?sig=2"])
+            #expect(!origin.requests.contains { $0.contains("sig=1") }, "\(origin.requests)")
+        }
+    }
 }

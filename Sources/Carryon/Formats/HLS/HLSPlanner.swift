@@ -46,6 +46,12 @@ struct HLSPlanner: Sendable {
                 try rule.check(named.uri, namedBy: "\(main.url), line \(named.line)")
             }
             var selection = try MediaSelector(options: options).select(from: Presentation(main), pinnedVariant: pinnedVariant)
+            // Each variant added before, at the location the playlist names now: a CDN that
+            // signs its URLs renews the query, and the one stored has expired.
+            var additionalVariants = additionalVariants
+            for index in additionalVariants.indices {
+                additionalVariants[index].uri = try Self.currentURI(of: additionalVariants[index].uri, in: main)
+            }
             selection.additionalVariants = additionalVariants
             let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
                 .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
@@ -86,6 +92,17 @@ struct HLSPlanner: Sendable {
         }
         try check(media, rule: rule)
         return (manifest.bytes, media)
+    }
+
+    /// The URI `main` gives now for the variant planned before at `uri`: the same, or the one
+    /// that differs only in its query.
+    static func currentURI(of uri: String, in main: MultivariantPlaylist) throws(CarryonError) -> String {
+        if main.variants.contains(where: { $0.uri == uri }) { return uri }
+        let withoutQuery = { (uri: String) in uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri }
+        guard let current = main.variants.first(where: { withoutQuery($0.uri) == withoutQuery(uri) }) else {
+            throw CarryonError(.selection, "the stream no longer offers the variant \(uri)")
+        }
+        return current.uri
     }
 
     /// The bitrate assumed for the estimate of a stream that declares none: 1 Mbit/s.
