@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The download benchmark: `carryon download` (release build) against yt-dlp, ffmpeg and aria2c,
-# all fetching the same 3-rendition HLS asset from `carryon origin` on loopback.
+# all fetching the same 3-rendition HLS asset from `carryon origin` on loopback; and Carryon
+# against curl (one connection), both fetching it from nginx on loopback.
 #
 #     Benchmarks/download.sh [--dash] [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--keep DIR]
 #
@@ -340,7 +341,64 @@ PY
     stop_origin
 }
 
+# run_nginx: Carryon against curl fetching the same segments one after another over one
+# connection, both from nginx (sendfile on) on loopback: on such a link the work is the
+# client's own I/O and system calls. HLS only.
+run_nginx() {
+    command -v nginx >/dev/null || { echo "   installing nginx (apt)"; apt_install nginx-light || apt_install nginx; }
+    echo "== link: nginx (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
+    local port conf="$work/nginx/nginx.conf"
+    mkdir -p "$work/nginx"
+    port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    cat > "$conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 256; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; }
+    server { listen 127.0.0.1:$port; root $asset; }
+}
+CONF
+    nginx -c "$conf" -p "$work/nginx" > "$work/nginx/nginx.log" 2>&1 &
+    origin_pid=$!
+    base="http://127.0.0.1:$port"
+    local tries
+    for tries in $(seq 100); do
+        curl -sf -o /dev/null "$base/main.m3u8" && break
+        kill -0 "$origin_pid" 2>/dev/null || { cat "$work/nginx/nginx.log" "$work/nginx/error.log" >&2; echo "download.sh: nginx did not start" >&2; exit 1; }
+        sleep 0.1
+    done
+    echo "   origin $base (nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), sendfile on)"
+    local run
+    for run in $(seq "$runs"); do
+        local out="$work/out/nginx-$run"
+        MEASURE_GLOB='*.ts' measure nginx carryon "$out/carryon" \
+            "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none
+        "$python" - "$asset" "$base" "$out/curl" > "$work/nginx-curl-$run.txt" <<'PY'
+import os, sys
+asset, base, out = sys.argv[1:]
+for rendition in ("video", "audio_en", "audio_de"):
+    for line in open(os.path.join(asset, rendition, "index.m3u8")):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            print('url = "%s/%s/%s"\noutput = "%s/%s/%s"' % (base, rendition, line, out, rendition, line))
+PY
+        # One curl for every segment: it fetches them in turn over the one connection it keeps.
+        MEASURE_GLOB='*.ts' measure nginx curl "$out/curl" \
+            curl --silent --show-error --fail --create-dirs --config "$work/nginx-curl-$run.txt"
+    done
+    stop_origin
+}
+
 run_link unthrottled
+[[ $dash == 1 ]] || run_nginx
 run_link "${latency}ms+cap" --latency "$latency" --bandwidth "$cap"
 
 if [[ -n "${long_factors// /}" ]]; then
@@ -371,11 +429,12 @@ verdicts = []
 def verdict(ok, text):
     verdicts.append(("PASS  " if ok else "MISSED") + " " + text)
 
-order = ["carryon", "yt-dlp", "ffmpeg", "aria2c"]
+order = ["carryon", "yt-dlp", "ffmpeg", "aria2c", "curl"]
 for link, tools in by.items():
     if link.startswith("long-"):
         continue
-    print("link: %s%s" % (link, "" if link == "unthrottled" else " (latency %s ms, %s kbit/s per connection)" % (latency, cap)))
+    print("link: %s%s" % (link, {"unthrottled": "", "nginx": " (nginx, sendfile on; curl over one connection)"}.get(
+        link, " (latency %s ms, %s kbit/s per connection)" % (latency, cap))))
     carryon = summary(tools["carryon"])
     header = ["tool", "wall s", "CPU s", "peak RSS MiB", "bytes", "MB/s", "origin CPU s", "peer wall / Carryon wall"]
     table = []
@@ -398,6 +457,10 @@ for link, tools in by.items():
             continue
         ratio = summary(tools[peer])[0] / carryon[0]
         verdict(ratio >= 2, "%s: %s wall / Carryon wall = %.2fx, target >= 2x" % (link, peer, ratio))
+    if "curl" in tools:
+        curl = summary(tools["curl"])[0]
+        verdict(carryon[0] <= curl, "%s: Carryon wall %.2f s vs curl over one connection %.2f s = %.2fx curl's, target <= 1.00x"
+                % (link, carryon[0], curl, carryon[0] / curl))
     if "aria2c" not in tools:
         verdict(carryon[2] < 64, "%s: Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, carryon[2]))
         continue
