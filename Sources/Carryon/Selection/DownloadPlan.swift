@@ -17,7 +17,7 @@ struct DownloadPlan: Sendable {
 
     var renditions: [PlannedRendition]
     /// Resources in the order they are fetched; each (URI, byte range) once.
-    var resources: [ResourceRecord]
+    var resources: PlannedResources
     /// The local multivariant playlist (`main.m3u8` in the bundle).
     var localMain: String
     /// Other manifests of the same files, by bundle-relative path: a DASH stream's local
@@ -58,19 +58,14 @@ struct DownloadPlan: Sendable {
         /// The key system's initialization data (a `pssh` box).
         var initData: [UInt8]? = nil
     }
+}
 
-    /// Sorts `resources` into the order they are fetched and numbers them: the main
-    /// selection's renditions (`mainKeys`) first, interleaved by time, each init section before
-    /// the segments it starts, ties broken by the renditions' `positions`; then the extra
-    /// selections likewise.
-    static func putInPlaybackOrder(_ resources: inout [ResourceRecord], mainKeys: Set<String>, positions: [String: Int]) {
-        resources.sort { lhs, rhs in
-            let lhsMain = mainKeys.contains(lhs.renditionKey), rhsMain = mainKeys.contains(rhs.renditionKey)
-            if lhsMain != rhsMain { return lhsMain }
-            if lhs.startTime != rhs.startTime { return lhs.startTime < rhs.startTime }
-            if lhs.kind != rhs.kind { return lhs.kind == .initSection }
-            return positions[lhs.renditionKey, default: 0] < positions[rhs.renditionKey, default: 0]
-        }
-        for index in resources.indices { resources[index].ordinal = index }
+extension DownloadPlan {
+    /// A plan whose resources are `resources`, in that order, named as they are (for a format
+    /// that names its files itself).
+    init(renditions: [PlannedRendition], resources: [ResourceRecord], localMain: String, originMain: [UInt8]?,
+         duration: Double) {
+        self.init(renditions: renditions, resources: PlannedResources(assetID: resources.first?.assetID ?? "", records: resources),
+                  localMain: localMain, originMain: originMain, duration: duration)
     }
 }

@@ -1,8 +1,8 @@
 /// Which of a plan's resources has a given URI and byte range, found without a dictionary.
 ///
 /// A plan of a million segments looks up each one to download a resource named twice only
-/// once. A `[ResourceKey: Int]` of a million entries costs 117 MB (two million buckets of a key
-/// that copies the URI, and both ranges as optionals); these slots are 16 MB: an open-addressed
+/// once. A dictionary from (URI, offset, length) to a row costs 117 MB for a million entries (two
+/// million buckets of a key that copies the URI, and both ranges as optionals); these slots are 16 MB: an open-addressed
 /// table of indices into the plan's own resource list, the key compared there.
 struct ResourceSlots {
     /// Index + 1 of a resource, or 0 for an empty slot; a power of two long.

@@ -51,14 +51,11 @@ enum DASHPlan {
     static func make(assetID: String, mpd: MPD, tracks: [Track], origin: [UInt8],
                      warnings: [DownloadPlan.PlaylistNotice]) throws(CarryonError) -> DownloadPlan {
         var taken: [String] = []
-        var resources: [ResourceRecord] = []
-        var seen: [DownloadPlan.ResourceKey: Int] = [:]
-        var rangedFiles: [String: String] = [:]
+        var resources = PlannedResources(assetID: assetID)
         var planned: [Planned] = []
 
         for track in tracks {
             let key = DownloadPlan.uniqueKey(type: track.choice, label: track.language ?? track.name, taken: &taken)
-            var initCounter = 0, segmentCounter = 0, fileCounter = 0
             var lines: [Line] = [Line(tag: .m3u), Line(tag: .version(7)), Line(tag: .independentSegments),
                                  Line(tag: .playlistType(.vod))]
             var body: [Line] = []
@@ -69,37 +66,16 @@ enum DASHPlan {
             let isText = DASHPresentation.content(of: track.parts.first?.set ?? AdaptationSet()) == .text
             var isHLSPlayable = true
 
+            let rendition = resources.rendition(key)
             func add(_ location: SegmentAddressing.Location, kind: ResourceKind, start: Double, length: Double,
                      bitrate: Int) -> String {
                 let range = location.range
-                let resourceKey = DownloadPlan.ResourceKey(uri: location.url, offset: range.map { Int($0.first) }, length: range.map { Int($0.length) })
-                if let index = seen[resourceKey] { return resources[index].fileName }
-                let ext = DownloadPlan.fileExtension(of: location.url, kind: kind)
-                let fileName: String
-                if range != nil {
-                    if let existing = rangedFiles[location.url] {
-                        fileName = existing
-                    } else {
-                        fileCounter += 1
-                        fileName = "\(key)/file\(fileCounter).\(ext)"
-                        rangedFiles[location.url] = fileName
-                    }
-                } else if kind == .initSection {
-                    initCounter += 1
-                    fileName = "\(key)/init\(initCounter).\(ext)"
-                } else {
-                    segmentCounter += 1
-                    fileName = "\(key)/\(DownloadPlan.zeroPadded(segmentCounter, to: 5)).\(ext)"
-                }
                 let estimate = range.map { Int($0.length) } ?? (kind == .initSection ? 2_000 : max(1, Int(Double(bitrate) * length / 8)))
-                bytes += estimate
-                seen[resourceKey] = resources.count
-                resources.append(ResourceRecord(
-                    id: nil, assetID: assetID, renditionKey: key, ordinal: 0, kind: kind, uri: location.url,
-                    rangeOffset: range.map { Int($0.first) }, rangeLength: range.map { Int($0.length) }, fileName: fileName,
-                    state: .pending, bytes: nil, expectedBytes: estimate, exactSize: range != nil, startTime: start, duration: length,
-                    etag: nil, lastModified: nil))
-                return fileName
+                let count = resources.count
+                let row = resources.add(uri: location.url, range: range.map { (Int($0.first), Int($0.length)) }, kind: kind,
+                                        rendition: rendition, start: start, duration: length, estimate: estimate)
+                if row == count { bytes += estimate }
+                return resources.fileName(at: row)
             }
 
             for (number, part) in track.parts.enumerated() {
@@ -166,8 +142,8 @@ enum DASHPlan {
 
         // Playback order: the main selection first (init sections before the segments they
         // start), interleaved by time across tracks; then the extra selections likewise.
-        DownloadPlan.putInPlaybackOrder(&resources, mainKeys: Set(planned.filter(\.track.isMain).map(\.key)),
-                                        positions: Dictionary(uniqueKeysWithValues: planned.enumerated().map { ($1.key, $0) }))
+        resources.putInPlaybackOrder(mainKeys: Set(planned.filter(\.track.isMain).map(\.key)),
+                                     positions: Dictionary(uniqueKeysWithValues: planned.enumerated().map { ($1.key, $0) }))
 
         let renditions = planned.enumerated().map { position, item in
             DownloadPlan.PlannedRendition(

@@ -42,55 +42,19 @@ extension DownloadPlan {
         var keys: [String] = []
         var contentKeys: [PlannedKey] = []
         var planned: [PlannedRendition] = []
-        var resources: [ResourceRecord] = []
-        // (uri, offset, length) → index in `resources`
-        var seen = ResourceSlots()
-        let hashOf = { (index: Int) in
-            ResourceSlots.hash(uri: resources[index].uri, offset: resources[index].rangeOffset, length: resources[index].rangeLength)
-        }
-        // origin file URI → local file name, for ranges of one file
-        var rangedFiles: [String: String] = [:]
+        var resources = PlannedResources(assetID: assetID)
 
         for (position, input) in inputs.enumerated() {
             let key = uniqueKey(for: input, taken: &keys)
-            // Segment index → local path (bundle-relative), nil for a gap.
-            var localNames = [String?](repeating: nil, count: input.media.segments.count)
+            let rendition = resources.rendition(key)
+            // Segment index → row of its resource, -1 for a gap.
+            var segmentRows = [Int32](repeating: -1, count: input.media.segments.count)
             // Room for every segment up front: growing tables of a million entries cost a
             // second of rehashing.
-            seen.reserve(seen.count + input.media.segments.count + 1, hashOf: hashOf)
-            resources.reserveCapacity(resources.count + input.media.segments.count + 1)
-            var mapNames: [Int: String] = [:]         // line number of EXT-X-MAP → local path
-            var segmentCounter = 0
-            var initCounter = 0
-            var fileCounter = 0
+            resources.reserve(input.media.segments.count + 1)
+            var mapRows: [Int: Int] = [:]         // line number of EXT-X-MAP → row of its resource
 
-            func localFile(uri: String, range: ResolvedByteRange?, kind: ResourceKind) -> String {
-                let ext = fileExtension(of: uri, kind: kind)
-                if range != nil {
-                    if let existing = rangedFiles[uri] { return existing }
-                    fileCounter += 1
-                    let name = "\(key)/file\(fileCounter).\(ext)"
-                    rangedFiles[uri] = name
-                    return name
-                }
-                switch kind {
-                case .initSection:
-                    initCounter += 1
-                    return "\(key)/init\(initCounter).\(ext)"
-                case .segment:
-                    segmentCounter += 1
-                    return "\(key)/\(zeroPadded(segmentCounter, to: 5)).\(ext)"
-                }
-            }
-
-            func add(uri: String, range: ResolvedByteRange?, kind: ResourceKind, start: Double, duration: Double) -> String {
-                let hash = ResourceSlots.hash(uri: uri, offset: range?.offset, length: range?.length)
-                if let index = seen.find(hash: hash, isMatch: { index in
-                    resources[index].uri == uri && resources[index].rangeOffset == range?.offset && resources[index].rangeLength == range?.length
-                }) {
-                    return resources[index].fileName
-                }
-                let fileName = localFile(uri: uri, range: range, kind: kind)
+            func add(uri: String, range: ResolvedByteRange?, kind: ResourceKind, start: Double, duration: Double) -> Int {
                 let estimate: Int
                 if let range {
                     estimate = range.length
@@ -99,13 +63,8 @@ extension DownloadPlan {
                 } else {
                     estimate = max(1, Int(Double(input.estimatedBitrate) * duration / 8))
                 }
-                seen.insert(resources.count, hash: hash, hashOf: hashOf)
-                resources.append(ResourceRecord(
-                    id: nil, assetID: assetID, renditionKey: key, ordinal: 0, kind: kind, uri: uri,
-                    rangeOffset: range?.offset, rangeLength: range?.length, fileName: fileName, state: .pending,
-                    bytes: nil, expectedBytes: estimate, exactSize: range != nil, startTime: start, duration: duration,
-                    etag: nil, lastModified: nil))
-                return fileName
+                return resources.add(uri: uri, range: range.map { ($0.offset, $0.length) }, kind: kind, rendition: rendition,
+                                     start: start, duration: duration, estimate: estimate)
             }
 
             // EXT-X-KEY lines: the key each one names, for the key used (identity first), or
@@ -130,17 +89,20 @@ extension DownloadPlan {
                 if let map = segment.initSection {
                     useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first)
                 }
-                if let map = segment.initSection, mapNames[map.line] == nil {
-                    mapNames[map.line] = add(uri: map.uri, range: map.byteRange, kind: .initSection,
-                                             start: segment.startTime, duration: 0)
+                if let map = segment.initSection, mapRows[map.line] == nil {
+                    mapRows[map.line] = add(uri: map.uri, range: map.byteRange, kind: .initSection,
+                                            start: segment.startTime, duration: 0)
                 }
-                localNames[index] = add(uri: segment.uri, range: segment.byteRange, kind: .segment,
-                                        start: segment.startTime, duration: segment.duration)
+                segmentRows[index] = Int32(add(uri: segment.uri, range: segment.byteRange, kind: .segment,
+                                               start: segment.startTime, duration: segment.duration))
             }
             let record = RenditionRecord(
                 assetID: assetID, key: key, type: input.type, name: input.name, language: input.language,
                 uri: input.uri, isMain: input.isMain, duration: input.media.duration, position: position)
-            let local = try localMediaPlaylist(input: input, key: key, segmentFiles: localNames, mapFiles: mapNames, keyLines: keyLines)
+            let local = try localMediaPlaylist(
+                input: input, key: key,
+                segmentFile: { index in segmentRows[index] < 0 ? nil : resources.fileName(at: Int(segmentRows[index])) },
+                mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: keyLines)
             planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))
         }
 
@@ -156,14 +118,13 @@ extension DownloadPlan {
 
         // Playback order: the main selection first (init sections before the segments they
         // start), interleaved by time across renditions; then the extra selections likewise.
-        putInPlaybackOrder(&resources, mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
-                           positions: Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) }))
+        resources.putInPlaybackOrder(mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
+                                     positions: Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) }))
 
         let localMain: String
         if let main, let selection {
             // For a variant that declares no BANDWIDTH (read leniently): its planned bytes over its duration.
-            var plannedBytes: [String: Int] = [:]
-            for resource in resources { plannedBytes[resource.renditionKey, default: 0] += resource.expectedBytes }
+            let plannedBytes = resources.estimatedBytesByRendition
             var estimatedBandwidth: [String: Int] = [:]
             for rendition in planned where rendition.record.duration > 0 {
                 estimatedBandwidth[rendition.record.uri] = Int(Double(plannedBytes[rendition.record.key, default: 0] * 8) / rendition.record.duration)
@@ -175,7 +136,7 @@ extension DownloadPlan {
                                                       estimatedBandwidth: estimatedBandwidth)
         } else {
             let rendition = planned[0]
-            let bytes = resources.reduce(0) { $0 + $1.expectedBytes }
+            let bytes = resources.estimatedBytesByRendition.values.reduce(0, +)
             let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
             let stream = StreamInf(bandwidth: max(1, bandwidth))
             do {
@@ -197,12 +158,6 @@ extension DownloadPlan {
     struct RenditionGroup: Hashable {
         var type: MediaType
         var id: String
-    }
-
-    struct ResourceKey: Hashable {
-        var uri: String
-        var offset: Int?
-        var length: Int?
     }
 
     /// `video`, `audio-en`, `audio-en-2`, `subtitles-de`, `media`: a readable folder name of

@@ -16,10 +16,12 @@ extension DownloadPlan {
     /// Written line by line from the playlist as fetched, as the parser reads it again: a
     /// playlist of a million segments is never held as lines.
     ///
-    /// - Parameter segmentFiles: Each segment's bundle-relative file, by its index in the
-    ///   playlist; nil for a gap.
-    static func localMediaPlaylist(input: Input, key: String, segmentFiles: [String?],
-                                   mapFiles: [Int: String], keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
+    /// - Parameters:
+    ///   - segmentFile: Each segment's bundle-relative file, by its index in the playlist; nil
+    ///     for a gap.
+    ///   - mapFile: The bundle-relative file of the `EXT-X-MAP` on a line, by the line's number.
+    static func localMediaPlaylist(input: Input, key: String, segmentFile: (Int) -> String?,
+                                   mapFile: (Int) -> String?, keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
         let media = input.media
         let canonical = !media.warnings.isEmpty
         var output = LineOutput(capacity: input.fetched.count + 64)
@@ -53,7 +55,7 @@ extension DownloadPlan {
                         try output.append(Line(tag: .inf(Inf(duration: 0))))
                     }
                     sawInf = false
-                    if segmentIndex < segmentFiles.count, let file = segmentFiles[segmentIndex] {
+                    if segmentIndex < media.segments.count, let file = segmentFile(segmentIndex) {
                         line.content = .uri(relativePath(file, fromFolder: key))
                     } else {
                         // A gap segment: nothing was fetched; keep a name inside the bundle.
@@ -72,7 +74,7 @@ extension DownloadPlan {
                 case .tag(.targetDuration), .tag(.mediaSequence), .tag(.discontinuitySequence):
                     if canonical { return }
                 case .tag(.map(var map)):
-                    if let file = mapFiles[number] {
+                    if let file = mapFile(number) {
                         map.uri = relativePath(file, fromFolder: key)
                         line.content = .tag(.map(map))
                         verbatim = false
