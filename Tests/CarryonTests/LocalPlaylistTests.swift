@@ -42,6 +42,23 @@ struct LocalPlaylistTests {
         #expect(plan.renditions[0].originText == Array(origin.utf8))
     }
 
+    @Test("a local playlist longer than the room first given to it is written again, whole, with the room it needs")
+    func longerThanTheRoomGiven() throws {
+        let origin = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\na\n#EXTINF:4,\nb\n#EXT-X-ENDLIST\n"
+        let input = try PlanFixture.input("v/index.m3u8", origin)
+        let names = ["video/00001.bin", "video/00002.bin"]
+        func local(capacity: Int?) throws -> String {
+            try DownloadPlan.localMediaPlaylist(media: input.media, fetched: input.fetched, key: "video",
+                                                segmentFile: { $0 < names.count ? names[$0] : nil }, mapFile: { _ in nil },
+                                                capacity: capacity)
+        }
+        let expected = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\n00001.bin\n#EXTINF:4,\n00002.bin\n#EXT-X-ENDLIST\n"
+        #expect(try local(capacity: nil) == expected)
+        // Room for less than the header: all of it written the second time.
+        #expect(try local(capacity: 8) == expected)
+        #expect(try local(capacity: 0) == expected)
+    }
+
     @Test("a local media playlist keeps EXT-X-BYTERANGE, pointing at the shared local file")
     func keepsByteRanges() throws {
         let plan = try PlanFixture.plan(PlanFixture.input("v/index.m3u8", """

@@ -1,4 +1,4 @@
-import HLS
+@testable import HLS
 import Testing
 
 /// Resolving URI references against a base (RFC 3986 section 5), as HLS resolves every URI
@@ -125,5 +125,32 @@ struct URIReferenceTests {
         #expect(URIReference.queryParameter("bad", in: url) == "%zz")
         #expect(URIReference.queryParameter("missing", in: url) == nil)
         #expect(URIReference.queryParameter("a", in: "https://a/b") == nil)
+    }
+
+    /// The shortcut for a reference of one plain segment must give what RFC 3986's steps give,
+    /// and step aside wherever they could do more than append.
+    @Test func plainSegmentShortcutAgreesWithTheGeneralSteps() {
+        let bases = ["https://cdn.example/v/main.m3u8", "https://cdn.example", "https://cdn.example/", "http://a:8080/b/c/d;p?q",
+                     "file:///tmp/x/vod.m3u8", "https://cdn.example/a/./b/../c/index.m3u8", "https://cdn.example/..",
+                     "urn:isbn:123", "https://user@cdn.example/v/?q=1#f", "https://cdn.example/v/x.m3u8?token=a/b:c"]
+        let references = ["seg1.m4s", "seg1.m4s?sig=a/b:c&x=.", "seg1.m4s#t=1", ".", "..", "...", ".hidden", "a..b", "",
+                          "?q", "#f", "a:b", "a/b", "/abs", "//host/x", "data:,x", "g;x=1", "%2e%2e", "é.ts", "seg 1.ts"]
+        var shortcuts = 0
+        for base in bases {
+            let components = URIReference.Components(base)
+            let prefix = URIReference.directoryPrefix(of: components)
+            for reference in references {
+                let general = URIReference.resolve(reference, against: base)
+                if let prefix, let fast = URIReference.resolvePlainSegment(reference, under: prefix) {
+                    shortcuts += 1
+                    #expect(fast == general, "\(reference) against \(base)")
+                }
+            }
+        }
+        // The shortcut is taken where it can be, and never for a dot segment, a scheme or a path.
+        #expect(shortcuts > 40)
+        #expect(URIReference.resolvePlainSegment("..", under: "https://a/") == nil)
+        #expect(URIReference.resolvePlainSegment("a:b", under: "https://a/") == nil)
+        #expect(URIReference.directoryPrefix(of: URIReference.Components("https://a/b/../c")) == nil)
     }
 }

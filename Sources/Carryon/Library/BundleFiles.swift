@@ -22,6 +22,28 @@ enum BundleFiles {
         }
     }
 
+    /// Writes `bytes` as ``write(_:to:)`` does, without copying them into a `Data` first (a
+    /// million-segment playlist is tens of megabytes).
+    static func write(bytes: [UInt8], to url: URL) throws(CarryonError) {
+        let result: Result<Void, CarryonError> = bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress, raw.count > 0 else { return Result { () throws(CarryonError) in try write(Data(), to: url) } }
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count, deallocator: .none)
+            return Result { () throws(CarryonError) in try write(data, to: url) }
+        }
+        try result.get()
+    }
+
+    /// Writes the UTF-8 of `text` as ``write(_:to:)`` does, without copying it first.
+    static func write(text: String, to url: URL) throws(CarryonError) {
+        var text = text
+        let result: Result<Void, CarryonError> = text.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress, utf8.count > 0 else { return Result { () throws(CarryonError) in try write(Data(), to: url) } }
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: utf8.count, deallocator: .none)
+            return Result { () throws(CarryonError) in try write(data, to: url) }
+        }
+        try result.get()
+    }
+
     /// Renames `source` to `destination`, replacing it (rename(2): atomic on one file system).
     static func rename(_ source: URL, to destination: URL) throws(CarryonError) {
         if Glibc.rename(source.path, destination.path) != 0 {

@@ -24,10 +24,10 @@ struct BundleWriter: Sendable {
         for rendition in plan.renditions {
             // A format with one manifest for every rendition (DASH) has no copy per rendition.
             if !rendition.originText.isEmpty {
-                try BundleFiles.write(Data(format.redacted(origin: rendition.originText)),
+                try BundleFiles.write(bytes: format.redacted(origin: rendition.originText),
                                       to: bundle.appendingPathComponent("origin/\(rendition.record.key).\(format.originExtension)"))
             }
-            try BundleFiles.write(Data(rendition.localText.utf8), to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
+            try BundleFiles.write(text: rendition.localText, to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
         }
         for (path, text) in plan.localManifests.sorted(by: { $0.key < $1.key }) {
             try BundleFiles.write(Data(text.utf8), to: bundle.appendingPathComponent(path))

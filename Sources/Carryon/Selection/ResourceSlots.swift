@@ -2,11 +2,12 @@
 ///
 /// A plan of a million segments looks up each one to download a resource named twice only
 /// once. A dictionary from (URI, offset, length) to a row costs 117 MB for a million entries (two
-/// million buckets of a key that copies the URI, and both ranges as optionals); these slots are 16 MB: an open-addressed
+/// million buckets of a key that copies the URI, and both ranges as optionals); these slots are 8 MB: an open-addressed
 /// table of indices into the plan's own resource list, the key compared there.
 struct ResourceSlots {
-    /// Index + 1 of a resource, or 0 for an empty slot; a power of two long.
-    private var slots: [Int] = Array(repeating: 0, count: 16)
+    /// Index + 1 of a resource, or 0 for an empty slot; a power of two long. (Four bytes
+    /// each: a plan's rows are far fewer than 2³¹.)
+    private var slots: [UInt32] = Array(repeating: 0, count: 16)
     private(set) var count = 0
 
     /// The hash of a resource's key.
@@ -27,7 +28,7 @@ struct ResourceSlots {
         let old = slots
         slots = Array(repeating: 0, count: size)
         for entry in old where entry != 0 {
-            place(entry - 1, hash: hashOf(entry - 1))
+            place(Int(entry) - 1, hash: hashOf(Int(entry) - 1))
         }
     }
 
@@ -36,7 +37,7 @@ struct ResourceSlots {
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] != 0 {
-            if isMatch(slots[slot] - 1) { return slots[slot] - 1 }
+            if isMatch(Int(slots[slot]) - 1) { return Int(slots[slot]) - 1 }
             slot = (slot + 1) & mask
         }
         return nil
@@ -53,6 +54,6 @@ struct ResourceSlots {
         let mask = slots.count - 1
         var slot = hash & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = index + 1
+        slots[slot] = UInt32(index + 1)
     }
 }

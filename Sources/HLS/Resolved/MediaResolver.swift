@@ -9,6 +9,8 @@ struct MediaResolver {
     let url: String
     /// `url` split once, for the many segment URIs resolved against it.
     let base: URIReference.Components
+    /// What a plain segment reference resolves under (see `URIReference.directoryPrefix(of:)`).
+    let basePrefix: String?
     let imports: [String: String]?
     let strict: Bool
     var warnings: [PlaylistWarning]
@@ -41,6 +43,10 @@ struct MediaResolver {
     private var longestSegment = 0.0
     /// The `#EXTM3U` line (lines a lenient read allowed before it are not the playlist).
     private var headerLine: Int?
+    /// The segment before the line being read, for a byte range that continues its range.
+    private var previous: Segment?
+    /// Where each segment goes as it is resolved, instead of into the playlist's ``MediaPlaylist/segments``.
+    var segmentSink: ((Segment) throws(PlaylistError) -> Void)?
     /// Whether an `EXTINF`, and a tag only a multivariant playlist has, were read: with the
     /// second and not the first, ``Playlist/kind`` says multivariant.
     private var sawInf = false
@@ -52,6 +58,7 @@ struct MediaResolver {
     init(url: String, imports: [String: String]?, warnings: [PlaylistWarning], strict: Bool) {
         self.url = url
         self.base = URIReference.Components(url)
+        self.basePrefix = URIReference.directoryPrefix(of: base)
         self.imports = imports
         self.warnings = warnings
         self.strict = strict
@@ -99,7 +106,7 @@ struct MediaResolver {
     /// Readies the resolver for a playlist of about `lineCount` lines.
     mutating func begin(lineCount: Int) {
         variables = Variables(lineCount: lineCount)
-        result.segments.reserveCapacity(lineCount / 2)
+        if segmentSink == nil { result.segments.reserveCapacity(lineCount / 2) }
     }
 
     /// Line `number` of the playlist, `text` its bytes as written when the line keeps no source.
@@ -114,7 +121,7 @@ struct MediaResolver {
             let info: Inf
             if let (pending, _) = inf {
                 info = pending
-            } else if !strict, result.segments.isEmpty, try isSingleResource() {
+            } else if !strict, previous == nil, try isSingleResource() {
                 warnings.append(PlaylistWarning(line: number, lineText: display(line, bytes),
                     "the URI line has no EXTINF before it; as the playlist has no other segment, it is read as a single resource of unknown duration"))
                 info = Inf(duration: -1)
@@ -128,22 +135,23 @@ struct MediaResolver {
             guard let mediaSequence = nextMediaSequence else {
                 throw fail(TagError(.invalidValue, "the segment's media sequence number would be greater than \(Int.max)"))
             }
-            let absolute = URIReference.resolve(uri, against: base)
+            let absolute = basePrefix.flatMap { URIReference.resolvePlainSegment(uri, under: $0) }
+                ?? URIReference.resolve(uri, against: base)
             var range: ResolvedByteRange?
             if let (byteRange, rangeLine) = pendingRange {
                 if let offset = byteRange.offset {
                     range = try ResolvedByteRange.checked(offset: offset, length: byteRange.length, line: rangeLine)
-                    if let previous = result.segments.last, previous.uri == absolute, let previousRange = previous.byteRange,
+                    if let previous, previous.uri == absolute, let previousRange = previous.byteRange,
                        let range, range.range.overlaps(previousRange.range) {
                         throw PlaylistError(.byteRange, line: rangeLine,
                             "EXT-X-BYTERANGE:\(byteRange) overlaps the previous segment's range \(previousRange) of the same resource; Carryon does not guess which bytes are meant")
                     }
-                } else if let previous = result.segments.last, previous.uri == absolute,
+                } else if let previous, previous.uri == absolute,
                           let previousRange = previous.byteRange {
                     range = try ResolvedByteRange.checked(offset: previousRange.range.upperBound, length: byteRange.length, line: rangeLine)
                 } else {
                     throw PlaylistError(.byteRange, line: rangeLine,
-                        "EXT-X-BYTERANGE:\(byteRange) has no offset, so it must continue a byte range of the same resource in the previous segment, but \(result.segments.last.map { $0.byteRange == nil ? "the previous segment is a whole resource" : "the previous segment is a range of \($0.uri)" } ?? "there is no previous segment")")
+                        "EXT-X-BYTERANGE:\(byteRange) has no offset, so it must continue a byte range of the same resource in the previous segment, but \(previous.map { $0.byteRange == nil ? "the previous segment is a whole resource" : "the previous segment is a range of \($0.uri)" } ?? "there is no previous segment")")
                 }
             }
             // Share the list of keys unless an IV has to be derived for this segment.
@@ -159,13 +167,19 @@ struct MediaResolver {
             if let targetDuration, duration.rounded() > Double(targetDuration) {
                 warnings.append(PlaylistWarning(line: number, "the segment lasts \(Number.format(duration)) s, longer than the target duration of \(targetDuration) s"))
             }
-            result.segments.append(Segment(
+            let segment = Segment(
                 uri: absolute, line: number, mediaSequence: mediaSequence,
                 discontinuitySequence: discontinuitySequence, discontinuity: pendingDiscontinuity, isGap: pendingGap,
                 startTime: startTime, duration: duration, isDurationKnown: info.isDurationKnown, title: info.title,
                 attributes: info.attributes, byteRange: range,
                 keys: segmentKeys, sharedInitSection: initSection, programDateTime: pendingDate,
-                bitrate: range == nil ? bitrate : nil, parts: pendingParts))
+                bitrate: range == nil ? bitrate : nil, parts: pendingParts)
+            if let segmentSink {
+                try segmentSink(segment)
+            } else {
+                result.segments.append(segment)
+            }
+            previous = segment
             startTime += duration
             let (next, overflow) = mediaSequence.addingReportingOverflow(1)
             nextMediaSequence = overflow ? nil : next

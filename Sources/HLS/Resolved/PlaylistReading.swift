@@ -40,13 +40,48 @@ public enum PlaylistReading: Sendable {
         }
     }
 
+    /// How a playlist was read by ``read(bytes:url:imports:options:eachSegment:)``.
+    package enum Streamed: Sendable {
+        /// A media playlist read in one pass: every segment went to `eachSegment`, in order,
+        /// and the playlist holds none.
+        case streamed(MediaPlaylist)
+        /// A media playlist read whole, its segments in it; `eachSegment` may have seen some of
+        /// them already and must be started over.
+        case media(MediaPlaylist)
+        /// A multivariant playlist, parsed; `eachSegment` may have seen segments it had.
+        case multivariant(Playlist.Parsed)
+    }
+
+    /// Reads `bytes` as ``init(bytes:url:imports:options:)`` does, but a media playlist read in
+    /// one pass keeps no segment either: each goes to `eachSegment` as it is resolved (a planner
+    /// that turns each into a row keeps neither lines nor segments).
+    package static func read(bytes: [UInt8], url: String, imports: [String: String]? = nil, options: Playlist.ParseOptions = [],
+                             eachSegment: (Segment) throws(PlaylistError) -> Void) throws(PlaylistError) -> Streamed {
+        let streamed = withoutActuallyEscaping(eachSegment) { sink in
+            oneTextPass(bytes, url: url, imports: imports, options: options, segmentSink: sink)
+        }
+        if let streamed { return .streamed(streamed) }
+        switch try PlaylistReading(bytes: bytes, url: url, imports: imports, options: options) {
+        case .media(let media): return .media(media)
+        case .multivariant(let parsed): return .multivariant(parsed)
+        }
+    }
+
+    /// About how many segments a media playlist of `bytes` has, at most: half its lines (an
+    /// `EXTINF` and a URI each), from the line feeds in its first 64 KiB. For reserving room.
+    package static func estimatedSegmentCount(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { Parser.estimatedLineCount($0) / 2 + 1 }
+    }
+
     /// The media playlist `bytes` hold, read in one pass; nil when they need the whole
     /// playlist or hold an error (which the caller then reads the usual way).
     static func oneTextPass(_ bytes: [UInt8], url: String, imports: [String: String]?,
-                                    options: Playlist.ParseOptions) -> MediaPlaylist? {
+                            options: Playlist.ParseOptions,
+                            segmentSink: ((Segment) throws(PlaylistError) -> Void)? = nil) -> MediaPlaylist? {
         bytes.withUnsafeBufferPointer { buffer -> MediaPlaylist? in
-            var sink = ResolvingSink(resolver: MediaResolver(url: url, imports: imports, warnings: [],
-                                                             strict: options.contains(.strict)))
+            var resolver = MediaResolver(url: url, imports: imports, warnings: [], strict: options.contains(.strict))
+            resolver.segmentSink = segmentSink
+            var sink = ResolvingSink(resolver: resolver)
             sink.resolver.begin(lineCount: Parser.estimatedLineCount(buffer))
             do throws(PlaylistError) {
                 let ending = try Playlist.read(bytes: buffer, options: options, into: &sink)

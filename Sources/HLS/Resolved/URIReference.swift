@@ -135,6 +135,33 @@ public enum URIReference {
         return t.text
     }
 
+    /// What a reference of one plain path segment resolves under against `base`: its scheme,
+    /// authority and path up to the last `/` — nil where RFC 3986's steps could change more
+    /// than appending (no authority, or a dot segment in the base's path). Most segment URIs of
+    /// a playlist are such references (`seg123.m4s?token=…`): resolved by appending, a million
+    /// cost a tenth of what the general steps do.
+    static func directoryPrefix(of base: Components) -> String? {
+        guard let scheme = base.scheme, let authority = base.authority, !hasDotSegment(base.path) else { return nil }
+        let directory = base.path.utf8.lastIndex(of: UInt8(ascii: "/")).map { base.path[...$0] } ?? "/"
+        return scheme + "://" + authority + directory
+    }
+
+    /// `reference` resolved under `prefix` (from ``directoryPrefix(of:)``) when it is one plain
+    /// path segment — no scheme, no `/`, not `.` or `..`, not empty — with any query and
+    /// fragment; nil otherwise, for the general steps.
+    static func resolvePlainSegment(_ reference: String, under prefix: String) -> String? {
+        var length = 0
+        var dots = 0
+        for byte in reference.utf8 {
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") { return nil }
+            if byte == UInt8(ascii: ".") { dots += 1 }
+            length += 1
+        }
+        guard length > 0, !(dots == length && dots <= 2) else { return nil }
+        return prefix + reference
+    }
+
     /// RFC 3986 section 5.2.3.
     private static func merge(base: Components, reference: Substring) -> String {
         if base.authority != nil && base.path.isEmpty { return "/" + reference }

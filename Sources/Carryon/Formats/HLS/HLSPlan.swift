@@ -4,17 +4,31 @@ import HLS
 /// Building a ``DownloadPlan`` from HLS media playlists already fetched: pure, so it is tested
 /// without I/O.
 extension DownloadPlan {
-    /// One rendition's input to the plan.
+    /// One rendition's input to the plan: the rendition, and its media playlist as fetched and
+    /// resolved.
     struct Input: Sendable {
+        var rendition: Rendition
+        /// The media playlist as fetched, from which its local copy is written.
+        var fetched: [UInt8]
+        var media: MediaPlaylist
+
+        init(type: String, name: String, language: String?, channels: String?, isMain: Bool, uri: String,
+             fetched: [UInt8], media: MediaPlaylist, estimatedBitrate: Int) {
+            rendition = Rendition(type: type, name: name, language: language, channels: channels, isMain: isMain, uri: uri,
+                                  estimatedBitrate: estimatedBitrate)
+            self.fetched = fetched
+            self.media = media
+        }
+    }
+
+    /// A rendition as the plan describes it, before its playlist is read.
+    struct Rendition: Sendable {
         var type: String
         var name: String
         var language: String?
         var channels: String?
         var isMain: Bool
         var uri: String
-        /// The media playlist as fetched, from which its local copy is written.
-        var fetched: [UInt8]
-        var media: MediaPlaylist
         /// Bits per second to estimate sizes with, when lengths are unknown.
         var estimatedBitrate: Int
     }
@@ -39,119 +53,13 @@ extension DownloadPlan {
     ///   - selection: What was chosen from `main`.
     static func make(assetID: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
                      selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
-        var keys: [String] = []
-        var contentKeys: [PlannedKey] = []
-        var planned: [PlannedRendition] = []
-        var resources = PlannedResources(assetID: assetID)
-
-        for (position, input) in inputs.enumerated() {
-            let key = uniqueKey(for: input, taken: &keys)
-            let rendition = resources.rendition(key)
-            // Segment index → row of its resource, -1 for a gap.
-            var segmentRows = [Int32](repeating: -1, count: input.media.segments.count)
-            // Room for every segment up front: growing tables of a million entries cost a
-            // second of rehashing.
-            resources.reserve(input.media.segments.count + 1)
-            var mapRows: [Int: Int] = [:]         // line number of EXT-X-MAP → row of its resource
-
-            func add(uri: String, range: ResolvedByteRange?, kind: ResourceKind, start: Double, duration: Double) -> Int {
-                let estimate: Int
-                if let range {
-                    estimate = range.length
-                } else if kind == .initSection {
-                    estimate = 2_000
-                } else {
-                    estimate = max(1, Int(Double(input.estimatedBitrate) * duration / 8))
-                }
-                return resources.add(uri: uri, range: range.map { ($0.offset, $0.length) }, kind: kind, rendition: rendition,
-                                     start: start, duration: duration, estimate: estimate)
-            }
-
-            // EXT-X-KEY lines: the key each one names, for the key used (identity first), or
-            // nil for the other key formats of the same segments, whose tags are left out.
-            var keyLines: [Int: String?] = [:]
-            func useKey(_ keys: [SegmentKey], chosen: SegmentKey?) {
-                for key in keys where keyLines[key.line] == nil { keyLines[key.line] = .some(nil) }
-                guard let chosen else { return }
-                let id: String
-                if let existing = contentKeys.first(where: { $0.uri == chosen.uri && $0.keyFormat == chosen.keyFormat }) {
-                    id = existing.id
-                } else {
-                    id = "k\(contentKeys.count + 1)"
-                    contentKeys.append(PlannedKey(id: id, uri: chosen.uri, method: chosen.method.rawValue, keyFormat: chosen.keyFormat,
-                                                  keyFormatVersions: chosen.keyFormatVersions))
-                }
-                keyLines[chosen.line] = .some("../keys/\(id)")
-            }
-            for (index, segment) in input.media.segments.enumerated() {
-                if segment.isGap { continue }
-                useKey(segment.keys, chosen: segment.key)
-                if let map = segment.initSection {
-                    useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first)
-                }
-                if let map = segment.initSection, mapRows[map.line] == nil {
-                    mapRows[map.line] = add(uri: map.uri, range: map.byteRange, kind: .initSection,
-                                            start: segment.startTime, duration: 0)
-                }
-                segmentRows[index] = Int32(add(uri: segment.uri, range: segment.byteRange, kind: .segment,
-                                               start: segment.startTime, duration: segment.duration))
-            }
-            let record = RenditionRecord(
-                assetID: assetID, key: key, type: input.type, name: input.name, language: input.language,
-                uri: input.uri, isMain: input.isMain, duration: input.media.duration, position: position)
-            let local = try localMediaPlaylist(
-                input: input, key: key,
-                segmentFile: { index in segmentRows[index] < 0 ? nil : resources.fileName(at: Int(segmentRows[index])) },
-                mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: keyLines)
-            planned.append(PlannedRendition(record: record, originText: input.fetched, localText: local))
-        }
-
-        // EXT-X-SESSION-KEY: keys the multivariant playlist announces before any media playlist
-        // is read. Those of the identity format are obtained with the others (the same URI and
-        // format as a media playlist's key is one key); other formats only when a rendition uses them.
-        for key in main?.resolved.sessionKeys ?? [] {
-            guard key.method != .none, let uri = key.uri, (key.keyFormat ?? "identity") == "identity",
-                  !contentKeys.contains(where: { $0.uri == uri && $0.keyFormat == "identity" }) else { continue }
-            contentKeys.append(PlannedKey(id: "k\(contentKeys.count + 1)", uri: uri, method: key.method.rawValue, keyFormat: "identity",
-                                          keyFormatVersions: key.keyFormatVersions))
-        }
-
-        // Playback order: the main selection first (init sections before the segments they
-        // start), interleaved by time across renditions; then the extra selections likewise.
-        resources.putInPlaybackOrder(mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
-                                     positions: Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) }))
-
-        let localMain: String
-        if let main, let selection {
-            // For a variant that declares no BANDWIDTH (read leniently): its planned bytes over its duration.
-            let plannedBytes = resources.estimatedBytesByRendition
-            var estimatedBandwidth: [String: Int] = [:]
-            for rendition in planned where rendition.record.duration > 0 {
-                estimatedBandwidth[rendition.record.uri] = Int(Double(plannedBytes[rendition.record.key, default: 0] * 8) / rendition.record.duration)
-            }
-            localMain = try localMultivariantPlaylist(main.playlist, resolved: main.resolved, selection: selection,
-                                                      // An audio-only variant may also be one of its renditions: one URI, two inputs.
-                                                      keys: Dictionary(zip(inputs.map(\.uri), planned.map(\.record.key)),
-                                                                       uniquingKeysWith: { first, _ in first }),
-                                                      estimatedBandwidth: estimatedBandwidth)
-        } else {
-            let rendition = planned[0]
-            let bytes = resources.estimatedBytesByRendition.values.reduce(0, +)
-            let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
-            let stream = StreamInf(bandwidth: max(1, bandwidth))
-            do {
-                localMain = try Playlist(lines: [Line(tag: .m3u), Line(tag: .streamInf(stream)), Line(.uri("\(rendition.record.key)/index.m3u8"))]).write()
-            } catch {
-                throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
-            }
-        }
-        var warnings: [PlaylistNotice] = []
-        if let main { warnings = main.resolved.warnings.map { PlaylistNotice(playlist: main.resolved.url, warning: $0) } }
+        var builder = HLSPlanBuilder(assetID: assetID)
         for input in inputs {
-            warnings += input.media.warnings.map { PlaylistNotice(playlist: input.media.url, warning: $0) }
+            builder.begin(input.rendition, expectedSegments: input.media.segments.count)
+            for segment in input.media.segments { builder.add(segment) }
+            try builder.end(media: input.media, fetched: input.fetched)
         }
-        return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
-                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys, warnings: warnings)
+        return try builder.finish(main: main, selection: selection)
     }
 
     /// A group of renditions: a `GROUP-ID` within a `TYPE`.
@@ -161,12 +69,8 @@ extension DownloadPlan {
     }
 
     /// `video`, `audio-en`, `audio-en-2`, `subtitles-de`, `media`: a readable folder name of
-    /// letters, digits and dashes only.
-    static func uniqueKey(for input: Input, taken: inout [String]) -> String {
-        uniqueKey(type: input.type, label: input.language ?? input.name, taken: &taken)
-    }
-
-    /// The same for a rendition of `type` (`VIDEO`, `AUDIO`…) labelled by its language or name.
+    /// letters, digits and dashes only, for a rendition of `type` (`VIDEO`, `AUDIO`…) labelled
+    /// by its language or name.
     static func uniqueKey(type: String, label: String, taken: inout [String]) -> String {
         var base: String
         switch type {

@@ -20,78 +20,147 @@ struct HLSPlanner: Sendable {
     }
 
     /// Plans the stream whose first playlist, already fetched, is `manifest`.
+    ///
+    /// Each media playlist is read in one pass, each segment checked and planned as it is
+    /// resolved, so that neither the playlist's lines nor its segments are held. Where the
+    /// one-pass reader hands a playlist over whole instead (one it cannot read line by line, or
+    /// that holds an error), the stream is planned again from its playlists read whole, which
+    /// gives the same plan, or the error as a whole read says it.
     func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
+        if let planned = try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
+                                        additionalVariants: additionalVariants, oneTextPass: true) {
+            return planned
+        }
+        return try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
+                              additionalVariants: additionalVariants, oneTextPass: false)!
+    }
+
+    /// The plan, or nil when a playlist read in one pass turned out to need a whole reading.
+    private func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
+                      additionalVariants: [MediaSelection.Variant], oneTextPass: Bool) async throws(CarryonError) -> (DownloadPlan, MediaSelection?)? {
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
         let rule = LocationRule.stream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
-        switch try fetcher.read(manifest) {
-        case .media(let media):
-            try check(media, rule: rule)
-            let bitrate = media.duration > 0 ? Self.unknownBitrate : 1
-            let input = DownloadPlan.Input(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
-                                           uri: manifest.url, fetched: manifest.bytes, media: media,
-                                           estimatedBitrate: bitrate)
-            return (try DownloadPlan.make(assetID: assetID, inputs: [input], main: nil, selection: nil), nil)
-        case .multivariant(let parsed):
-            let playlist = parsed.playlist
-            let main: MultivariantPlaylist
+        var builder = HLSPlanBuilder(assetID: assetID)
+        let alone = DownloadPlan.Rendition(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
+                                           uri: manifest.url, estimatedBitrate: Self.unknownBitrate)
+        let parsed: Playlist.Parsed
+        switch try read(manifest, imports: nil, as: alone, into: &builder, rule: rule, oneTextPass: oneTextPass) {
+        case .restart:
+            return nil
+        case .planned:
+            return (try builder.finish(main: nil, selection: nil), nil)
+        case .multivariant(let multivariant):
+            parsed = multivariant
+        }
+        builder = HLSPlanBuilder(assetID: assetID)
+        let playlist = parsed.playlist
+        let main: MultivariantPlaylist
+        do {
+            main = try MultivariantPlaylist(playlist, url: manifest.url, warnings: parsed.warnings)
+        } catch {
+            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+        }
+        // Every location the multivariant playlist names, refused before any is read.
+        for named in Self.locations(in: main, playlist: playlist) where named.isFetched {
+            try rule.check(named.uri, namedBy: "\(main.url), line \(named.line)")
+        }
+        var selection = try MediaSelector(options: options).select(from: Presentation(main), pinnedVariant: pinnedVariant)
+        // Each variant added before, at the location the playlist names now: a CDN that
+        // signs its URLs renews the query, and the one stored has expired.
+        var additionalVariants = additionalVariants
+        for index in additionalVariants.indices {
+            additionalVariants[index].uri = try Self.currentURI(of: additionalVariants[index].uri, in: main)
+        }
+        selection.additionalVariants = additionalVariants
+        let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
+            .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
+        // A variant without BANDWIDTH (read leniently) is estimated as a media playlist alone is.
+        let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth ?? Self.unknownBitrate
+        // Video first, then the extra variants, then the renditions (the main audio first).
+        var renditions = [DownloadPlan.Rendition(type: "VIDEO", name: selection.variant.resolution ?? "video", language: nil,
+                                                 channels: nil, isMain: true, uri: selection.variant.uri,
+                                                 estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate))]
+        for variant in additionalVariants {
+            let bitrate = variant.averageBandwidth ?? variant.bandwidth ?? Self.unknownBitrate
+            renditions.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
+                                    isMain: false, uri: variant.uri, estimatedBitrate: max(bitrate / 2, bitrate - audioEstimate)))
+        }
+        for rendition in selection.renditions {
+            let bitrate = rendition.type == "AUDIO" ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
+            renditions.append(.init(type: rendition.type, name: rendition.name, language: rendition.language,
+                                    channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
+                                    estimatedBitrate: bitrate))
+        }
+        for rendition in renditions {
+            let media = try await streamFetcher.fetchManifest(rendition.uri, namedBy: main.url)
+            switch try read(media, imports: main.variables, as: rendition, into: &builder, rule: rule, oneTextPass: oneTextPass) {
+            case .restart: return nil
+            case .planned: continue
+            case .multivariant:
+                throw CarryonError(.playlist, "\(media.url) is a multivariant playlist where a media playlist was expected")
+            }
+        }
+        return (try builder.finish(main: (playlist, main, manifest.bytes), selection: selection), selection)
+    }
+
+    /// What reading a playlist as a rendition came to.
+    private enum Reading {
+        /// A media playlist, checked and planned as `builder`'s next rendition.
+        case planned
+        /// A multivariant playlist, parsed; nothing planned.
+        case multivariant(Playlist.Parsed)
+        /// Read in one pass, it needed a whole reading: `builder` holds part of it.
+        case restart
+    }
+
+    /// Reads `manifest` as the rendition `rendition` describes and, when it is a media
+    /// playlist, checks it and plans it into `builder`: in one pass, each segment as it is
+    /// resolved, with `oneTextPass`; else read whole and then planned.
+    private func read(_ manifest: FetchedManifest, imports: [String: String]?, as rendition: DownloadPlan.Rendition,
+                      into builder: inout HLSPlanBuilder, rule: LocationRule, oneTextPass: Bool) throws(CarryonError) -> Reading {
+        var check = SegmentCheck(url: manifest.url, rule: rule)
+        let media: MediaPlaylist
+        if oneTextPass {
+            builder.begin(rendition, expectedSegments: PlaylistReading.estimatedSegmentCount(manifest.bytes))
+            var refused = false
+            let streamed: PlaylistReading.Streamed
             do {
-                main = try MultivariantPlaylist(playlist, url: manifest.url, warnings: parsed.warnings)
+                streamed = try PlaylistReading.read(bytes: manifest.bytes, url: manifest.url, imports: imports,
+                                                    options: fetcher.parseOptions) { (segment: Segment) throws(PlaylistError) in
+                    do throws(CarryonError) {
+                        try check.check(segment)
+                    } catch {
+                        // Read whole, the playlist is refused with this error then.
+                        refused = true
+                        throw PlaylistError(.structure, "\(error)")
+                    }
+                    builder.add(segment)
+                }
             } catch {
                 throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
             }
-            // Every location the multivariant playlist names, refused before any is read.
-            for named in Self.locations(in: main, playlist: playlist) where named.isFetched {
-                try rule.check(named.uri, namedBy: "\(main.url), line \(named.line)")
+            switch streamed {
+            case .streamed(let resolved): media = resolved
+            case .media: return .restart
+            case .multivariant(let parsed): return refused ? .restart : .multivariant(parsed)
             }
-            var selection = try MediaSelector(options: options).select(from: Presentation(main), pinnedVariant: pinnedVariant)
-            // Each variant added before, at the location the playlist names now: a CDN that
-            // signs its URLs renews the query, and the one stored has expired.
-            var additionalVariants = additionalVariants
-            for index in additionalVariants.indices {
-                additionalVariants[index].uri = try Self.currentURI(of: additionalVariants[index].uri, in: main)
+        } else {
+            switch try fetcher.read(manifest, imports: imports) {
+            case .multivariant(let parsed): return .multivariant(parsed)
+            case .media(let resolved):
+                media = resolved
+                for segment in media.segments { try check.check(segment) }
+                builder.begin(rendition, expectedSegments: media.segments.count)
+                for segment in media.segments { builder.add(segment) }
             }
-            selection.additionalVariants = additionalVariants
-            let audioEstimate = selection.renditions.first { $0.type == "AUDIO" }
-                .map { DownloadPlan.audioBitrate(channels: $0.channels) } ?? 0
-            // A variant without BANDWIDTH (read leniently) is estimated as a media playlist alone is.
-            let variantBitrate = selection.variant.averageBandwidth ?? selection.variant.bandwidth ?? Self.unknownBitrate
-            var inputs: [DownloadPlan.Input] = []
-            let (videoBytes, video) = try await media(selection.variant.uri, of: main, fetcher: streamFetcher, rule: rule)
-            inputs.append(.init(type: "VIDEO", name: selection.variant.resolution ?? "video", language: nil, channels: nil,
-                                isMain: true, uri: selection.variant.uri, fetched: videoBytes, media: video,
-                                estimatedBitrate: max(variantBitrate / 2, variantBitrate - audioEstimate)))
-            for variant in additionalVariants {
-                let (bytes, media) = try await media(variant.uri, of: main, fetcher: streamFetcher, rule: rule)
-                let bitrate = variant.averageBandwidth ?? variant.bandwidth ?? Self.unknownBitrate
-                inputs.append(.init(type: "VIDEO", name: variant.resolution ?? "video", language: nil, channels: nil,
-                                    isMain: false, uri: variant.uri, fetched: bytes, media: media,
-                                    estimatedBitrate: max(bitrate / 2, bitrate - audioEstimate)))
-            }
-            for rendition in selection.renditions {
-                let (bytes, media) = try await media(rendition.uri, of: main, fetcher: streamFetcher, rule: rule)
-                let bitrate = rendition.type == "AUDIO" ? DownloadPlan.audioBitrate(channels: rendition.channels) : DownloadPlan.subtitleBitrate
-                inputs.append(.init(type: rendition.type, name: rendition.name, language: rendition.language,
-                                    channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
-                                    fetched: bytes, media: media, estimatedBitrate: bitrate))
-            }
-            // Video first, then the main audio, then extras: the order `inputs` has.
-            return (try DownloadPlan.make(assetID: assetID, inputs: inputs, main: (playlist, main, manifest.bytes),
-                                          selection: selection), selection)
         }
-    }
-
-    /// The media playlist at `uri`, which `main` names: its bytes as fetched, and resolved
-    /// (with `main`'s variables) and checked.
-    private func media(_ uri: String, of main: MultivariantPlaylist, fetcher: PlaylistFetcher,
-                       rule: LocationRule) async throws(CarryonError) -> ([UInt8], MediaPlaylist) {
-        let manifest = try await fetcher.fetchManifest(uri, namedBy: main.url)
-        guard case .media(let media) = try fetcher.read(manifest, imports: main.variables) else {
-            throw CarryonError(.playlist, "\(manifest.url) is a multivariant playlist where a media playlist was expected")
-        }
-        try check(media, rule: rule)
-        return (manifest.bytes, media)
+        try check.finish(media)
+        // A media playlist alone that gives no duration is estimated at 1 bit per second.
+        if rendition.type == "MEDIA", builder.duration <= 0 { builder.reestimate(bitrate: 1) }
+        try builder.end(media: media, fetched: manifest.bytes)
+        return .planned
     }
 
     /// The URI `main` gives now for the variant planned before at `uri`: the same, or the one
@@ -107,49 +176,6 @@ struct HLSPlanner: Sendable {
 
     /// The bitrate assumed for the estimate of a stream that declares none: 1 Mbit/s.
     static let unknownBitrate = 1_000_000
-
-    /// Refuses live playlists, playlists with nothing to download, unknown encryption, and resource URIs with a scheme Carryon does not
-    /// fetch, with a message that says why. A stream read over HTTP may only name http(s)
-    /// resources: a remote playlist must not make Carryon read local files.
-    private func check(_ media: MediaPlaylist, rule: LocationRule) throws(CarryonError) {
-        // A method of encryption no specification defines is never guessed: the bundle could
-        // not say how its segments are encrypted.
-        let methods: [KeyMethod] = [.aes128, .sampleAES, .sampleAESCTR]
-        var checkedKeyLines = Set<Int>()
-        var keyByLine: [Int: SegmentKey] = [:]
-        for segment in media.segments where !segment.keys.isEmpty || segment.initSection.map({ !$0.keys.isEmpty }) == true {
-            for key in segment.keys + (segment.initSection?.keys ?? []) {
-                // The keys of segments that are fetched, each once, for the rule below.
-                if !segment.isGap, keyByLine[key.line] == nil { keyByLine[key.line] = key }
-                guard checkedKeyLines.insert(key.line).inserted else { continue }
-                guard methods.contains(key.method) else {
-                    throw CarryonError(.unsupported, "\(media.url), line \(key.line): EXT-X-KEY METHOD=\(key.method.rawValue) is not a method RFC 8216bis defines (AES-128, SAMPLE-AES, SAMPLE-AES-CTR); Carryon does not guess how the segments are encrypted")
-                }
-            }
-        }
-        // Each segment's URI, and each init section's once.
-        var checkedMapLines = Set<Int>()
-        for segment in media.segments where !segment.isGap {
-            try rule.check(segment.uri, namedBy: "\(media.url), line \(segment.line)")
-            if let map = segment.initSection, checkedMapLines.insert(map.line).inserted {
-                try rule.check(map.uri, namedBy: "\(media.url), line \(map.line)")
-            }
-        }
-        // Keys of other schemes (data:, an app's own) are not fetched: ContentKeyFetcher
-        // decodes them or asks the app's provider.
-        for line in keyByLine.keys.sorted() {
-            guard let key = keyByLine[line],
-                  ["http", "https", "file"].contains(URIReference.scheme(of: key.uri)?.lowercased() ?? "") else { continue }
-            try rule.check(key.uri, namedBy: "\(media.url), line \(key.line)")
-        }
-        if !media.hasEndList && media.playlistType != .vod {
-            throw CarryonError(.unsupported, "\(media.url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
-        }
-        if media.segments.allSatisfy(\.isGap) {
-            let what = media.segments.isEmpty ? "no segment" : "only gaps (EXT-X-GAP)"
-            throw CarryonError(.playlist, "\(media.url) has \(what): there is nothing to download")
-        }
-    }
 
     /// A location a multivariant playlist names, with the line that names it.
     struct NamedLocation {

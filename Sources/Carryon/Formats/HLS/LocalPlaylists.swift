@@ -17,19 +17,22 @@ extension DownloadPlan {
     /// playlist of a million segments is never held as lines.
     ///
     /// - Parameters:
+    ///   - media: The playlist resolved (its segments need not be kept).
+    ///   - fetched: The playlist as fetched.
     ///   - segmentFile: Each segment's bundle-relative file, by its index in the playlist; nil
     ///     for a gap.
     ///   - mapFile: The bundle-relative file of the `EXT-X-MAP` on a line, by the line's number.
-    static func localMediaPlaylist(input: Input, key: String, segmentFile: (Int) -> String?,
-                                   mapFile: (Int) -> String?, keyLines: [Int: String?] = [:]) throws(CarryonError) -> String {
-        let media = input.media
+    ///   - capacity: The room first given to the text (by default half as much again as the
+    ///     origin's); when it needs more it is written again with what it needs.
+    static func localMediaPlaylist(media: MediaPlaylist, fetched: [UInt8], key: String, segmentFile: (Int) -> String?,
+                                   mapFile: (Int) -> String?, keyLines: [Int: String?] = [:],
+                                   capacity: Int? = nil) throws(CarryonError) -> String {
         let canonical = !media.warnings.isEmpty
-        var output = LineOutput(capacity: input.fetched.count + 64)
-        var segmentIndex = 0
-        var sawHeader = false
-        var sawInf = false
-        do {
-            let endsWithNewline = try Playlist.forEachLine(in: input.fetched) { (line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) in
+        func writeLines(into output: inout LineOutput) throws(PlaylistError) {
+            var segmentIndex = 0
+            var sawHeader = false
+            var sawInf = false
+            let endsWithNewline = try Playlist.forEachLine(in: fetched) { (line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) in
                 var line = line
                 // Whether the line is written as the origin wrote it.
                 var verbatim = true
@@ -55,14 +58,12 @@ extension DownloadPlan {
                         try output.append(Line(tag: .inf(Inf(duration: 0))))
                     }
                     sawInf = false
-                    if segmentIndex < media.segments.count, let file = segmentFile(segmentIndex) {
-                        line.content = .uri(relativePath(file, fromFolder: key))
-                    } else {
-                        // A gap segment: nothing was fetched; keep a name inside the bundle.
-                        line.content = .uri("gap-\(segmentIndex)")
-                    }
-                    verbatim = false
+                    // A gap segment: nothing was fetched; keep a name inside the bundle.
+                    let name = segmentFile(segmentIndex).map { relativePath($0, fromFolder: key) } ?? "gap-\(segmentIndex)"
                     segmentIndex += 1
+                    // A name the plan made (no line break, no leading '#' or space): written as it is.
+                    output.appendLine(name)
+                    return
                 case .tag(.inf(var inf)):
                     sawInf = true
                     if canonical {
@@ -113,9 +114,32 @@ extension DownloadPlan {
                 }
                 try output.append(line, verbatim: verbatim ? text : nil)
             }
-            return output.finish(endsWithNewline: endsWithNewline)
-        } catch {
-            throw CarryonError(.playlist, "cannot write the local playlist of \(input.uri): \(error)", cause: error)
+            output.finish(endsWithNewline: endsWithNewline)
+        }
+
+        // Written straight into the String's storage, with room for half as much again as the
+        // origin's text (pages never written cost no memory); again with the room it needed, in
+        // the rare case a playlist's local copy is longer than that.
+        var capacity = capacity ?? (fetched.count + fetched.count / 2 + 4096)
+        while true {
+            var failure: PlaylistError?
+            var needed = 0
+            let text = String(unsafeUninitializedCapacity: capacity) { buffer -> Int in
+                var output = LineOutput(buffer)
+                do throws(PlaylistError) {
+                    try writeLines(into: &output)
+                } catch {
+                    failure = error
+                    return 0
+                }
+                needed = output.length
+                return needed <= buffer.count ? needed : 0
+            }
+            if let failure {
+                throw CarryonError(.playlist, "cannot write the local playlist of \(media.url): \(failure)", cause: failure)
+            }
+            if needed <= capacity { return text }
+            capacity = needed
         }
     }
 
@@ -229,25 +253,49 @@ extension DownloadPlan {
     }
 }
 
-/// A playlist written line by line: each line as the origin wrote it or in canonical form,
-/// lines joined by line feeds.
+/// A playlist written line by line into a buffer: each line as the origin wrote it or in
+/// canonical form, lines joined by line feeds. Past the buffer's end it only counts, so that
+/// ``length`` says the room the whole text needs.
 private struct LineOutput {
-    private var bytes: [UInt8] = []
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    /// The bytes of the text so far, whether or not they fit.
+    private(set) var length = 0
     private var lines = 0
 
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if length + bytes.count <= buffer.count, let base = buffer.baseAddress, let source = bytes.baseAddress {
+            (base + length).update(from: source, count: bytes.count)
+        }
+        length += bytes.count
+    }
+
+    private mutating func writeNewline() {
+        if length < buffer.count { buffer[length] = 0x0A }
+        length += 1
+    }
+
+    /// Appends a line of `text`, which holds no line break.
+    mutating func appendLine(_ text: String) {
+        if lines > 0 { writeNewline() }
+        lines += 1
+        var text = text
+        text.withUTF8 { write($0) }
     }
 
     /// Appends `line`: `verbatim`, its bytes as written, when given; else its canonical text.
     mutating func append(_ line: Line, verbatim: UnsafeBufferPointer<UInt8>? = nil) throws(PlaylistError) {
-        if lines > 0 { bytes.append(0x0A) }
+        if lines > 0 { writeNewline() }
         lines += 1
         if let verbatim {
-            bytes.append(contentsOf: verbatim)
+            write(verbatim)
         } else {
             do throws(PlaylistError) {
-                bytes.append(contentsOf: try line.content.canonicalText().utf8)
+                var text = try line.content.canonicalText()
+                text.withUTF8 { write($0) }
             } catch {
                 var located = error
                 located.line = lines
@@ -256,9 +304,8 @@ private struct LineOutput {
         }
     }
 
-    /// The text, ending with a line feed when the origin's did (and it has a line).
-    consuming func finish(endsWithNewline: Bool) -> String {
-        if endsWithNewline && lines > 0 { bytes.append(0x0A) }
-        return String(decoding: bytes, as: UTF8.self)
+    /// Ends the text with a line feed when the origin's did (and it has a line).
+    mutating func finish(endsWithNewline: Bool) {
+        if endsWithNewline && lines > 0 { writeNewline() }
     }
 }

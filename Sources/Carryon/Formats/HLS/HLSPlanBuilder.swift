@@ -1,0 +1,183 @@
+import HLS
+
+/// Builds an HLS ``DownloadPlan`` a rendition at a time and a segment at a time, so that a
+/// planner fed by the one-pass reader holds neither the playlist's lines nor its segments: each
+/// segment becomes a row of the plan's ``PlannedResources`` as it is resolved.
+///
+/// For each rendition, in selection order (main ones first): ``begin(_:expectedSegments:)``,
+/// ``add(_:)`` for every segment, ``end(media:fetched:)``; then ``finish(main:selection:)``.
+struct HLSPlanBuilder {
+    let assetID: String
+    private var taken: [String] = []
+    private var contentKeys: [DownloadPlan.PlannedKey] = []
+    private var planned: [DownloadPlan.PlannedRendition] = []
+    private var resources: PlannedResources
+    /// Each rendition's URI (two may share one: an audio-only variant that is also a rendition).
+    private var uris: [String] = []
+    private var warnings: [DownloadPlan.PlaylistNotice] = []
+    private var current: Rendition?
+
+    /// The rendition being fed.
+    private struct Rendition {
+        var input: DownloadPlan.Rendition
+        var key: String
+        var number: Int32
+        /// Segment index → row of its resource, -1 for a gap.
+        var segmentRows: [Int32] = []
+        /// Line of an EXT-X-MAP → row of its resource.
+        var mapRows: [Int: Int] = [:]
+        /// EXT-X-KEY lines: the key each one names, for the key used (identity first), or nil
+        /// for the other key formats of the same segments, whose tags are left out.
+        var keyLines: [Int: String?] = [:]
+        /// The sum of the segments' durations, gaps included.
+        var duration = 0.0
+    }
+
+    init(assetID: String) {
+        self.assetID = assetID
+        resources = PlannedResources(assetID: assetID)
+    }
+
+    /// Starts the rendition `input` describes, of about `expectedSegments` segments.
+    mutating func begin(_ input: DownloadPlan.Rendition, expectedSegments: Int) {
+        let key = DownloadPlan.uniqueKey(type: input.type, label: input.language ?? input.name, taken: &taken)
+        var rendition = Rendition(input: input, key: key, number: resources.rendition(key))
+        // Room for every segment up front: growing tables of a million entries cost a second
+        // of rehashing.
+        resources.reserve(expectedSegments + 1)
+        rendition.segmentRows.reserveCapacity(expectedSegments)
+        current = rendition
+    }
+
+    /// The next segment of the rendition begun.
+    mutating func add(_ segment: Segment) {
+        guard var rendition = current else { preconditionFailure("a segment added before its rendition began") }
+        current = nil
+        defer { current = rendition }
+        rendition.duration += segment.duration
+        guard !segment.isGap else {
+            rendition.segmentRows.append(-1)
+            return
+        }
+        useKey(segment.keys, chosen: segment.key, in: &rendition)
+        if let map = segment.initSection {
+            useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first, in: &rendition)
+            if rendition.mapRows[map.line] == nil {
+                rendition.mapRows[map.line] = add(map.uri, map.byteRange, .initSection, start: segment.startTime, duration: 0,
+                                                  to: rendition)
+            }
+        }
+        rendition.segmentRows.append(Int32(add(segment.uri, segment.byteRange, .segment, start: segment.startTime,
+                                               duration: segment.duration, to: rendition)))
+    }
+
+    /// The sum of the durations of the segments of the rendition begun, so far.
+    var duration: Double { current?.duration ?? 0 }
+
+    /// Sets the bitrate the rendition begun estimates its segments with, for a stream that
+    /// turns out to give none.
+    mutating func reestimate(bitrate: Int) {
+        guard let rendition = current else { return }
+        current?.input.estimatedBitrate = bitrate
+        resources.reestimate(rendition: rendition.number) { kind, duration in
+            kind == .initSection ? 2_000 : max(1, Int(Double(bitrate) * duration / 8))
+        }
+    }
+
+    private mutating func add(_ uri: String, _ range: ResolvedByteRange?, _ kind: ResourceKind, start: Double, duration: Double,
+                              to rendition: Rendition) -> Int {
+        let estimate: Int
+        if let range {
+            estimate = range.length
+        } else if kind == .initSection {
+            estimate = 2_000
+        } else {
+            estimate = max(1, Int(Double(rendition.input.estimatedBitrate) * duration / 8))
+        }
+        return resources.add(uri: uri, range: range.map { ($0.offset, $0.length) }, kind: kind, rendition: rendition.number,
+                             start: start, duration: duration, estimate: estimate)
+    }
+
+    private mutating func useKey(_ keys: [SegmentKey], chosen: SegmentKey?, in rendition: inout Rendition) {
+        for key in keys where rendition.keyLines[key.line] == nil { rendition.keyLines[key.line] = .some(nil) }
+        guard let chosen else { return }
+        let id: String
+        if let existing = contentKeys.first(where: { $0.uri == chosen.uri && $0.keyFormat == chosen.keyFormat }) {
+            id = existing.id
+        } else {
+            id = "k\(contentKeys.count + 1)"
+            contentKeys.append(DownloadPlan.PlannedKey(id: id, uri: chosen.uri, method: chosen.method.rawValue, keyFormat: chosen.keyFormat,
+                                                       keyFormatVersions: chosen.keyFormatVersions))
+        }
+        rendition.keyLines[chosen.line] = .some("../keys/\(id)")
+    }
+
+    /// Ends the rendition begun: `media` is its playlist resolved (its segments, if it keeps
+    /// them, were added already), `fetched` its bytes as fetched, from which its local copy is
+    /// written.
+    mutating func end(media: MediaPlaylist, fetched: [UInt8]) throws(CarryonError) {
+        guard let rendition = current else { preconditionFailure("a rendition ended before it began") }
+        current = nil
+        let record = RenditionRecord(
+            assetID: assetID, key: rendition.key, type: rendition.input.type, name: rendition.input.name,
+            language: rendition.input.language, uri: rendition.input.uri, isMain: rendition.input.isMain,
+            duration: rendition.duration, position: planned.count)
+        let rows = rendition.segmentRows, mapRows = rendition.mapRows
+        let local = try DownloadPlan.localMediaPlaylist(
+            media: media, fetched: fetched, key: rendition.key,
+            segmentFile: { index in index < rows.count && rows[index] >= 0 ? resources.fileName(at: Int(rows[index])) : nil },
+            mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: rendition.keyLines)
+        planned.append(DownloadPlan.PlannedRendition(record: record, originText: fetched, localText: local))
+        uris.append(rendition.input.uri)
+        warnings += media.warnings.map { DownloadPlan.PlaylistNotice(playlist: media.url, warning: $0) }
+    }
+
+    /// The plan: the renditions ended, `main` the multivariant playlist as parsed, resolved and
+    /// fetched (nil for a stream given by its media playlist), `selection` what was chosen from it.
+    mutating func finish(main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
+                         selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
+        // EXT-X-SESSION-KEY: keys the multivariant playlist announces before any media playlist
+        // is read. Those of the identity format are obtained with the others (the same URI and
+        // format as a media playlist's key is one key); other formats only when a rendition uses them.
+        for key in main?.resolved.sessionKeys ?? [] {
+            guard key.method != .none, let uri = key.uri, (key.keyFormat ?? "identity") == "identity",
+                  !contentKeys.contains(where: { $0.uri == uri && $0.keyFormat == "identity" }) else { continue }
+            contentKeys.append(DownloadPlan.PlannedKey(id: "k\(contentKeys.count + 1)", uri: uri, method: key.method.rawValue,
+                                                       keyFormat: "identity", keyFormatVersions: key.keyFormatVersions))
+        }
+
+        // Playback order: the main selection first (init sections before the segments they
+        // start), interleaved by time across renditions; then the extra selections likewise.
+        resources.putInPlaybackOrder(mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
+                                     positions: Dictionary(uniqueKeysWithValues: planned.map { ($0.record.key, $0.record.position) }))
+
+        let localMain: String
+        if let main, let selection {
+            // For a variant that declares no BANDWIDTH (read leniently): its planned bytes over its duration.
+            let plannedBytes = resources.estimatedBytesByRendition
+            var estimatedBandwidth: [String: Int] = [:]
+            for rendition in planned where rendition.record.duration > 0 {
+                estimatedBandwidth[rendition.record.uri] = Int(Double(plannedBytes[rendition.record.key, default: 0] * 8) / rendition.record.duration)
+            }
+            localMain = try DownloadPlan.localMultivariantPlaylist(
+                main.playlist, resolved: main.resolved, selection: selection,
+                // An audio-only variant may also be one of its renditions: one URI, two inputs.
+                keys: Dictionary(zip(uris, planned.map(\.record.key)), uniquingKeysWith: { first, _ in first }),
+                estimatedBandwidth: estimatedBandwidth)
+        } else {
+            let rendition = planned[0]
+            let bytes = resources.estimatedBytesByRendition.values.reduce(0, +)
+            let bandwidth = rendition.record.duration > 0 ? Int(Double(bytes * 8) / rendition.record.duration) : 1
+            let stream = StreamInf(bandwidth: max(1, bandwidth))
+            do {
+                localMain = try Playlist(lines: [Line(tag: .m3u), Line(tag: .streamInf(stream)), Line(.uri("\(rendition.record.key)/index.m3u8"))]).write()
+            } catch {
+                throw CarryonError(.playlist, "cannot write the local multivariant playlist: \(error)", cause: error)
+            }
+        }
+        var notices: [DownloadPlan.PlaylistNotice] = []
+        if let main { notices = main.resolved.warnings.map { DownloadPlan.PlaylistNotice(playlist: main.resolved.url, warning: $0) } }
+        return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
+                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys, warnings: notices + warnings)
+    }
+}
