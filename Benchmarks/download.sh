@@ -297,6 +297,20 @@ PY
     tail -n 1 "$results" | awk -F'\t' '{ printf "   %-11s %-8s wall %7.2f s  cpu %7.2f s  rss %6.1f MiB  %s bytes  (origin cpu %.2f s)\n", $1, $2, $3, $4, $5, $6, $7 }'
 }
 
+# segment_list OUT FORMAT: a line of FORMAT for every segment of the asset's three media
+# playlists, FORMAT a Python format string over {base}, {rendition}, {segment} and {out} (OUT).
+segment_list() {
+    "$python" - "$asset" "$base" "$1" "$2" <<'PY'
+import os, sys
+asset, base, out, form = sys.argv[1:]
+for rendition in ("video", "audio_en", "audio_de"):
+    for line in open(os.path.join(asset, rendition, "index.m3u8")):
+        line = line.strip()
+        if line and not line.startswith("#"):
+            print(form.format(base=base, rendition=rendition, segment=line, out=out))
+PY
+}
+
 run_link() {  # run_link NAME ORIGIN-ARGS...
     local link="$1"; shift
     echo "== link: $link (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -325,15 +339,7 @@ run_link() {  # run_link NAME ORIGIN-ARGS...
             -map 0 -c copy -f mpegts "$out/ffmpeg/video.ts" \
             -map 1 -c copy -f mpegts "$out/ffmpeg/en.ts" \
             -map 2 -c copy -f mpegts "$out/ffmpeg/de.ts"
-        "$python" - "$asset" "$base" "$out/aria2c" > "$urls" <<'PY'
-import os, sys
-asset, base, out = sys.argv[1:]
-for rendition in ("video", "audio_en", "audio_de"):
-    for line in open(os.path.join(asset, rendition, "index.m3u8")):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            print("%s/%s/%s\n  dir=%s/%s\n  out=%s" % (base, rendition, line, out, rendition, line))
-PY
+        segment_list "$out/aria2c" $'{base}/{rendition}/{segment}\n  dir={out}/{rendition}\n  out={segment}' > "$urls"
         measure "$link" aria2c "$out/aria2c" \
             aria2c -j 8 -x 1 -d "$out/aria2c" -i "$urls" --file-allocation=none --auto-file-renaming=false \
             --allow-overwrite=true --console-log-level=warn --summary-interval=0 --download-result=hide --show-console-readout=false
@@ -381,15 +387,8 @@ CONF
         local out="$work/out/nginx-$run"
         MEASURE_GLOB='*.ts' measure nginx carryon "$out/carryon" \
             "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none
-        "$python" - "$asset" "$base" "$out/curl" > "$work/nginx-curl-$run.txt" <<'PY'
-import os, sys
-asset, base, out = sys.argv[1:]
-for rendition in ("video", "audio_en", "audio_de"):
-    for line in open(os.path.join(asset, rendition, "index.m3u8")):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            print('url = "%s/%s/%s"\noutput = "%s/%s/%s"' % (base, rendition, line, out, rendition, line))
-PY
+        segment_list "$out/curl" $'url = "{base}/{rendition}/{segment}"\noutput = "{out}/{rendition}/{segment}"' \
+            > "$work/nginx-curl-$run.txt"
         # One curl for every segment: it fetches them in turn over the one connection it keeps.
         MEASURE_GLOB='*.ts' measure nginx curl "$out/curl" \
             curl --silent --show-error --fail --create-dirs --config "$work/nginx-curl-$run.txt"
