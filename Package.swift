@@ -102,7 +102,10 @@ let package = Package(
 
         .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DASHTests", dependencies: ["DASH", "HLS", "CarryonTestSupport"]),
-        .testTarget(name: "CarryonTests", dependencies: ["Carryon", "HLS", "CarryonTestSupport"]),
+        .testTarget(
+            name: "CarryonTests",
+            dependencies: ["Carryon", "HLS", "CarryonTestSupport", "CCarryonSystem"]
+        ),
         .testTarget(
             name: "CarryonServerTests",
             dependencies: [

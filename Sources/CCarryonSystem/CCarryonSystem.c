@@ -1,4 +1,7 @@
 #include "CCarryonSystem.h"
+// A C library header first: glibc defines __GLIBC__ in <features.h>, which the check below
+// needs; without one the check is always false and the cap is never set.
+#include <stdlib.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif

@@ -10,8 +10,10 @@ struct CarryonCommand: AsyncParsableCommand {
     static func main() async {
         // glibc gives every thread that meets a locked arena a new one, up to 8 per core, and
         // keeps what each has held: on a long download, half of the peak memory was arenas'
-        // free space (Benchmarks/README.md). Two arenas cost no measurable speed here.
-        _ = carryon_limit_malloc_arenas(2)
+        // free space, and a second arena still held about 10 MiB at 180 minutes
+        // (Benchmarks/README.md). One arena costs no measurable speed here: each thread's
+        // tcache serves most allocations without the arena's lock.
+        _ = carryon_limit_malloc_arenas(1)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
