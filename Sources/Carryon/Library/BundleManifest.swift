@@ -86,7 +86,11 @@ extension BundleManifest {
     func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // `.iso8601`'s text, written without the Calendar and TimeZone that load ICU's data.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(UTCComponents(date).internetDateTimeText)
+        }
         var head = self
         head.files = []
         let text = String(decoding: try encoder.encode(head), as: UTF8.self)

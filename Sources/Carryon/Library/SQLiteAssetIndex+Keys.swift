@@ -13,7 +13,7 @@ extension SQLiteAssetIndex {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
                 ON CONFLICT(assetId, id) DO UPDATE SET uri = excluded.uri, method = excluded.method, keyFormat = excluded.keyFormat,
                     sealed = excluded.sealed, storedAt = excluded.storedAt, lifetime = excluded.lifetime, firstPlayedAt = NULL
-                """, arguments: [info.assetID, info.id, info.uri, info.method, info.keyFormat, sealed, info.storedAt, lifetime])
+                """, arguments: [info.assetID, info.id, info.uri, info.method, info.keyFormat, sealed, IndexDate(info.storedAt), lifetime])
         }
     }
 
@@ -40,7 +40,7 @@ extension SQLiteAssetIndex {
     func recordFirstPlayback(ofKey keyID: String, of assetID: String, at date: Date) async throws(CarryonError) {
         try await write { db in
             try db.execute(sql: "UPDATE contentKey SET firstPlayedAt = ? WHERE assetId = ? AND id = ? AND firstPlayedAt IS NULL",
-                           arguments: [date, assetID, keyID])
+                           arguments: [IndexDate(date), assetID, keyID])
         }
     }
 
@@ -68,7 +68,8 @@ extension SQLiteAssetIndex {
         let lifetimeText: String = row["lifetime"]
         let lifetime = (try? JSONDecoder().decode(KeyLifetime.self, from: Data(lifetimeText.utf8))) ?? KeyLifetime()
         return ContentKeyInfo(id: row["id"], assetID: row["assetId"], method: row["method"], keyFormat: row["keyFormat"],
-                              uri: row["uri"], storedAt: row["storedAt"], lifetime: lifetime, firstPlayedAt: row["firstPlayedAt"],
+                              uri: row["uri"], storedAt: (row["storedAt"] as IndexDate).date, lifetime: lifetime,
+                              firstPlayedAt: (row["firstPlayedAt"] as IndexDate?)?.date,
                               isInvalidated: row["invalidated"])
     }
 
@@ -81,14 +82,14 @@ extension SQLiteAssetIndex {
     func setPolicy(_ policy: StoragePolicy, of id: String) async throws(CarryonError) -> Bool {
         try await write { db in
             try db.execute(sql: "UPDATE asset SET expiresAt = ?, priority = ? WHERE id = ?",
-                           arguments: [policy.expiresAt, policy.priority.rawValue, id])
+                           arguments: [policy.expiresAt.map(IndexDate.init), policy.priority.rawValue, id])
             return db.changesCount > 0
         }
     }
 
     func markPlayed(_ id: String, at date: Date) async throws(CarryonError) {
         try await write { db in
-            try db.execute(sql: "UPDATE asset SET lastPlayedAt = ? WHERE id = ?", arguments: [date, id])
+            try db.execute(sql: "UPDATE asset SET lastPlayedAt = ? WHERE id = ?", arguments: [IndexDate(date), id])
         }
     }
 

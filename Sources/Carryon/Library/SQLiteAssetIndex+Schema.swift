@@ -114,6 +114,16 @@ extension ResourceState: DatabaseValueConvertible {}
 extension ResourceKind: DatabaseValueConvertible {}
 extension AssetRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "asset"
+
+    /// Dates as ``IndexDate`` writes them: GRDB's text, without loading ICU.
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .custom { IndexDate.text(of: $0) }
+    }
+
+    /// Dates as ``IndexDate`` reads them.
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .custom { IndexDate.date(from: $0) }
+    }
 }
 extension RenditionRecord: FetchableRecord, PersistableRecord {
     static let databaseTableName = "rendition"

@@ -88,7 +88,7 @@ final class SQLiteAssetIndex: AssetIndex {
             try db.execute(sql: """
                 UPDATE asset SET state = ?, updatedAt = ?, errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
                 completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
-                """, arguments: [state, date, error != nil || state == .waiting, error, state.rawValue, date, id])
+                """, arguments: [state, IndexDate(date), error != nil || state == .waiting, error, state.rawValue, IndexDate(date), id])
         }
     }
 
@@ -148,7 +148,7 @@ final class SQLiteAssetIndex: AssetIndex {
             }
             try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ? WHERE id = ?",
                            arguments: [planned.selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
-                                       plan.duration, planned.format, date, id])
+                                       plan.duration, planned.format, IndexDate(date), id])
         }
     }
 

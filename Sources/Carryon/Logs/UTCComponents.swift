@@ -11,13 +11,16 @@ struct UTCComponents: Sendable, Hashable {
     let second: Int
     let millisecond: Int
 
-    /// Splits `date` into UTC fields, truncating to whole milliseconds.
+    /// Splits `date` into UTC fields, truncated to whole milliseconds.
     init(_ date: Date) {
-        let millisecondsPerDay: Int64 = 86_400_000
-        let seconds = date.timeIntervalSince1970
         // Clamp so the conversion to Int64 can never trap (±~292 million years).
-        let clamped = min(max(seconds, -9.0e15), 9.0e15)
-        let milliseconds = Int64((clamped * 1000).rounded(.down))
+        let seconds = min(max(date.timeIntervalSince1970, -9.0e15), 9.0e15)
+        self.init(millisecondsSince1970: Int64((seconds * 1000).rounded(.down)))
+    }
+
+    /// Splits a count of milliseconds since 1970-01-01 00:00:00 UTC into UTC fields.
+    init(millisecondsSince1970 milliseconds: Int64) {
+        let millisecondsPerDay: Int64 = 86_400_000
         var days = milliseconds / millisecondsPerDay
         var remainder = milliseconds % millisecondsPerDay
         if remainder < 0 {
@@ -49,6 +52,12 @@ struct UTCComponents: Sendable, Hashable {
         "\(timeText).\(pad(millisecond, 3))"
     }
 
+    /// `yyyy-mm-ddThh:mm:ssZ` (RFC 3339's date-time in UTC, whole seconds): the text
+    /// `JSONEncoder`'s `.iso8601` strategy writes.
+    var internetDateTimeText: String {
+        "\(dateText)T\(timeText)Z"
+    }
+
     /// Zero-pads a non-negative number; negative years keep their sign.
     private func pad(_ number: Int, _ width: Int) -> String {
         let digits = String(abs(number))
@@ -69,5 +78,16 @@ struct UTCComponents: Sendable, Hashable {
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         return (Int(year), Int(month), Int(day))
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date, the inverse of ``civilDate(daysSince1970:)``
+    /// (Howard Hinnant's `days_from_civil`); a day past the month's end counts on into the next.
+    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }
