@@ -104,7 +104,11 @@ let package = Package(
         .testTarget(name: "DASHTests", dependencies: ["DASH", "HLS", "CarryonTestSupport"]),
         .testTarget(
             name: "CarryonTests",
-            dependencies: ["Carryon", "HLS", "CarryonTestSupport", "CCarryonSystem"]
+            dependencies: [
+                "Carryon", "HLS", "CarryonTestSupport", "CCarryonSystem",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "CarryonServerTests",

@@ -1,6 +1,11 @@
 import AsyncHTTPClient
+import NIOCore
 
 extension HTTPClient.Configuration {
+    /// Buffers an HTTP/1.1 connection reads each time its socket is readable
+    /// (`ChannelOptions.maxMessagesPerRead`; NIO's default is 4).
+    static let readsPerEvent: UInt = 1
+
     /// How every HTTP client of Carryon's is set up — a session's and the one `inspect` shares:
     ///
     /// - redirects followed up to `maximumRedirects`, never in a cycle (and never to `file:` or
@@ -10,13 +15,21 @@ extension HTTPClient.Configuration {
     ///   (about 100 s before a download to a closed port said anything);
     /// - no decompression by the client: ``PlaylistFetcher`` decodes gzip playlists itself,
     ///   counting its size limit after decoding, and media is stored as it was sent;
-    /// - `connectionsPerHost` connections to one host at once.
+    /// - `connectionsPerHost` connections to one host at once;
+    /// - each HTTP/1.1 connection reads one buffer (up to 64 KiB) each time its socket is
+    ///   readable, not NIO's default of four: a body arrives faster than it is written to disk,
+    ///   so every connection's socket was always readable, and each held four buffers for a
+    ///   writer that takes one at a time. At 32 connections that was 5-8 MiB of a download's
+    ///   peak memory (Benchmarks/README.md); the connections still share the event loops fairly.
     static func carryon(maximumRedirects: Int = 5, connectionsPerHost: Int = 8) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .follow(max: maximumRedirects, allowCycles: false)
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            channel.setOption(ChannelOptions.maxMessagesPerRead, value: readsPerEvent)
+        }
         return configuration
     }
 }
