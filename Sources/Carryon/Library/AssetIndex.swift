@@ -50,6 +50,9 @@ protocol AssetIndex: Sendable {
 
     /// Asset `id`'s resources, in the order they are fetched.
     func resources(of id: String) async throws(CarryonError) -> [ResourceRecord]
+    /// Up to `limit` of asset `id`'s resources not on disk, in playback order (ordinal, then
+    /// id), after `place` (from the first when nil): the transfer's queue, read a page at a time.
+    func pendingResources(of id: String, after place: ResourcePlace?, limit: Int) async throws(CarryonError) -> [ResourceRecord]
     /// The resources of asset `id` among `resourceIDs`.
     func resources(_ resourceIDs: [Int64], of id: String) async throws(CarryonError) -> [ResourceRecord]
     /// The resources of asset `id` stored in bundle file `fileName`, by offset.

@@ -141,3 +141,16 @@ extension ResourceRecord {
              exactSize, startTime, duration, etag, lastModified
     }
 }
+
+/// Where a resource stands in an asset's playback order: its ordinal, then its row id (which
+/// breaks ties between resources a later plan gave the same ordinal).
+struct ResourcePlace: Sendable, Hashable {
+    var ordinal: Int
+    var id: Int64
+
+    /// The place of `resource`, a row of the index.
+    init(_ resource: ResourceRecord) {
+        ordinal = resource.ordinal
+        id = resource.id ?? 0
+    }
+}

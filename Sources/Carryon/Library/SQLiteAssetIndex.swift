@@ -180,6 +180,18 @@ final class SQLiteAssetIndex: AssetIndex {
         try await read { db in try ResourceRecord.filter(Column("assetId") == id).order(Column("ordinal")).fetchAll(db) }
     }
 
+    func pendingResources(of id: String, after place: ResourcePlace?, limit: Int) async throws(CarryonError) -> [ResourceRecord] {
+        try await read { db in
+            // resource_by_asset (assetId, state, ordinal) answers this without a sort.
+            let ordinal = place?.ordinal ?? Int.min
+            let rowID = place?.id ?? Int64.min
+            return try ResourceRecord.fetchAll(db, sql: """
+                SELECT * FROM resource WHERE assetId = ? AND state = 'pending' AND (ordinal > ? OR (ordinal = ? AND id > ?))
+                ORDER BY ordinal, id LIMIT ?
+                """, arguments: [id, ordinal, ordinal, rowID, limit])
+        }
+    }
+
     func resources(_ resourceIDs: [Int64], of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
             try ResourceRecord.filter(Column("assetId") == id && resourceIDs.contains(Column("id"))).fetchAll(db)

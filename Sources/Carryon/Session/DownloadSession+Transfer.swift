@@ -3,9 +3,11 @@ import Foundation
 /// Fetching a task's resources: in playback order with bounded concurrency, out of turn for
 /// playback, each into a partial file renamed when complete; progress and time-range events.
 extension DownloadSession {
+    /// How many pending resources the transfer reads from the index at a time.
+    static let queuePage = 256
+
     func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
         guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
-        let resources = try await index.resources(of: id)
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
         // leniently may leave it out. Read from the index: `asset` may be from before the plan.
@@ -25,23 +27,33 @@ extension DownloadSession {
             configured.pushedBack = { Task { await self.pushedBack(id) } }
         }
         let fetcher = configured
-        run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
-        try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
+        // Every resource, for the progress totals and the shared files; released before the
+        // transfer, which reads the pending ones from the index a page at a time, so a long
+        // asset's thousands of records are not held while its bytes arrive.
+        do {
+            let resources = try await index.resources(of: id)
+            run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
+            try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
+        }
         emitProgress(id, force: true)
-        let pending = resources.filter { $0.state == .pending }
         let bundle = run.bundle
         try await cancellable {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                var iterator = pending.makeIterator()
                 var inFlight = 0
-                while let resource = iterator.next() {
-                    // The limit can change while requests are in flight (adaptive concurrency).
-                    while inFlight >= self.requestsInFlight(id) {
-                        try await group.next()
-                        inFlight -= 1
+                var after: ResourcePlace?
+                while true {
+                    let page = try await self.index.pendingResources(of: id, after: after, limit: Self.queuePage)
+                    guard let last = page.last else { break }
+                    after = ResourcePlace(last)
+                    for resource in page {
+                        // The limit can change while requests are in flight (adaptive concurrency).
+                        while inFlight >= self.requestsInFlight(id) {
+                            try await group.next()
+                            inFlight -= 1
+                        }
+                        group.addTask { try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true) }
+                        inFlight += 1
                     }
-                    group.addTask { try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true) }
-                    inFlight += 1
                 }
                 try await group.waitForAll()
             }
