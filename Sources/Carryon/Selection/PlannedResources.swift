@@ -28,6 +28,10 @@ struct PlannedResources: RandomAccessCollection, Sendable {
     private var starts: [Double] = []
     private var durations: [Double] = []
     private var estimates: [Int] = []
+    /// The extension of each row's file name, by its number in `extensions`: read from the URI
+    /// once, when the row is added, not each time the name is written.
+    private var extensionNumbers: [Int32] = []
+    private var extensions: [String] = []
     /// Names given as they are, by row (a format with its own naming).
     private var givenNames: [Int: String] = [:]
 
@@ -95,6 +99,7 @@ struct PlannedResources: RandomAccessCollection, Sendable {
         starts.reserveCapacity(total)
         durations.reserveCapacity(total)
         estimates.reserveCapacity(total)
+        extensionNumbers.reserveCapacity(total)
         var slots = takeSlots()
         slots.reserve(total, hashOf: { hash(at: $0) })
         self.slots = slots
@@ -164,6 +169,16 @@ struct PlannedResources: RandomAccessCollection, Sendable {
         starts.append(start)
         durations.append(duration)
         estimates.append(estimate)
+        extensionNumbers.append(style == .given ? -1 : extensionNumber(
+            DownloadPlan.fileExtension(of: uri, kind: kind == .initSection || namedAsInit ? .initSection : .segment)))
+    }
+
+    /// The number of `ext` in `extensions`, added when new.
+    private mutating func extensionNumber(_ ext: String) -> Int32 {
+        if let last = extensions.indices.last, extensions[last] == ext { return Int32(last) }
+        if let index = extensions.firstIndex(of: ext) { return Int32(index) }
+        extensions.append(ext)
+        return Int32(extensions.count - 1)
     }
 
     /// Bit 0: an init section; bit 1: the size is exact; bit 2: its file's extension is an init
@@ -179,17 +194,28 @@ struct PlannedResources: RandomAccessCollection, Sendable {
 
     /// The bundle-relative file of the resource at `row`.
     func fileName(at row: Int) -> String {
+        if styles[row] == .given { return givenNames[row] ?? "" }
         let folder = renditionKeys[Int(folders[row])]
-        switch styles[row] {
-        case .given: return givenNames[row] ?? ""
-        case .segment:
-            return "\(folder)/\(DownloadPlan.zeroPadded(Int(numbers[row]), to: 5)).\(DownloadPlan.fileExtension(of: uris[row], kind: .segment))"
-        case .initSection:
-            return "\(folder)/init\(numbers[row]).\(DownloadPlan.fileExtension(of: uris[row], kind: .initSection))"
-        case .rangedFile:
-            let kind: ResourceKind = kinds[row] & 4 == 4 ? .initSection : .segment
-            return "\(folder)/file\(numbers[row]).\(DownloadPlan.fileExtension(of: uris[row], kind: kind))"
+        return "\(folder)/\(fileNameInFolder(at: row))"
+    }
+
+    /// The file name of the resource at `row` within its rendition's folder (`00001.ts`,
+    /// `init1.mp4`, `file1.mp4`); a given name whole.
+    func fileNameInFolder(at row: Int) -> String {
+        let style = styles[row]
+        if style == .given { return givenNames[row] ?? "" }
+        let ext = extensions[Int(extensionNumbers[row])]
+        switch style {
+        case .segment: return "\(DownloadPlan.zeroPadded(Int(numbers[row]), to: 5)).\(ext)"
+        case .initSection: return "init\(numbers[row]).\(ext)"
+        case .rangedFile, .given: return "file\(numbers[row]).\(ext)"
         }
+    }
+
+    /// The rendition (by key) whose folder holds the file of the resource at `row`; nil for a
+    /// name given as it is.
+    func folder(at row: Int) -> String? {
+        styles[row] == .given ? nil : renditionKeys[Int(folders[row])]
     }
 
     /// The estimated or exact size of the resource at `row`.
@@ -242,6 +268,7 @@ struct PlannedResources: RandomAccessCollection, Sendable {
         starts = reordered(starts)
         durations = reordered(durations)
         estimates = reordered(estimates)
+        extensionNumbers = reordered(extensionNumbers)
         var names: [Int: String] = [:]
         for (row, old) in order.enumerated() { if let name = givenNames[old] { names[row] = name } }
         givenNames = names

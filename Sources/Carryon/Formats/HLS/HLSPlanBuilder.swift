@@ -122,7 +122,9 @@ struct HLSPlanBuilder {
             assetID: assetID, key: rendition.key, type: rendition.input.type, name: rendition.input.name,
             language: rendition.input.language, uri: rendition.input.uri, isMain: rendition.input.isMain,
             duration: rendition.duration, position: planned.count)
-        let rows = rendition.segmentRows, mapRows = rendition.mapRows
+        // Locals, not `self`'s: a closure reading a property in a mutating method copies the
+        // whole of `resources` (every column retained) at each of a million calls.
+        let rows = rendition.segmentRows, mapRows = rendition.mapRows, resources = resources
         let local = try DownloadPlan.localMediaPlaylist(
             media: media, fetched: fetched, key: rendition.key,
             segmentFile: { index in index < rows.count && rows[index] >= 0 ? resources.fileName(at: Int(rows[index])) : nil },
