@@ -182,8 +182,8 @@ cat "$asset"/*/*.ts "$asset"/*.m4s > /dev/null 2>&1 || true  # into the page cac
 
 # ---------------------------------------------------------------------------------------------
 echo "== building carryon (release)"
-(cd "$root" && swift build -c release --product carryon 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'|CMakeLists.txt" | tail -n 2)
-carryon="$(cd "$root" && swift build -c release --product carryon --show-bin-path)/carryon"
+(cd "$root" && swift build -c release --product carryon --static-swift-stdlib 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'|CMakeLists.txt" | tail -n 2)
+carryon="$(cd "$root" && swift build -c release --product carryon --static-swift-stdlib --show-bin-path)/carryon"
 
 if [[ -n "$keep" ]]; then
     mkdir -p "$keep"

@@ -48,8 +48,8 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== building carryon (release)"
-(cd "$root" && swift build -c release --product carryon 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'|CMakeLists.txt" | tail -n 2)
-carryon="$(cd "$root" && swift build -c release --product carryon --show-bin-path)/carryon"
+(cd "$root" && swift build -c release --product carryon --static-swift-stdlib 2>&1 | grep -Ev "^warning: 'swift-distributed-tracing'|CMakeLists.txt" | tail -n 2)
+carryon="$(cd "$root" && swift build -c release --product carryon --static-swift-stdlib --show-bin-path)/carryon"
 
 echo "== writing a $segments-segment playlist"
 python3 "$here/generate.py" "$work/vod.m3u8" "$segments" --short

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it:
 #   1. `swift test`: every test, against the debug build;
-#   2. the release binary (`swift build -c release`, what users install), and every command-level
-#      end-to-end suite again against it (CARRYON_BINARY points the tests at it). The optimizer
-#      exposes faults the debug build hides: a task group's results corrupted in -O only crashed
-#      `carryon inspect --sizes` for users while every debug test passed.
+#   2. the release binary (`swift build -c release --static-swift-stdlib`, what users install),
+#      and every command-level end-to-end suite again against it (CARRYON_BINARY points the
+#      tests at it). The optimizer exposes faults the debug build hides: a task group's results
+#      corrupted in -O only crashed `carryon inspect --sizes` for users while every debug test
+#      passed.
 # A command-level suite is a file in Tests/EndToEndTests that runs the binary (runCarryon,
 # RunningProcess(carryon:) or carryonBinary); the file and its suite share a name.
 set -euo pipefail
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 swift test
 
 echo "test.sh: building the release binary"
-swift build -c release --product carryon
+swift build -c release --product carryon --static-swift-stdlib
 suites=$(grep -lE 'runCarryon|RunningProcess\(carryon|carryonBinary' Tests/EndToEndTests/*.swift \
     | xargs -n1 basename | sed 's/\.swift$//' | paste -sd '|')
 echo "test.sh: the command-level suites against .build/release/carryon: $suites"
