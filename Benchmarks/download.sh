@@ -22,8 +22,9 @@
 # .build/bench-media). The media is made once with ffmpeg and reused.
 #
 # Targets (from the issue): Carryon at least 2x as fast as yt-dlp and ffmpeg (wall time), within
-# 10 % of aria2c (Carryon wall <= 1.1 x aria2c wall), peak memory under 64 MiB whatever the
-# asset's length. A missed target prints MISSED; the exit status is non-zero only on errors.
+# 10 % of aria2c (Carryon wall <= 1.1 x aria2c wall), peak memory at most 48 MiB whatever the
+# asset's length, up to 180 minutes (issue 15; it was under 64 MiB before). A missed target
+# prints MISSED; the exit status is non-zero only on errors.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -44,7 +45,7 @@ while [[ $# -gt 0 ]]; do
         --latency) latency="${2:?--latency needs a value}"; shift ;;
         --cap) cap="${2:?--cap needs a value}"; shift ;;
         --keep) keep="${2:?--keep needs a directory}"; shift ;;
-        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "download.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -461,12 +462,12 @@ for link, tools in by.items():
         verdict(carryon[0] <= curl, "%s: Carryon wall %.2f s vs curl over one connection %.2f s = %.2fx curl's, target <= 1.00x"
                 % (link, carryon[0], curl, carryon[0] / curl))
     if "aria2c" not in tools:
-        verdict(carryon[2] < 64, "%s: Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, carryon[2]))
+        verdict(carryon[2] <= 48, "%s: Carryon peak RSS %.1f MiB, target <= 48 MiB" % (link, carryon[2]))
         continue
     aria = summary(tools["aria2c"])[0]
     verdict(carryon[0] <= 1.1 * aria, "%s: Carryon wall %.2f s vs aria2c %.2f s = %.2fx aria2c's, target <= 1.10x"
             % (link, carryon[0], aria, carryon[0] / aria))
-    verdict(carryon[2] < 64, "%s: Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, carryon[2]))
+    verdict(carryon[2] <= 48, "%s: Carryon peak RSS %.1f MiB, target <= 48 MiB" % (link, carryon[2]))
 
 long_rows = [(link, summary(tools["carryon"])) for link, tools in by.items() if link.startswith("long-") or link == "unthrottled"]
 if len(long_rows) > 1:
@@ -476,7 +477,7 @@ if len(long_rows) > 1:
         factor = 1 if link == "unthrottled" else int(link.split("x")[1])
         print("  %-12s %9d %8.2f %8.2f %14s %6.1f MiB" % (link, minutes * factor, wall, cpu, "{:,}".format(bytes_), rss))
         if link != "unthrottled":
-            verdict(rss < 64, "%s (%d min): Carryon peak RSS %.1f MiB, target < 64 MiB" % (link, minutes * factor, rss))
+            verdict(rss <= 48, "%s (%d min): Carryon peak RSS %.1f MiB, target <= 48 MiB" % (link, minutes * factor, rss))
     print()
 
 print("wall, CPU (user+sys) and peak RSS from /usr/bin/time -v; %s; CPU and RSS include child processes;"
