@@ -169,8 +169,10 @@ struct PlannedResources: RandomAccessCollection, Sendable {
         starts.append(start)
         durations.append(duration)
         estimates.append(estimate)
-        extensionNumbers.append(style == .given ? -1 : extensionNumber(
-            DownloadPlan.fileExtension(of: uri, kind: kind == .initSection || namedAsInit ? .initSection : .segment)))
+        // A file whose ranges are resources takes the extension of the kind that named it first,
+        // so that all its ranges name the same file.
+        let namingKind: ResourceKind = style == .rangedFile ? (namedAsInit ? .initSection : .segment) : kind
+        extensionNumbers.append(style == .given ? -1 : extensionNumber(DownloadPlan.fileExtension(of: uri, kind: namingKind)))
     }
 
     /// The number of `ext` in `extensions`, added when new.
@@ -201,7 +203,7 @@ struct PlannedResources: RandomAccessCollection, Sendable {
 
     /// The file name of the resource at `row` within its rendition's folder (`00001.ts`,
     /// `init1.mp4`, `file1.mp4`); a given name whole.
-    func fileNameInFolder(at row: Int) -> String {
+    private func fileNameInFolder(at row: Int) -> String {
         let style = styles[row]
         if style == .given { return givenNames[row] ?? "" }
         let ext = extensions[Int(extensionNumbers[row])]
@@ -212,11 +214,6 @@ struct PlannedResources: RandomAccessCollection, Sendable {
         }
     }
 
-    /// The rendition (by key) whose folder holds the file of the resource at `row`; nil for a
-    /// name given as it is.
-    func folder(at row: Int) -> String? {
-        styles[row] == .given ? nil : renditionKeys[Int(folders[row])]
-    }
 
     /// The estimated or exact size of the resource at `row`.
     func estimate(at row: Int) -> Int { estimates[row] }
