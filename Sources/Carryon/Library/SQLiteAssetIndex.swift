@@ -128,7 +128,7 @@ final class SQLiteAssetIndex: AssetIndex {
             // One prepared statement for every row, its values bound through SQLite's C API: a
             // million segments are inserted in about a second, where GRDB's arguments (a boxed
             // value per column) took four and encoding each record fifteen.
-            let insert = try ResourceInsert(db)
+            var insert = try ResourceInsert(db)
             for var resource in plan.resources {
                 if keeping, let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
                     resource.state = old.state
