@@ -51,7 +51,9 @@ public func httpGet(_ url: String) async throws -> [UInt8] {
 /// Sends `request` to 127.0.0.1:`port` and reads what comes back — head and body as text, as
 /// it arrives — until `done` says it is enough, then closes the connection: for a response that
 /// does not end, such as an event stream. Throws when `seconds` pass first, with what came.
+/// `arrived` sees the text so far each time more arrives (to know the stream is open).
 public func rawHTTPStream(port: Int, _ request: String, seconds: Double = 30,
+                          arrived: @escaping @Sendable (String) -> Void = { _ in },
                           until done: @escaping @Sendable (String) -> Bool) async throws -> String {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
@@ -68,6 +70,7 @@ public func rawHTTPStream(port: Int, _ request: String, seconds: Double = 30,
                     if count == 0 { break }
                     if count > 0 {
                         received += buffer[0..<count]
+                        arrived(String(decoding: received, as: UTF8.self))
                         if done(String(decoding: received, as: UTF8.self)) { return String(decoding: received, as: UTF8.self) }
                     }
                 }

@@ -216,11 +216,19 @@ struct DaemonAPITests {
     func events() async throws {
         try await withDaemon { daemon in
             let request = "GET \(daemon.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\n"
-            // Subscribed first (the stream's opening comment arrives), then the download starts.
+            // Subscribed first (the stream's opening comment arrives: the server subscribes
+            // before it writes it), then the download starts. A fixed wait here lost the first
+            // event once under a loaded machine.
+            let (opened, open) = AsyncStream<Void>.makeStream()
             let listening = Task {
-                try await rawHTTPStream(port: daemon.port, request + "\r\n") { $0.contains("event: finished") }
+                try await rawHTTPStream(port: daemon.port, request + "\r\n",
+                                        arrived: { if $0.contains(": carryon events") { open.yield(); open.finish() } }) {
+                    $0.contains("event: finished")
+                }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            let ended = Task { _ = try? await listening.value; open.finish() }  // a failed stream does not leave the wait hanging
+            for await _ in opened { break }
+            _ = ended
             let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#)
             let id = try #require((started.json as? [String: Any])?["id"] as? String)
             let text = try await listening.value
