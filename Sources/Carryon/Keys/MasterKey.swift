@@ -28,7 +28,7 @@ public struct MasterKey: Sendable {
             }
             return try MasterKey(bytes: bytes)
         }
-        let path = root.appendingPathComponent("master.key").path
+        let path = root.appending(path: "master.key", directoryHint: .notDirectory).path
         if access(path, F_OK) != 0 {
             try create(at: path)
         }

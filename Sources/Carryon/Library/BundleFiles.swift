@@ -12,7 +12,7 @@ enum BundleFiles {
     static func write(_ data: Data, to url: URL) throws(CarryonError) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+            let temporary = url.deletingLastPathComponent().appending(path: ".\(url.lastPathComponent).tmp", directoryHint: .notDirectory)
             try data.write(to: temporary)
             try rename(temporary, to: url)
         } catch let error as CarryonError {

@@ -19,20 +19,20 @@ struct BundleWriter: Sendable {
         let plan = planned.plan
         let bundle = library.bundleURL(for: id)
         if let origin = plan.originMain {
-            try BundleFiles.write(Data(format.redacted(origin: origin)), to: bundle.appendingPathComponent("origin/main.\(format.originExtension)"))
+            try BundleFiles.write(Data(format.redacted(origin: origin)), to: bundle.appending(path: "origin/main.\(format.originExtension)", directoryHint: .notDirectory))
         }
         for rendition in plan.renditions {
             // A format with one manifest for every rendition (DASH) has no copy per rendition.
             if !rendition.originText.isEmpty {
                 try BundleFiles.write(bytes: format.redacted(origin: rendition.originText),
-                                      to: bundle.appendingPathComponent("origin/\(rendition.record.key).\(format.originExtension)"))
+                                      to: bundle.appending(path: "origin/\(rendition.record.key).\(format.originExtension)", directoryHint: .notDirectory))
             }
-            try BundleFiles.write(text: rendition.localText, to: bundle.appendingPathComponent("\(rendition.record.key)/index.m3u8"))
+            try BundleFiles.write(text: rendition.localText, to: bundle.appending(path: "\(rendition.record.key)/index.m3u8", directoryHint: .notDirectory))
         }
         for (path, text) in plan.localManifests.sorted(by: { $0.key < $1.key }) {
-            try BundleFiles.write(Data(text.utf8), to: bundle.appendingPathComponent(path))
+            try BundleFiles.write(Data(text.utf8), to: bundle.appending(path: path, directoryHint: .notDirectory))
         }
-        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appendingPathComponent("main.m3u8"))
+        try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appending(path: "main.m3u8", directoryHint: .notDirectory))
     }
 
     /// Writes asset `id`'s `manifest.json` from its record, renditions and (once completed) its
@@ -45,7 +45,7 @@ struct BundleWriter: Sendable {
         var files: [BundleManifest.File] = []
         if asset.state == .completed {
             for (fileName, uri) in try await index.files(of: id) {
-                files.append(.init(path: fileName, bytes: BundleFiles.size(of: bundle.appendingPathComponent(fileName)) ?? 0, uri: uri))
+                files.append(.init(path: fileName, bytes: BundleFiles.size(of: bundle.appending(path: fileName, directoryHint: .notDirectory)) ?? 0, uri: uri))
             }
         }
         let renditions = try await index.renditions(of: id)
@@ -58,7 +58,7 @@ struct BundleWriter: Sendable {
             },
             files: files)
         do {
-            try BundleFiles.write(try manifest.encoded(), to: bundle.appendingPathComponent("manifest.json"))
+            try BundleFiles.write(try manifest.encoded(), to: bundle.appending(path: "manifest.json", directoryHint: .notDirectory))
         } catch let error as CarryonError {
             throw error
         } catch {
@@ -70,9 +70,9 @@ struct BundleWriter: Sendable {
     /// file, one of the range's until ``place(_:in:)`` copies it into the shared file.
     static func partialFile(of resource: ResourceRecord, in bundle: URL) -> URL {
         if let offset = resource.rangeOffset {
-            return bundle.appendingPathComponent("\(resource.fileName).\(offset).part")
+            return bundle.appending(path: "\(resource.fileName).\(offset).part", directoryHint: .notDirectory)
         }
-        return bundle.appendingPathComponent("\(resource.fileName).part")
+        return bundle.appending(path: "\(resource.fileName).part", directoryHint: .notDirectory)
     }
 
     /// Puts a fetched resource in place: a whole file renamed to its final name; a byte range
@@ -82,9 +82,9 @@ struct BundleWriter: Sendable {
     func place(_ resource: ResourceRecord, in bundle: URL) async throws {
         let part = Self.partialFile(of: resource, in: bundle)
         guard let offset = resource.rangeOffset else {
-            return try BundleFiles.rename(part, to: bundle.appendingPathComponent(resource.fileName))
+            return try BundleFiles.rename(part, to: bundle.appending(path: resource.fileName, directoryHint: .notDirectory))
         }
-        let shared = FilePath(bundle.appendingPathComponent("\(resource.fileName).part").path)
+        let shared = FilePath(bundle.appending(path: "\(resource.fileName).part", directoryHint: .notDirectory).path)
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
             try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
                 var position: Int64 = 0
@@ -109,9 +109,9 @@ struct BundleWriter: Sendable {
     /// Renames shared file `fileName`, whose ranges are all in, to its final name.
     func finishSharedFile(_ fileName: String, of id: String) throws(CarryonError) {
         let bundle = library.bundleURL(for: id)
-        let part = bundle.appendingPathComponent("\(fileName).part")
+        let part = bundle.appending(path: "\(fileName).part", directoryHint: .notDirectory)
         if FileManager.default.fileExists(atPath: part.path) {
-            try BundleFiles.rename(part, to: bundle.appendingPathComponent(fileName))
+            try BundleFiles.rename(part, to: bundle.appending(path: fileName, directoryHint: .notDirectory))
         }
     }
 

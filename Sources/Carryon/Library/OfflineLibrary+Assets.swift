@@ -62,7 +62,7 @@ extension OfflineLibrary {
         let counts = try await index.resourceCounts(of: id)
         var state = live?.state ?? asset.state
         if live?.state == nil, state == .running || state == .waiting,
-           !FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path) {
+           !FileLock.isHeld(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) {
             state = .suspended
         }
         let error = state == .failed ? (live?.lastError?.message ?? asset.errorMessage) : asset.errorMessage
@@ -70,8 +70,8 @@ extension OfflineLibrary {
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
-            format: asset.format, playlist: asset.planned ? bundle.appendingPathComponent("main.m3u8").path : nil,
-            mpd: asset.planned && asset.format == "dash" ? bundle.appendingPathComponent("main.mpd").path : nil,
+            format: asset.format, playlist: asset.planned ? bundle.appending(path: "main.m3u8", directoryHint: .notDirectory).path : nil,
+            mpd: asset.planned && asset.format == "dash" ? bundle.appending(path: "main.mpd", directoryHint: .notDirectory).path : nil,
             bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),

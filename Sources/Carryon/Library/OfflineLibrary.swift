@@ -34,7 +34,7 @@ public final class OfflineLibrary: Sendable {
         self.root = root.standardizedFileURL
         self.appMasterKey = masterKey
         do {
-            try FileManager.default.createDirectory(at: self.root.appendingPathComponent("bundles"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: self.root.appending(path: "bundles", directoryHint: .isDirectory), withIntermediateDirectories: true)
         } catch {
             throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
         }
@@ -47,10 +47,10 @@ public final class OfflineLibrary: Sendable {
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let home = environment["CARRYON_HOME"], !home.isEmpty { return URL(fileURLWithPath: home) }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data).appendingPathComponent("carryon")
+            return URL(fileURLWithPath: data).appending(path: "carryon", directoryHint: .isDirectory)
         }
         let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/carryon")
+        return URL(fileURLWithPath: home).appending(path: ".local/share/carryon", directoryHint: .isDirectory)
     }
 
     /// The master key the library's content keys are sealed under: the app's, given when the
@@ -65,7 +65,7 @@ public final class OfflineLibrary: Sendable {
 
     /// The bundle folder of an asset.
     public func bundleURL(for id: String) -> URL {
-        root.appendingPathComponent("bundles").appendingPathComponent(id)
+        root.appending(path: "bundles", directoryHint: .isDirectory).appending(path: id, directoryHint: .isDirectory)
     }
 
 }

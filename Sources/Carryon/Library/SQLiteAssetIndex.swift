@@ -22,7 +22,7 @@ final class SQLiteAssetIndex: AssetIndex {
             configuration.maximumReaderCount = 2
             // secure_delete: a deleted (invalidated) sealed key is overwritten, not left in a free page.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA secure_delete = ON") }
-            database = try DatabasePool(path: root.appendingPathComponent("index.sqlite").path, configuration: configuration)
+            database = try DatabasePool(path: root.appending(path: "index.sqlite", directoryHint: .notDirectory).path, configuration: configuration)
             try Self.migrator.migrate(database)
         } catch {
             throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
@@ -48,7 +48,7 @@ final class SQLiteAssetIndex: AssetIndex {
     /// What a failed read or write of the index says: a full disk by its name and place (not
     /// SQLite's words, which read like a broken database), anything else as SQLite put it.
     private func indexError(_ error: any Error, reading: Bool) -> CarryonError {
-        let index = root.appendingPathComponent("index.sqlite").path
+        let index = root.appending(path: "index.sqlite", directoryHint: .notDirectory).path
         if let error = error as? DatabaseError, error.resultCode == .SQLITE_FULL {
             let free = StorageManager.freeBytes(at: root.path)
             return CarryonError(.disk, "the disk holding the library is full: the index \(index) cannot be written (\(free) bytes free)",
@@ -246,8 +246,9 @@ final class SQLiteAssetIndex: AssetIndex {
 
     func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?) async throws(CarryonError) {
         try await write { db in
-            try db.execute(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",
-                           arguments: [bytes, etag, lastModified, resourceID])
+            // Once per resource: the statement is compiled once per connection.
+            try db.cachedStatement(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?")
+                .execute(arguments: [bytes, etag, lastModified, resourceID])
         }
     }
 

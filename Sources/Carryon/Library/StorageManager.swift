@@ -139,7 +139,7 @@ public struct StorageManager: Sendable {
         let date = now()
         let candidates = assets.map { asset in
             let bundle = library.bundleURL(for: asset.id)
-            let downloading = busy.contains(asset.id) || FileLock.isHeld(path: bundle.appendingPathComponent(".lock").path)
+            let downloading = busy.contains(asset.id) || FileLock.isHeld(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path)
             let players = downloading ? [] : PlaybackLeases.holders(of: bundle)
             return PurgeCandidate(id: asset.id, bytes: BundleFiles.totalUsage(of: bundle), expiresAt: asset.expiresAt,
                                   priority: asset.priority, lastPlayedAt: asset.lastPlayedAt, createdAt: asset.createdAt,

@@ -97,15 +97,15 @@ public struct AssetLogs: Sendable {
 
     /// The folder of an asset's logs.
     public func folder(for id: String) -> URL {
-        library.root.appendingPathComponent("logs").appendingPathComponent(id)
+        library.root.appending(path: "logs", directoryHint: .isDirectory).appending(path: id, directoryHint: .isDirectory)
     }
 
     /// The access log of asset `id`: `logs/<id>/access.log` under the library. The file exists
     /// only once a line was written.
-    public func accessLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("access.log") }
+    public func accessLogURL(for id: String) -> URL { folder(for: id).appending(path: "access.log", directoryHint: .notDirectory) }
     /// The error log of asset `id`: `logs/<id>/error.log` under the library. The file exists
     /// only once a line was written.
-    public func errorLogURL(for id: String) -> URL { folder(for: id).appendingPathComponent("error.log") }
+    public func errorLogURL(for id: String) -> URL { folder(for: id).appending(path: "error.log", directoryHint: .notDirectory) }
 
     /// Appends a line to the access log of asset `id`.
     public func access(_ entry: Entry, for id: String) {
@@ -126,8 +126,13 @@ public struct AssetLogs: Sendable {
     /// Lines are appended with O_APPEND, one write each, so processes writing the same log do
     /// not interleave within a line.
     private func append(_ entry: Entry, to url: URL, fields: [String]) {
-        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let descriptor = open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        let path = url.path
+        var descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == ENOENT {
+            // The asset's first line: its folder is made then, not looked for at every line.
+            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        }
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         let writer = W3CLogWriter(fields: fields, startDate: entry.date)

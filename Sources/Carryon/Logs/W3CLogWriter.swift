@@ -67,6 +67,12 @@ public enum W3CLogValue: Sendable, Hashable {
 
     /// Writes free text as a bare token or a quoted string.
     static func formatString(_ text: String) -> String {
+        // The common case, a token of printable ASCII with no quote in it (a URL, a host), is
+        // written as it is, without looking up each character's category.
+        if let first = text.utf8.first, first != UInt8(ascii: "#"), text != "-",
+           text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") }) {
+            return text
+        }
         var cleaned = String.UnicodeScalarView()
         var needsQuotes = text.isEmpty || text == "-" || text.unicodeScalars.first == "#"
         for scalar in text.unicodeScalars {

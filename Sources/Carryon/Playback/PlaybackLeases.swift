@@ -74,7 +74,7 @@ public final class PlaybackLeases: Sendable {
 
     /// The file of process `pid`'s lease in `bundle`.
     static func leasePath(in bundle: URL, pid: Int32) -> String {
-        bundle.appendingPathComponent(".playing-\(pid)").path
+        bundle.appending(path: ".playing-\(pid)", directoryHint: .notDirectory).path
     }
 
     /// The processes holding a lease on the asset whose bundle is `bundle`, lowest first. A
@@ -84,7 +84,7 @@ public final class PlaybackLeases: Sendable {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
         return names.compactMap { name -> Int32? in
             guard name.hasPrefix(".playing-"), let pid = Int32(name.dropFirst(".playing-".count)) else { return nil }
-            return FileLock.isHeld(path: bundle.appendingPathComponent(name).path) ? pid : nil
+            return FileLock.isHeld(path: bundle.appending(path: name, directoryHint: .notDirectory).path) ? pid : nil
         }.sorted()
     }
 }

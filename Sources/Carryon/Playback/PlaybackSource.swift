@@ -93,12 +93,12 @@ public struct PlaybackSource: Sendable {
         let bundle = library.bundleURL(for: assetID)
         if path == "main.m3u8" {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
-            return .playlist(try Self.readText(bundle.appendingPathComponent(path)))
+            return .playlist(try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory)))
         }
         // A DASH asset's own manifest of the same files, for DASH players.
         if path == "main.mpd" {
             guard asset.planned, asset.format == "dash" else { throw CarryonError(.notFound, "\(assetID) has no MPD (it is \(asset.format))") }
-            let text = try Self.readText(bundle.appendingPathComponent(path))
+            let text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
             if asset.state == .completed { return .playlist(text) }
             if await isDownloading(assetID) { return .playlist(text) }
             let done = try await library.index.doneResources(of: assetID)
@@ -106,7 +106,7 @@ public struct PlaybackSource: Sendable {
         }
         let renditions = try await library.index.renditions(of: assetID)
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {
-            let text = try Self.readText(bundle.appendingPathComponent(path))
+            let text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
             if asset.state == .completed { return .playlist(text) }
             if await isDownloading(assetID) { return .playlist(text) }
             return .playlist(try await onDisk(text, rendition: rendition, asset: assetID))
@@ -132,7 +132,7 @@ public struct PlaybackSource: Sendable {
     /// Whether the asset is being downloaded now, by this process or another.
     public func isDownloading(_ assetID: String) async -> Bool {
         if let session, await session.isTransferring(assetID) { return true }
-        return FileLock.isHeld(path: library.bundleURL(for: assetID).appendingPathComponent(".lock").path)
+        return FileLock.isHeld(path: library.bundleURL(for: assetID).appending(path: ".lock", directoryHint: .notDirectory).path)
     }
 
     /// Waits while the asset is downloading until its playlists are read; nil if it stops
@@ -190,9 +190,9 @@ public struct PlaybackSource: Sendable {
             missing = needed(rows).filter { $0.state != .done }
             guard missing.isEmpty else { throw CarryonError(.notFound, "\(path) of \(assetID) is still not downloaded") }
         }
-        let final = bundle.appendingPathComponent(path)
+        let final = bundle.appending(path: path, directoryHint: .notDirectory)
         if let bytes = BundleFiles.size(of: final) { return .file(path: final.path, size: size ?? bytes) }
-        let part = bundle.appendingPathComponent(path + ".part")
+        let part = bundle.appending(path: path + ".part", directoryHint: .notDirectory)
         if let size, BundleFiles.size(of: part) != nil { return .file(path: part.path, size: size) }
         throw CarryonError(.notFound, "\(path) of \(assetID) is recorded as downloaded but is not on disk")
     }

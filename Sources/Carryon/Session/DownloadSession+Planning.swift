@@ -121,7 +121,7 @@ extension DownloadSession {
         } catch {
             throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
         }
-        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+        guard let lock = FileLock(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) else {
             throw CarryonError(.busy, "\(id) is being downloaded by another process")
         }
         return lock
@@ -195,7 +195,7 @@ extension DownloadSession {
         let action: DownloadTaskStateMachine.Action
         do { action = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
         let bundle = library.bundleURL(for: id)
-        guard let lock = FileLock(path: bundle.appendingPathComponent(".lock").path) else {
+        guard let lock = FileLock(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) else {
             throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before renditions are added")
         }
         defer { withExtendedLifetime(lock) {} }

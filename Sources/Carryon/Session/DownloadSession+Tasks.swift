@@ -93,7 +93,7 @@ extension DownloadSession {
 
     /// Whether another process (or session) holds the asset's bundle lock, downloading it.
     func isDownloadedElsewhere(_ id: String) -> Bool {
-        tasks[id]?.run?.lock == nil && FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path)
+        tasks[id]?.run?.lock == nil && FileLock.isHeld(path: library.bundleURL(for: id).appending(path: ".lock", directoryHint: .notDirectory).path)
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {

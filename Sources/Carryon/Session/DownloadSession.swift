@@ -47,7 +47,9 @@ public actor DownloadSession {
     /// a resource is never fetched twice.
     var fetches: [Int64: SharedFetch] = [:]
     /// Fetches every waiter left, until they have stopped writing.
-    var cancelledFetches: [Int64: (generation: UUID, task: Task<Void, Never>)] = [:]
+    var cancelledFetches: [Int64: (generation: UInt64, task: Task<Void, Never>)] = [:]
+    /// The last number handed out to tell fetches and their waiters apart.
+    var tickets: UInt64 = 0
     var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
     var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
     var isShutDown = false

@@ -5,9 +5,9 @@ import Foundation
 /// waiter that goes earlier returns at once and leaves the fetch to the others.
 struct SharedFetch {
     /// Tells this fetch from a later one of the same resource.
-    let generation: UUID
+    let generation: UInt64
     let task: Task<Void, Never>
-    var waiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
+    var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
 }
 
 extension DownloadSession {
@@ -20,7 +20,7 @@ extension DownloadSession {
             if tasks[resource.assetID]?.run?.tracker?.isDone(id) == true { return }
             // A cancelled fetch of the same resource may still be writing its partial file.
             let previous = cancelledFetches[id]
-            let generation = UUID()
+            let generation = nextTicket()
             let task = Task {
                 await previous?.task.value
                 let result: Result<Void, any Error>
@@ -35,7 +35,7 @@ extension DownloadSession {
             }
             fetches[id] = SharedFetch(generation: generation, task: task)
         }
-        let waiter = UUID()
+        let waiter = nextTicket()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 fetches[id]?.waiters[waiter] = continuation
@@ -46,7 +46,7 @@ extension DownloadSession {
     }
 
     /// Hands the fetch's outcome to every waiter still there.
-    private func fetchEnded(_ id: Int64, generation: UUID, _ result: Result<Void, any Error>) {
+    private func fetchEnded(_ id: Int64, generation: UInt64, _ result: Result<Void, any Error>) {
         if cancelledFetches[id]?.generation == generation { cancelledFetches[id] = nil }
         guard let fetch = fetches[id], fetch.generation == generation else { return }
         fetches[id] = nil
@@ -54,7 +54,14 @@ extension DownloadSession {
     }
 
     /// A waiter was cancelled: it returns now; the fetch stops if it was the last one.
-    private func leaveFetch(_ id: Int64, waiter: UUID) {
+    /// A number no earlier call in this session returned: a fetch's generation or a waiter's
+    /// name (a UUID would read /dev/urandom twice for every resource).
+    private func nextTicket() -> UInt64 {
+        tickets += 1
+        return tickets
+    }
+
+    private func leaveFetch(_ id: Int64, waiter: UInt64) {
         guard let continuation = fetches[id]?.waiters.removeValue(forKey: waiter) else { return }
         continuation.resume(throwing: CancellationError())
         guard let fetch = fetches[id], fetch.waiters.isEmpty else { return }
