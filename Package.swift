@@ -41,6 +41,9 @@ let package = Package(
                 // directly (see SQLiteAssetIndex+Inserts.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The transfer's own event loops (see DownloadSession) and HTTP heads.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,6 +4,7 @@ import HLS
 import Logging
 import NIOCore
 import NIOFileSystem
+import NIOPosix
 
 /// Runs download tasks over an ``OfflineLibrary``, with bounded concurrency, retries and resume.
 /// The counterpart of AVAssetDownloadURLSession with a background configuration: tasks live in
@@ -35,6 +36,10 @@ public actor DownloadSession {
     /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
     nonisolated let client: HTTPClient
+    /// The event loops of ``client``'s connections: the session's own, because each loop also
+    /// writes the bodies it reads to disk (see ``ResponseWriter``), and a disk slow to take them
+    /// must not hold up a server in the same process (the daemon's API, playback).
+    nonisolated let loops: MultiThreadedEventLoopGroup
     let logger: Logger
     let requests: AsyncSemaphore
     /// Every task this session has touched: its life cycle and, while it runs here, its run.
@@ -63,7 +68,8 @@ public actor DownloadSession {
         self.index = library.index
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "carryon.session")
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton,
+        self.loops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        self.client = HTTPClient(eventLoopGroupProvider: .shared(loops),
                                  configuration: .carryon(maximumRedirects: configuration.maximumRedirects,
                                                          connectionsPerHost: configuration.connectionsPerHost))
         self.requests = AsyncSemaphore(configuration.adaptsConcurrency
@@ -77,7 +83,10 @@ public actor DownloadSession {
         // initializer failing after the client was made — must not take the process down:
         // AsyncHTTPClient traps when a client that is still running is released. Its
         // asynchronous shutdown keeps the client alive until it has finished.
-        if !isShutDown { client.shutdown { _ in } }
+        if !isShutDown {
+            let loops = self.loops
+            client.shutdown { _ in loops.shutdownGracefully { _ in } }
+        }
     }
 
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
@@ -89,6 +98,7 @@ public actor DownloadSession {
         for id in running { try? await suspend(id) }
         for id in running { await tasks[id]?.run?.work.value }
         try? await client.shutdown()
+        try? await loops.shutdownGracefully()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }
@@ -238,7 +248,7 @@ public actor DownloadSession {
     /// Tasks recorded as running or waiting whose process is gone (no process holds their
     /// bundle's lock) are recorded suspended: their process died mid-download.
     func recoverCrashedTasks() async throws(CarryonError) {
-        for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appendingPathComponent(".lock").path) {
+        for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appending(path: ".lock", directoryHint: .notDirectory).path) {
             guard var machine = try? await machine(id) else { continue }
             // A running task's process died; a waiting one's queue died with its process.
             let action = machine.state == .running ? machine.recoverAfterCrash() : machine.suspend()

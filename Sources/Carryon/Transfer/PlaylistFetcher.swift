@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLS
 import NIOCore
+import NIOHTTP1
 
 /// Reads playlists from `http(s)://` URLs, `file://` URLs and local paths.
 ///
@@ -229,7 +230,7 @@ public struct PlaylistFetcher: Sendable {
                           retryable: !(error is CancellationError) && !Self.isPermanent(error))
         }
         let status = response.status.code
-        if let refused = Self.unfollowedRedirect(response, from: url) {
+        if let refused = Self.unfollowedRedirect(response.status, response.headers, from: url) {
             throw Failure(error: refused, retryable: false)
         }
         guard (200..<300).contains(status) else {
@@ -351,10 +352,10 @@ public struct PlaylistFetcher: Sendable {
     /// The error for a redirect the client did not follow: AsyncHTTPClient follows a redirect
     /// from http(s) only to http(s), and hands back any other (to `file:`, a Unix socket…) as
     /// the 3xx response itself.
-    static func unfollowedRedirect(_ response: HTTPClientResponse, from url: String) -> CarryonError? {
-        guard (300..<400).contains(response.status.code), response.status.code != 304,
-              let location = response.headers.first(name: "location") else { return nil }
-        return CarryonError(.refusedLocation, "\(url) redirects (\(response.status.code)) to \(location), which Carryon does not follow: a stream fetched over HTTP is redirected only to http or https; nothing was read from it")
+    static func unfollowedRedirect(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, from url: String) -> CarryonError? {
+        guard (300..<400).contains(status.code), status.code != 304,
+              let location = headers.first(name: "location") else { return nil }
+        return CarryonError(.refusedLocation, "\(url) redirects (\(status.code)) to \(location), which Carryon does not follow: a stream fetched over HTTP is redirected only to http or https; nothing was read from it")
     }
 
     /// Whether a failed request would fail again however often it is retried: a redirect chain

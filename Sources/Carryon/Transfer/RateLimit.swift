@@ -35,14 +35,11 @@ final class RateLimit: Sendable {
         pacer = Locked(RatePacer(bytesPerSecond: bytesPerSecond))
     }
 
-    /// Waits until `bytes` may be written, inside `watch`'s hold: the stall watch must not take
-    /// the wait — or a late waking from it — for a silent server.
-    func admit(_ bytes: Int, watch: StallMeter) async throws {
+    /// How long a chunk of `bytes` arriving now waits before it is written; the caller holds
+    /// its stall watch meanwhile (see ``StallMeter/hold()``): the wait, or a late waking from
+    /// it, is not a silent server.
+    func delay(for bytes: Int) -> Duration {
         let now = clock.now
-        let wait = pacer.withLock { $0.delay(for: bytes, at: now) }
-        guard wait > .zero else { return }
-        watch.hold()
-        defer { watch.release() }
-        try await Task.sleep(until: now + wait, clock: clock)
+        return pacer.withLock { $0.delay(for: bytes, at: now) }
     }
 }

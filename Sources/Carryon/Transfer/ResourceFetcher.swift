@@ -4,6 +4,10 @@ import HLS
 import Logging
 import NIOCore
 import NIOFileSystem
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Fetches one resource — a whole file or a byte range of one — into a partial file on disk,
 /// streaming the body (never more than one chunk in memory), checking status, `Content-Range`
@@ -76,7 +80,7 @@ struct ResourceFetcher: Sendable {
     }
 
     /// A reason to try again, or to give up.
-    private enum AttemptError: Error {
+    enum AttemptError: Error {
         case retry(String, retryAfter: Duration?)
         case fatal(CarryonError)
     }
@@ -138,13 +142,8 @@ struct ResourceFetcher: Sendable {
             attempt += 1
             try Task.checkCancellation()
             do {
-                let outcome = try await withStallDetection(stallTimeout) { meter in
-                    try await self.attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
-                                                meter: meter) { bytes in
-                        meter.received(bytes)
-                        progress(bytes)
-                    }
-                }
+                let outcome = try await attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
+                                                     progress: progress)
                 return Result(bytes: outcome.total, validators: validators.withLock { $0 }, attempts: attempt,
                               status: outcome.status, transferred: outcome.received)
             } catch let stall as StallError {
@@ -193,7 +192,7 @@ struct ResourceFetcher: Sendable {
     ///
     /// A chunk's wait for the rate limit is held on `meter`: the server is not slow then.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              limit: Int, meter: StallMeter, progress: @Sendable (Int) -> Void) async throws -> Attempt {
+                              limit: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -204,39 +203,113 @@ struct ResourceFetcher: Sendable {
         }
         if let expectedTotal, existing == expectedTotal { return Attempt(total: existing, status: nil, received: 0) }
 
-        // A space in a URI (read leniently) is fetched as browsers fetch it, as %20.
-        var request = HTTPClientRequest(url: URIReference.encodingSpaces(uri))
-        for header in headers { request.headers.add(name: header.name, value: header.value) }
+        var headers = HTTPHeaders()
+        for header in self.headers { headers.add(name: header.name, value: header.value) }
         let requestedStart: Int?
         if let range {
             requestedStart = range.lowerBound + existing
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound + existing)-\(range.upperBound)")
+            headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound + existing)-\(range.upperBound)")
         } else if existing > 0 {
             requestedStart = existing
-            request.headers.replaceOrAdd(name: "Range", value: "bytes=\(existing)-")
+            headers.replaceOrAdd(name: "Range", value: "bytes=\(existing)-")
         } else {
             requestedStart = nil
         }
         if existing > 0, let ifRange = validators.withLock({ $0.ifRange }) {
-            request.headers.replaceOrAdd(name: "If-Range", value: ifRange)
+            headers.replaceOrAdd(name: "If-Range", value: ifRange)
         }
 
-        let response = try await client.execute(request, timeout: .init(timeout))
-        let status = response.status.code
+        // A space in a URI (read leniently) is fetched as browsers fetch it, as %20.
+        let request = try HTTPClient.Request(url: URIReference.encodingSpaces(uri), method: .GET, headers: headers)
+        let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next())
+        let task = client.execute(request: request, delegate: writer, eventLoop: .delegate(on: writer.eventLoop))
+        writer.timeHead(deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), HTTPClientError.deadlineExceeded) {
+            task.cancel()
+        }
+        // From the request on, waiting for the head included: a server that accepts and never
+        // answers is a stall.
+        let meter = StallMeter(timeout: stallTimeout)
+        writer.watch(meter) { stall in task.fail(reason: StallError(stall: stall)) }
+        return try await withTaskCancellationHandler {
+            try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
+                              requestedStart: requestedStart, validators: validators, limit: limit, meter: meter) { bytes in
+                meter.received(bytes)
+                progress(bytes)
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// The response to one request: its head decides where the body goes (or that it is not
+    /// wanted), and `writer` writes the body there as it arrives.
+    private func receive(_ task: HTTPClient.Task<Int>, into writer: ResponseWriter, uri: String, range: ClosedRange<Int>?,
+                         partPath: String, existing: Int, requestedStart: Int?, validators: Locked<Validators>, limit: Int,
+                         meter: StallMeter, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
+        let head = try await writer.head.get()
+        let body: (offset: Int, expected: Int?)
+        do {
+            guard let placed = try await place(head, uri: uri, range: range, partPath: partPath, existing: existing,
+                                               requestedStart: requestedStart, validators: validators, progress: progress) else {
+                writer.refuse(CancellationError())
+                task.cancel()
+                return Attempt(total: existing, status: Int(head.status.code), received: 0)
+            }
+            body = placed
+        } catch {
+            writer.refuse(error)
+            task.cancel()
+            throw error
+        }
+        let descriptor = open(partPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            let error = AttemptError.fatal(CarryonError(.disk, "writing \(partPath): \(code == ENOSPC ? "no space left on the device" : String(cString: strerror(code)))"))
+            writer.refuse(error)
+            task.cancel()
+            throw error
+        }
+        writer.begin(.init(descriptor: descriptor, path: partPath, uri: uri, offset: body.offset, expected: body.expected, limit: limit,
+                           budget: budget, rateLimit: rateLimit, meter: meter, progress: progress))
+        let received: Int
+        do {
+            received = try await task.futureResult.get()
+        } catch {
+            await writer.close()
+            Glibc.close(descriptor)
+            throw error
+        }
+        await writer.close()
+        Glibc.close(descriptor)
+        let total = body.offset + received
+        if let expected = body.expected, received < expected {
+            throw AttemptError.retry("the body ended after \(received) of \(expected) bytes", retryAfter: nil)
+        }
+        if let expectedTotal = range?.count, total != expectedTotal {
+            throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
+        }
+        return Attempt(total: total, status: Int(head.status.code), received: received)
+    }
+
+    /// What a response's head means for its body: where in the partial file it goes and how
+    /// long it says it is; nil when nothing needs to be read (everything is already there).
+    /// Throws what to do otherwise: try again (and when), or give up.
+    private func place(_ head: HTTPResponseHead, uri: String, range: ClosedRange<Int>?, partPath: String, existing: Int,
+                       requestedStart: Int?, validators: Locked<Validators>,
+                       progress: @Sendable (Int) -> Void) async throws -> (offset: Int, expected: Int?)? {
+        let status = head.status.code
         validators.withLock { validators in
-            if let etag = response.headers.first(name: "etag") { validators.etag = etag }
-            if let modified = response.headers.first(name: "last-modified") { validators.lastModified = modified }
+            if let etag = head.headers.first(name: "etag") { validators.etag = etag }
+            if let modified = head.headers.first(name: "last-modified") { validators.lastModified = modified }
         }
-        let retryAfter = RetryPolicy.retryAfter(response.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970)
+        let retryAfter = RetryPolicy.retryAfter(head.headers.first(name: "retry-after"), now: Date().timeIntervalSince1970)
 
-        if let refused = PlaylistFetcher.unfollowedRedirect(response, from: uri) {
+        if let refused = PlaylistFetcher.unfollowedRedirect(head.status, head.headers, from: uri) {
             throw AttemptError.fatal(refused)
         }
-        var writeOffset: Int
-        var expectedBody: Int?
         switch status {
         case 206:
-            guard let contentRange = response.headers.first(name: "content-range"),
+            guard let contentRange = head.headers.first(name: "content-range"),
                   let parsed = ContentRange(contentRange) else {
                 throw AttemptError.retry("206 without a valid Content-Range", retryAfter: nil)
             }
@@ -246,68 +319,31 @@ struct ResourceFetcher: Sendable {
             if let range, parsed.last != range.upperBound {
                 throw AttemptError.retry("asked for bytes up to \(range.upperBound), got \(contentRange)", retryAfter: nil)
             }
-            writeOffset = existing
-            expectedBody = parsed.last - parsed.first + 1
+            return (existing, parsed.last - parsed.first + 1)
         case 200:
             if range != nil {
                 throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server ignores byte ranges (200 instead of 206), so the segment cannot be cut out of the file"))
             }
             if existing > 0 {
                 // The resource changed or the server will not resume: start over.
-                try await discard(path, existing, progress: progress)
-                existing = 0
+                try await discard(FilePath(partPath), existing, progress: progress)
             }
-            writeOffset = 0
-            expectedBody = response.headers.first(name: "content-length").flatMap(Int.init)
+            return (0, head.headers.first(name: "content-length").flatMap(Int.init))
         case 416 where range == nil && existing > 0:
             // Perhaps everything was already written.
-            if let contentRange = response.headers.first(name: "content-range"),
+            if let contentRange = head.headers.first(name: "content-range"),
                let total = contentRange.split(separator: "/").last.flatMap({ Int($0) }), total == existing {
-                return Attempt(total: existing, status: Int(status), received: 0)
+                return nil
             }
-            try await discard(path, existing, progress: progress)
+            try await discard(FilePath(partPath), existing, progress: progress)
             throw AttemptError.retry("416 for a partial file that does not match; starting over", retryAfter: nil)
         case let code where expiredStatuses.contains(Int(code)):
-            throw AttemptError.fatal(CarryonError(.expired, "\(uri): the server answered \(status) \(response.status.reasonPhrase)"))
+            throw AttemptError.fatal(CarryonError(.expired, "\(uri): the server answered \(status) \(head.status.reasonPhrase)"))
         case 408, 425, 429, 500...599:
-            throw AttemptError.retry("the server answered \(status) \(response.status.reasonPhrase)", retryAfter: retryAfter)
+            throw AttemptError.retry("the server answered \(status) \(head.status.reasonPhrase)", retryAfter: retryAfter)
         default:
-            throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(response.status.reasonPhrase)"))
+            throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(head.status.reasonPhrase)"))
         }
-
-        var received = 0
-        do {
-            try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .modifyFile(createIfNecessary: true)) { handle in
-                for try await chunk in response.body {
-                    if let expectedBody, received + chunk.readableBytes > expectedBody {
-                        throw AttemptError.retry("the body is longer than announced (\(expectedBody) bytes)", retryAfter: nil)
-                    }
-                    if expectedBody == nil, writeOffset + received + chunk.readableBytes > limit {
-                        throw AttemptError.fatal(CarryonError(.tooLarge, """
-                            \(uri): the response passed \(limit) bytes without an end, far more than the stream allows \
-                            for it (16 times its variant's bandwidth over its duration, or 2 GiB); refused as wrong
-                            """))
-                    }
-                    do throws(CarryonError) { try budget?.take(chunk.readableBytes, for: uri) } catch { throw AttemptError.fatal(error) }
-                    try await rateLimit?.admit(chunk.readableBytes, watch: meter)
-                    try await handle.write(contentsOf: chunk, toAbsoluteOffset: Int64(writeOffset + received))
-                    received += chunk.readableBytes
-                    progress(chunk.readableBytes)
-                }
-            }
-        } catch let error as FileSystemError where Self.isNoSpace(error) {
-            throw AttemptError.fatal(CarryonError(.disk, "writing \(partPath): no space left on the device", cause: error))
-        } catch let error as FileSystemError {
-            throw AttemptError.fatal(CarryonError(.disk, "writing \(partPath): \(error)", cause: error))
-        }
-        let total = writeOffset + received
-        if let expectedBody, received < expectedBody {
-            throw AttemptError.retry("the body ended after \(received) of \(expectedBody) bytes", retryAfter: nil)
-        }
-        if let expectedTotal, total != expectedTotal {
-            throw AttemptError.retry("got \(total) bytes of a \(expectedTotal)-byte range", retryAfter: nil)
-        }
-        return Attempt(total: total, status: Int(status), received: received)
     }
 
     static func isNoSpace(_ error: FileSystemError) -> Bool {

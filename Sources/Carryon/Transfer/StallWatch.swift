@@ -99,7 +99,11 @@ final class StallMeter: Sendable {
     private let watch: Locked<StallWatch>
     private let clock = ContinuousClock()
 
-    fileprivate init(timeout: Duration) {
+    /// How long the transfer may receive nothing (see ``StallWatch/timeout``).
+    let timeout: Duration
+
+    init(timeout: Duration) {
+        self.timeout = timeout
         watch = Locked(StallWatch(timeout: timeout, now: ContinuousClock().now))
     }
 
@@ -109,7 +113,7 @@ final class StallMeter: Sendable {
         watch.withLock { $0.received(bytes, at: now) }
     }
 
-    fileprivate func check() -> StallWatch.Stall? {
+    func check() -> StallWatch.Stall? {
         let now = clock.now
         return watch.withLock { $0.check(at: now) }
     }
@@ -126,12 +130,12 @@ final class StallMeter: Sendable {
     }
 
     /// Excuses how much later than `due` the watcher woke, less `slack`.
-    fileprivate func excuseLateness(after due: ContinuousClock.Instant, slack: Duration) {
+    func excuseLateness(after due: ContinuousClock.Instant, slack: Duration) {
         let now = clock.now
         watch.withLock { $0.excuse(now - due - slack, at: now) }
     }
 
-    fileprivate var now: ContinuousClock.Instant { clock.now }
+    var now: ContinuousClock.Instant { clock.now }
 }
 
 /// Runs `body` — a request and its body — and ends it with a ``StallError`` when it stalls (see

@@ -1,0 +1,205 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One media response as ``ResourceFetcher`` receives it: the head goes to the fetch, which
+/// decides what becomes of the body (``begin(_:)`` or ``refuse(_:)``); the body is then written
+/// to the partial file chunk by chunk, on the event loop that reads it.
+///
+/// Each chunk is checked (against the length announced or allowed, and the storage budget),
+/// paced by the task's rate limit, written with `pwrite(2)` at its place and counted, all on the
+/// connection's event loop, as curl and nginx write what they read: no chunk waits for another
+/// thread to write it, and none is held in memory once written. The loops are the session's own
+/// (see ``DownloadSession``), so a disk slow to take writes slows its downloads, never a server
+/// in the same process.
+///
+/// Every method but ``head``, ``begin(_:)``, ``refuse(_:)`` and ``close()`` is the client's, and
+/// runs on ``eventLoop``; the state is touched on that loop only.
+final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
+    /// Body bytes written.
+    typealias Response = Int
+
+    /// Where and how a body goes: what the fetch decided from the head.
+    struct Body: Sendable {
+        /// The partial file, open for writing, and its path (for errors).
+        var descriptor: Int32
+        var path: String
+        /// The URI fetched, for errors.
+        var uri: String
+        /// Where the body's first byte goes in the file.
+        var offset: Int
+        /// The body's length, when the response says it (`Content-Length`, `Content-Range`).
+        var expected: Int?
+        /// The most bytes the file may reach when nothing bounds the body.
+        var limit: Int
+        var budget: ByteBudget?
+        var rateLimit: RateLimit?
+        var meter: StallMeter
+        /// Told each chunk's length once it is written (and tells ``meter``).
+        var progress: @Sendable (Int) -> Void
+    }
+
+    /// The loop the client calls this writer on.
+    let eventLoop: any EventLoop
+    private let headPromise: EventLoopPromise<HTTPResponseHead>
+    private let goAhead: EventLoopPromise<Void>
+    private var body: Body?
+    private var written = 0
+    private var closed = false
+    private var watchTimer: Scheduled<Void>?
+
+    init(eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+        headPromise = eventLoop.makePromise()
+        goAhead = eventLoop.makePromise()
+    }
+
+    /// The response's head, once it has arrived; fails with the request's error before it.
+    var head: EventLoopFuture<HTTPResponseHead> { headPromise.futureResult }
+
+    /// Fails ``head`` with `error` unless it arrives by `deadline` (then `onTimeout` runs, to
+    /// cancel the request). Only the head is timed: a body takes as long as it takes while it
+    /// keeps arriving (see ``StallWatch``).
+    func timeHead(deadline: NIODeadline, _ error: any Error, onTimeout: @escaping @Sendable () -> Void) {
+        let timer = eventLoop.scheduleTask(deadline: deadline) { [headPromise] in
+            headPromise.fail(error)
+            onTimeout()
+        }
+        head.whenComplete { _ in timer.cancel() }
+    }
+
+    /// Checks `meter` a few times per its timeout, on the loop, until the request ends or
+    /// stalls; `stalled` is told of the stall (to end the request with it). A check that runs
+    /// late — the loop was busy, the process starved of CPU — excuses the lateness, as
+    /// ``withStallDetection(_:_:)`` does: bytes may have waited in the socket all that time.
+    func watch(_ meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
+        eventLoop.execute { self.scheduleCheck(of: meter, stalled: stalled) }
+    }
+
+    private func scheduleCheck(of meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
+        guard !closed else { return }
+        let interval = min(meter.timeout / 4, .seconds(1))
+        let due = meter.now + interval
+        watchTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(interval / .nanoseconds(1)))) {
+            guard !self.closed else { return }
+            meter.excuseLateness(after: due, slack: interval / 2)
+            if let stall = meter.check() {
+                stalled(stall)
+            } else {
+                self.scheduleCheck(of: meter, stalled: stalled)
+            }
+        }
+    }
+
+    /// Lets the body flow into `body`'s file.
+    func begin(_ body: Body) {
+        eventLoop.execute {
+            self.body = body
+            self.goAhead.succeed(())
+        }
+    }
+
+    /// Ends the request with `error` instead of reading its body.
+    func refuse(_ error: any Error) {
+        eventLoop.execute { self.goAhead.fail(error) }
+    }
+
+    /// Stops every write, also one a rate limit holds back: after it the file descriptor is the
+    /// caller's to close.
+    func close() async {
+        try? await eventLoop.submit { self.end() }.get()
+    }
+
+    /// No more writes or stall checks: the request has ended, or its file is to be closed.
+    private func end() {
+        closed = true
+        watchTimer?.cancel()
+        watchTimer = nil
+    }
+
+    // MARK: The client's calls
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        headPromise.succeed(head)
+        return goAhead.futureResult
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        guard let body, !closed else { return eventLoop.makeFailedFuture(CancellationError()) }
+        let count = buffer.readableBytes
+        do {
+            try check(count, of: body)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        if let rateLimit = body.rateLimit {
+            let wait = rateLimit.delay(for: count)
+            if wait > .zero {
+                // The wait is the limit's, not the server's: the stall watch does not count it.
+                body.meter.hold()
+                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
+                    body.meter.release()
+                    guard !self.closed else { throw CancellationError() }
+                    try self.write(buffer, to: body)
+                }.futureResult
+            }
+        }
+        do {
+            try write(buffer, to: body)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        return eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Int>, _ error: any Error) {
+        headPromise.fail(error)
+        goAhead.fail(error)
+        end()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int {
+        end()
+        return written
+    }
+
+    // MARK: Writing
+
+    /// Whether `count` more bytes may be written.
+    private func check(_ count: Int, of body: Body) throws {
+        if let expected = body.expected, written + count > expected {
+            throw ResourceFetcher.AttemptError.retry("the body is longer than announced (\(expected) bytes)", retryAfter: nil)
+        }
+        if body.expected == nil, body.offset + written + count > body.limit {
+            throw ResourceFetcher.AttemptError.fatal(CarryonError(.tooLarge, """
+                \(body.uri): the response passed \(body.limit) bytes without an end, far more than the stream allows \
+                for it (16 times its variant's bandwidth over its duration, or 2 GiB); refused as wrong
+                """))
+        }
+        do throws(CarryonError) { try body.budget?.take(count, for: body.uri) } catch {
+            throw ResourceFetcher.AttemptError.fatal(error)
+        }
+    }
+
+    private func write(_ buffer: ByteBuffer, to body: Body) throws {
+        let position = body.offset + written
+        try buffer.withUnsafeReadableBytes { bytes in
+            var done = 0
+            while done < bytes.count {
+                let result = pwrite(body.descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(position + done))
+                if result < 0 {
+                    let code = errno
+                    if code == EINTR { continue }
+                    let reason = code == ENOSPC ? "no space left on the device" : String(cString: strerror(code))
+                    throw ResourceFetcher.AttemptError.fatal(CarryonError(.disk, "writing \(body.path): \(reason)"))
+                }
+                done += result
+            }
+        }
+        written += buffer.readableBytes
+        body.progress(buffer.readableBytes)
+    }
+}

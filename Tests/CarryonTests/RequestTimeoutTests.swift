@@ -1,0 +1,54 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// A media request's timeout is the time its response's head may take: a body that keeps
+/// arriving takes as long as it takes (the stall watch ends one that stops), however much longer
+/// than the timeout that is.
+@Suite("The request timeout, for media")
+struct RequestTimeoutTests {
+    static let retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(10), jitter: 0)
+
+    static func fetcher(_ origin: HostileOrigin) -> ResourceFetcher {
+        ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: retry, timeout: .seconds(1),
+                        logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"), stallTimeout: .seconds(10))
+    }
+
+    @Test("a body that arrives steadily for twice the timeout is fetched whole", .timeLimit(.minutes(1)))
+    func slowBody() async throws {
+        let body = (0..<12_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(["/s1.ts": .paced(body, chunk: 1_000, every: .milliseconds(200))]) { origin in
+                let part = folder.appendingPathComponent("s1.part")
+                let clock = ContinuousClock()
+                let started = clock.now
+                let result = try await Self.fetcher(origin).fetch(origin.baseURL + "/s1.ts", range: nil, into: part.path,
+                                                                  validators: .init()) { _ in }
+                #expect(clock.now - started >= .seconds(2), "the body took longer than the 1 s timeout")
+                #expect(result.bytes == body.count && result.attempts == 1)
+                #expect(try Data(contentsOf: part) == Data(body))
+            }
+        }
+    }
+
+    @Test("a server that never answers fails each attempt after the timeout, saying so", .timeLimit(.minutes(1)))
+    func silentHead() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(["/s1.ts": .silent]) { origin in
+                let clock = ContinuousClock()
+                let started = clock.now
+                do {
+                    _ = try await Self.fetcher(origin).fetch(origin.baseURL + "/s1.ts", range: nil,
+                                                             into: folder.appendingPathComponent("s1.part").path, validators: .init()) { _ in }
+                    Issue.record("a request that was never answered succeeded")
+                } catch let error as CarryonError {
+                    #expect(error.message.contains("the request timed out") && error.message.contains("2 attempts"), "\(error.message)")
+                }
+                let elapsed = clock.now - started
+                #expect(elapsed >= .seconds(2) && elapsed < .seconds(8), "two attempts of 1 s each, long before the 10 s stall: \(elapsed)")
+                #expect(origin.requests == ["/s1.ts", "/s1.ts"], "\(origin.requests)")
+            }
+        }
+    }
+}
