@@ -32,6 +32,31 @@ struct RequestTimeoutTests {
         }
     }
 
+    @Test("a request the client ends without a response (a redirect loop) fails at once, naming why, not after the timeout",
+          .timeLimit(.minutes(1)))
+    func clientEndsRequest() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning([:]) { origin in
+                origin.answer("/s1.ts", with: .redirect(origin.baseURL + "/s2.ts"))
+                origin.answer("/s2.ts", with: .redirect(origin.baseURL + "/s1.ts"))
+                let fetcher = ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: Self.retry, timeout: .seconds(30),
+                                              logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"),
+                                              stallTimeout: .seconds(30))
+                let clock = ContinuousClock()
+                let started = clock.now
+                do {
+                    _ = try await fetcher.fetch(origin.baseURL + "/s1.ts", range: nil, into: folder.appendingPathComponent("s1.part").path,
+                                                validators: .init()) { _ in }
+                    Issue.record("a segment that redirects in a loop was fetched")
+                } catch let error as CarryonError {
+                    #expect(error.code == .http && error.message.contains("a redirect loop"), "\(error.code): \(error.message)")
+                }
+                #expect(clock.now - started < .seconds(10), "the 30 s timeout was not waited for")
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("s1.part").path))
+            }
+        }
+    }
+
     @Test("a server that never answers fails each attempt after the timeout, saying so", .timeLimit(.minutes(1)))
     func silentHead() async throws {
         try await withTemporaryDirectory { folder in

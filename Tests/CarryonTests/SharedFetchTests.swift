@@ -87,6 +87,23 @@ struct SharedFetchTests {
         }
     }
 
+    @Test("a session shut down while a player shares its fetch stops the fetch: shutdown returns, the player is told",
+          .timeLimit(.minutes(1)))
+    func sessionShutsDown() async throws {
+        try await withSlowFetch { session, task, resource in
+            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
+            try await Task.sleep(for: .milliseconds(300))
+            let clock = ContinuousClock()
+            let started = clock.now
+            // The run is suspended and awaited; the player's fetch outlives it, and must end
+            // before the session's client and event loops go.
+            await session.shutdown()
+            #expect(clock.now - started < .seconds(10), "shutdown waited \(clock.now - started)")
+            await #expect(throws: (any Error).self) { try await player.value }
+            await #expect(throws: CarryonError.self) { try await session.fetchNow(task.id, resources: [resource]) }
+        }
+    }
+
     /// The task's state once it stops running, or nil when it is still running after `limit`.
     func finished(_ task: DownloadTask, within limit: Duration) async throws -> DownloadState? {
         let deadline = ContinuousClock.now + limit

@@ -36,9 +36,9 @@ public actor DownloadSession {
     /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
     nonisolated let client: HTTPClient
-    /// The event loops of ``client``'s connections: the session's own, because each loop also
-    /// writes the bodies it reads to disk (see ``ResponseWriter``), and a disk slow to take them
-    /// must not hold up a server in the same process (the daemon's API, playback).
+    /// The event loops of ``client``'s connections: the session's own, because these loops
+    /// also write the bodies to disk as they arrive (see ``ResponseWriter``), and a disk slow to
+    /// take them must not hold up a server in the same process (the daemon's API, playback).
     nonisolated let loops: MultiThreadedEventLoopGroup
     let logger: Logger
     let requests: AsyncSemaphore
@@ -97,6 +97,7 @@ public actor DownloadSession {
         let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
         for id in running { try? await suspend(id) }
         for id in running { await tasks[id]?.run?.work.value }
+        await stopFetches()
         try? await client.shutdown()
         try? await loops.shutdownGracefully()
         for continuation in subscribers.values { continuation.finish() }

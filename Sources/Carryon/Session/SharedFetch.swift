@@ -16,6 +16,7 @@ extension DownloadSession {
     /// not. Cancelling the caller cancels the fetch only if no one else waits for it.
     func fetchOnce(_ resource: ResourceRecord, with fetcher: ResourceFetcher, into bundle: URL, queued: Bool) async throws {
         let id = resource.id!
+        if isShutDown { throw CarryonError(.cancelled, "the download session is shut down") }
         if fetches[id] == nil {
             if tasks[resource.assetID]?.run?.tracker?.isDone(id) == true { return }
             // A cancelled fetch of the same resource may still be writing its partial file.
@@ -53,7 +54,6 @@ extension DownloadSession {
         for continuation in fetch.waiters.values { continuation.resume(with: result) }
     }
 
-    /// A waiter was cancelled: it returns now; the fetch stops if it was the last one.
     /// A number no earlier call in this session returned: a fetch's generation or a waiter's
     /// name (a UUID would read /dev/urandom twice for every resource).
     private func nextTicket() -> UInt64 {
@@ -61,6 +61,22 @@ extension DownloadSession {
         return tickets
     }
 
+    /// Stops every fetch under way and waits until none writes any more: the session is
+    /// shutting down, and its HTTP client and event loops go next (a fetch a player waits for
+    /// can outlive its task's run). Their waiters are told the fetch was cancelled.
+    func stopFetches() async {
+        let running = fetches
+        fetches.removeAll()
+        for fetch in running.values {
+            fetch.task.cancel()
+            for continuation in fetch.waiters.values { continuation.resume(throwing: CancellationError()) }
+        }
+        for fetch in running.values { await fetch.task.value }
+        for (_, cancelled) in cancelledFetches { await cancelled.task.value }
+        cancelledFetches.removeAll()
+    }
+
+    /// A waiter was cancelled: it returns now; the fetch stops if it was the last one.
     private func leaveFetch(_ id: Int64, waiter: UInt64) {
         guard let continuation = fetches[id]?.waiters.removeValue(forKey: waiter) else { return }
         continuation.resume(throwing: CancellationError())

@@ -223,13 +223,17 @@ struct ResourceFetcher: Sendable {
         let request = try HTTPClient.Request(url: URIReference.encodingSpaces(uri), method: .GET, headers: headers)
         let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next())
         let task = client.execute(request: request, delegate: writer, eventLoop: .delegate(on: writer.eventLoop))
+        writer.follow(task)
         writer.timeHead(deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), HTTPClientError.deadlineExceeded) {
             task.cancel()
         }
         // From the request on, waiting for the head included: a server that accepts and never
         // answers is a stall.
         let meter = StallMeter(timeout: stallTimeout)
-        writer.watch(meter) { stall in task.fail(reason: StallError(stall: stall)) }
+        writer.watch(meter) { stall in
+            task.fail(reason: StallError(stall: stall))
+            writer.stop()
+        }
         return try await withTaskCancellationHandler {
             try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
                               requestedStart: requestedStart, validators: validators, limit: limit, meter: meter) { bytes in
@@ -238,6 +242,7 @@ struct ResourceFetcher: Sendable {
             }
         } onCancel: {
             task.cancel()
+            writer.stop()
         }
     }
 

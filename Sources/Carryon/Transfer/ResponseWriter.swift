@@ -7,17 +7,20 @@ import Glibc
 
 /// One media response as ``ResourceFetcher`` receives it: the head goes to the fetch, which
 /// decides what becomes of the body (``begin(_:)`` or ``refuse(_:)``); the body is then written
-/// to the partial file chunk by chunk, on the event loop that reads it.
+/// to the partial file chunk by chunk, on an event loop, as it arrives.
 ///
 /// Each chunk is checked (against the length announced or allowed, and the storage budget),
-/// paced by the task's rate limit, written with `pwrite(2)` at its place and counted, all on the
-/// connection's event loop, as curl and nginx write what they read: no chunk waits for another
-/// thread to write it, and none is held in memory once written. The loops are the session's own
-/// (see ``DownloadSession``), so a disk slow to take writes slows its downloads, never a server
-/// in the same process.
+/// paced by the task's rate limit, written with `pwrite(2)` at its place and counted on
+/// ``eventLoop``, as curl and nginx write what they read: no chunk waits for a task or a
+/// file-system thread to write it, and none is held in memory once written. The client runs
+/// the request on a connection of that loop when its pool has one free there, else on another
+/// of the session's loops, which hands each chunk over. The loops are the session's own (see
+/// ``DownloadSession``), so a disk slow to take writes slows its downloads, never a server in
+/// the same process.
 ///
-/// Every method but ``head``, ``begin(_:)``, ``refuse(_:)`` and ``close()`` is the client's, and
-/// runs on ``eventLoop``; the state is touched on that loop only.
+/// The client's calls run on ``eventLoop``, and the state is touched on that loop only;
+/// ``head``, ``follow(_:)``, ``watch(_:stalled:)``, ``begin(_:)``, ``refuse(_:)``, ``stop()``
+/// and ``close()`` may be called from anywhere.
 final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     /// Body bytes written.
     typealias Response = Int
@@ -50,6 +53,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     private var written = 0
     private var closed = false
     private var watchTimer: Scheduled<Void>?
+    /// A chunk the rate limit holds back, written when its turn comes.
+    private var heldWrite: Scheduled<Void>?
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
@@ -94,6 +99,18 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
+    /// Ends with `task`: when it fails, ``head`` fails with its error if it has not arrived.
+    /// The client fails some requests without a word to its delegate (a redirect cycle or one
+    /// too many, a client shut down), which would otherwise leave the fetch waiting for a head
+    /// until the timeout.
+    func follow(_ task: HTTPClient.Task<Int>) {
+        task.futureResult.whenFailure { [self] error in
+            headPromise.fail(error)
+            goAhead.fail(error)
+            stop()
+        }
+    }
+
     /// Lets the body flow into `body`'s file.
     func begin(_ body: Body) {
         eventLoop.execute {
@@ -113,11 +130,19 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         try? await eventLoop.submit { self.end() }.get()
     }
 
+    /// Stops writing now, also a chunk the rate limit holds back (the request then fails): the
+    /// fetch was cancelled or has failed.
+    func stop() {
+        if eventLoop.inEventLoop { end() } else { eventLoop.execute { self.end() } }
+    }
+
     /// No more writes or stall checks: the request has ended, or its file is to be closed.
     private func end() {
         closed = true
         watchTimer?.cancel()
         watchTimer = nil
+        heldWrite?.cancel()
+        heldWrite = nil
     }
 
     // MARK: The client's calls
@@ -140,11 +165,14 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
             if wait > .zero {
                 // The wait is the limit's, not the server's: the stall watch does not count it.
                 body.meter.hold()
-                return eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
+                let held = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
                     body.meter.release()
+                    self.heldWrite = nil
                     guard !self.closed else { throw CancellationError() }
                     try self.write(buffer, to: body)
-                }.futureResult
+                }
+                heldWrite = held
+                return held.futureResult
             }
         }
         do {
@@ -158,7 +186,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     func didReceiveError(task: HTTPClient.Task<Int>, _ error: any Error) {
         headPromise.fail(error)
         goAhead.fail(error)
-        end()
+        // Called off the loop when the client refuses the request before it starts.
+        stop()
     }
 
     func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int {
