@@ -36,10 +36,6 @@ public actor DownloadSession {
     /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
     nonisolated let client: HTTPClient
-    /// The event loops of ``client``'s connections: the session's own, because these loops
-    /// also write the bodies to disk as they arrive (see ``ResponseWriter``), and a disk slow to
-    /// take them must not hold up a server in the same process (the daemon's API, playback).
-    nonisolated let loops: MultiThreadedEventLoopGroup
     let logger: Logger
     let requests: AsyncSemaphore
     /// Every task this session has touched: its life cycle and, while it runs here, its run.
@@ -68,8 +64,7 @@ public actor DownloadSession {
         self.index = library.index
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "carryon.session")
-        self.loops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
-        self.client = HTTPClient(eventLoopGroupProvider: .shared(loops),
+        self.client = HTTPClient(eventLoopGroupProvider: .shared(Self.transferLoops),
                                  configuration: .carryon(maximumRedirects: configuration.maximumRedirects,
                                                          connectionsPerHost: configuration.connectionsPerHost))
         self.requests = AsyncSemaphore(configuration.adaptsConcurrency
@@ -78,15 +73,21 @@ public actor DownloadSession {
         try await recoverCrashedTasks()
     }
 
+    /// The event loops every session's connections run on: the process's own group for
+    /// downloads, apart from NIO's shared loops that servers in the process use (the daemon's
+    /// API, playback), because these loops also write the bodies to disk as they arrive (see
+    /// ``ResponseWriter``) and a disk slow to take them must not hold those servers up. One
+    /// thread per core, made on first use and kept for the life of the process, as NIO's own
+    /// shared loops are: a group per session would multiply threads and descriptors by the
+    /// sessions a process holds (a test process holds dozens at once).
+    static let transferLoops = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+
     deinit {
         // A session released without `shutdown()` — a caller's early return or throw, or this
         // initializer failing after the client was made — must not take the process down:
         // AsyncHTTPClient traps when a client that is still running is released. Its
         // asynchronous shutdown keeps the client alive until it has finished.
-        if !isShutDown {
-            let loops = self.loops
-            client.shutdown { _ in loops.shutdownGracefully { _ in } }
-        }
+        if !isShutDown { client.shutdown { _ in } }
     }
 
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
@@ -99,7 +100,6 @@ public actor DownloadSession {
         for id in running { await tasks[id]?.run?.work.value }
         await stopFetches()
         try? await client.shutdown()
-        try? await loops.shutdownGracefully()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }

@@ -62,8 +62,8 @@ extension DownloadSession {
     }
 
     /// Stops every fetch under way and waits until none writes any more: the session is
-    /// shutting down, and its HTTP client and event loops go next (a fetch a player waits for
-    /// can outlive its task's run). Their waiters are told the fetch was cancelled.
+    /// shutting down, and its HTTP client goes next (a fetch a player waits for can outlive its
+    /// task's run). Their waiters are told the fetch was cancelled.
     func stopFetches() async {
         let running = fetches
         fetches.removeAll()

@@ -14,9 +14,9 @@ import Glibc
 /// ``eventLoop``, as curl and nginx write what they read: no chunk waits for a task or a
 /// file-system thread to write it, and none is held in memory once written. The client runs
 /// the request on a connection of that loop when its pool has one free there, else on another
-/// of the session's loops, which hands each chunk over. The loops are the session's own (see
-/// ``DownloadSession``), so a disk slow to take writes slows its downloads, never a server in
-/// the same process.
+/// of the transfer's loops, which hands each chunk over. The loops are the downloads' own (see
+/// ``DownloadSession/transferLoops``), so a disk slow to take writes slows the downloads, never
+/// a server in the same process.
 ///
 /// The client's calls run on ``eventLoop``, and the state is touched on that loop only;
 /// ``head``, ``follow(_:)``, ``watch(_:stalled:)``, ``begin(_:)``, ``refuse(_:)``, ``stop()``
