@@ -76,22 +76,19 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         head.whenComplete { _ in timer.cancel() }
     }
 
-    /// Checks `meter` a few times per its timeout, on the loop, until the request ends or
-    /// stalls; `stalled` is told of the stall (to end the request with it). A check that runs
-    /// late — the loop was busy, the process starved of CPU — excuses the lateness, as
-    /// ``withStallDetection(_:_:)`` does: bytes may have waited in the socket all that time.
+    /// Checks `meter` every ``StallMeter/interval``, on the loop, until the request ends or
+    /// stalls; `stalled` is told of the stall (to end the request with it). The checks are
+    /// those ``withStallDetection(_:_:)`` makes (see ``StallMeter/check(due:)``).
     func watch(_ meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
         eventLoop.execute { self.scheduleCheck(of: meter, stalled: stalled) }
     }
 
     private func scheduleCheck(of meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
         guard !closed else { return }
-        let interval = min(meter.timeout / 4, .seconds(1))
-        let due = meter.now + interval
-        watchTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(interval / .nanoseconds(1)))) {
+        let due = meter.now + meter.interval
+        watchTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(meter.interval / .nanoseconds(1)))) {
             guard !self.closed else { return }
-            meter.excuseLateness(after: due, slack: interval / 2)
-            if let stall = meter.check() {
+            if let stall = meter.check(due: due) {
                 stalled(stall)
             } else {
                 self.scheduleCheck(of: meter, stalled: stalled)

@@ -113,9 +113,21 @@ final class StallMeter: Sendable {
         watch.withLock { $0.received(bytes, at: now) }
     }
 
-    func check() -> StallWatch.Stall? {
+    /// How often a watcher checks: a few times per timeout, so a stall is reported within a
+    /// quarter of it (at most 1 s).
+    var interval: Duration { min(timeout / 4, .seconds(1)) }
+
+    /// The check a watcher makes when it wakes, having meant to wake at `due`: the stall, if
+    /// the transfer has stalled. Woken late — the process was starved of CPU (a loaded machine,
+    /// a stopped process, a busy event loop) — what arrived meanwhile may not have been read
+    /// yet: beyond a watcher's ordinary lateness (half an interval), that time is not the
+    /// server's.
+    func check(due: ContinuousClock.Instant) -> StallWatch.Stall? {
         let now = clock.now
-        return watch.withLock { $0.check(at: now) }
+        return watch.withLock { watch in
+            watch.excuse(now - due - interval / 2, at: now)
+            return watch.check(at: now)
+        }
     }
 
     /// The transfer holds itself back (a rate limit's wait) until ``release()``: no stall meanwhile.
@@ -129,12 +141,6 @@ final class StallMeter: Sendable {
         watch.withLock { $0.release(at: now) }
     }
 
-    /// Excuses how much later than `due` the watcher woke, less `slack`.
-    func excuseLateness(after due: ContinuousClock.Instant, slack: Duration) {
-        let now = clock.now
-        watch.withLock { $0.excuse(now - due - slack, at: now) }
-    }
-
     var now: ContinuousClock.Instant { clock.now }
 }
 
@@ -144,19 +150,13 @@ final class StallMeter: Sendable {
 func withStallDetection<T: Sendable>(_ timeout: Duration,
                                      _ body: @escaping @Sendable (StallMeter) async throws -> T) async throws -> T {
     let meter = StallMeter(timeout: timeout)
-    // Checked a few times per timeout: a stall is reported within a quarter of it (at most 1 s).
-    let interval = min(timeout / 4, .seconds(1))
     return try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body(meter) }
         group.addTask {
             while true {
-                let due = meter.now + interval
-                try await Task.sleep(for: interval)
-                // Woken late: the process was starved of CPU (a loaded machine, a stopped
-                // process), and what arrived meanwhile may not have been read yet. Beyond a
-                // watcher's ordinary lateness, that time is not the server's.
-                meter.excuseLateness(after: due, slack: interval / 2)
-                if let stall = meter.check() { throw StallError(stall: stall) }
+                let due = meter.now + meter.interval
+                try await Task.sleep(for: meter.interval)
+                if let stall = meter.check(due: due) { throw StallError(stall: stall) }
             }
         }
         defer { group.cancelAll() }
