@@ -71,14 +71,16 @@ public final class SigningCDN: @unchecked Sendable {
         }
     }
 
-    /// Signs anew every `period` until the returned task is cancelled.
-    public func rotating(every period: Duration) -> Task<Void, Never> {
-        Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: period)
-                if !Task.isCancelled { rotate() }
-            }
-        }
+    /// Signs anew every `period` until the returned timer is cancelled. The timer runs on a
+    /// dispatch queue of its own, scheduled by the system rather than by Swift's cooperative
+    /// pool, so a test run that keeps the pool's threads busy does not stretch a signature's life.
+    public func rotating(every period: Duration) -> any DispatchSourceTimer {
+        let nanoseconds = Int(period.components.seconds) * 1_000_000_000 + Int(period.components.attoseconds / 1_000_000_000)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "SigningCDN.rotation"))
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in self?.rotate() }
+        timer.resume()
+        return timer
     }
 
     /// Stops the origin.

@@ -13,8 +13,11 @@ struct SignedURLCommandTests {
     func killedAndResumed() async throws {
         try await withTemporaryDirectory { folder in
             let urlFile = folder.appendingPathComponent("manifest-url")
+            // Signed anew every 0.5 s, each signature good for five signings: a fresh location
+            // lasts 2 s at least, well past a loaded machine's wait between reading the manifest
+            // and asking for a segment.
             let cdn = try SigningCDN(segments: 24, size: 6_000, chunk: 1_000, every: .milliseconds(100), signsManifest: true,
-                                     lifetime: 3, manifestURLFile: urlFile)
+                                     lifetime: 5, manifestURLFile: urlFile)
             defer { cdn.stop() }
             let rotation = cdn.rotating(every: .milliseconds(500))
             defer { rotation.cancel() }
@@ -37,7 +40,7 @@ struct SignedURLCommandTests {
             let fetchedBeforeKill = Set(cdn.origin.requests.filter { $0.hasPrefix("/s") }.map { $0.split(separator: "?")[0] }).count
             #expect(fetchedBeforeKill < 20, "killed part-way: \(fetchedBeforeKill) of 24 segments asked for")
             // Every URL the library holds, the manifest's included, expires before resume.
-            try await Task.sleep(for: .milliseconds(2_000))
+            try await Task.sleep(for: .milliseconds(3_500))
 
             let resumed = try await runCarryon(["resume", assetID] + library + refresh)
             #expect(resumed.status == 0, "\(resumed.standardError)")

@@ -8,13 +8,15 @@ import Testing
 /// only when even a fresh location is refused.
 @Suite("Expiring signed URLs")
 struct SignedURLTests {
-    @Test("media URLs signed for 1.5 s at most, a download of about 3 s: it completes byte-identical, each refresh in the error log",
+    @Test("media URLs signed for 3 s at most, a download of about 6 s: it completes byte-identical, each refresh in the error log",
           .timeLimit(.minutes(1)))
     func refreshesAndCompletes() async throws {
         try await withTemporaryDirectory { folder in
-            // Signed anew every 0.5 s, each signature good for three signings: a fresh location
-            // lasts a second at least, the first ones far less than the download.
-            let cdn = try SigningCDN(segments: 10, size: 6_000, chunk: 1_000, every: .milliseconds(100), lifetime: 3,
+            // Signed anew every 0.5 s, each signature good for six signings: a fresh location
+            // lasts 2.5 s at least (a loaded machine can take a second between reading the
+            // manifest and asking for the segment), the first ones half the download (ten
+            // segments of 1.2 s, two at a time).
+            let cdn = try SigningCDN(segments: 10, size: 6_000, chunk: 1_000, every: .milliseconds(200), lifetime: 6,
                                      manifestURLFile: folder.appendingPathComponent("manifest-url"))
             defer { cdn.stop() }
             let rotation = cdn.rotating(every: .milliseconds(500))
