@@ -70,6 +70,10 @@ struct TaskRunner {
                 printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))
             } else if let stopped {
                 printError("\(task.id): suspended: \(stopped.message)", hint: hint(for: stopped, id: task.id))
+            } else if state == .running || state == .waiting {
+                // The session answers only once a task has stopped; never report success for one that has not.
+                printError("\(task.id): the session stopped waiting while the task was still \(state.rawValue)",
+                           hint: "`carryon show \(task.id)` tells what it did; `carryon resume \(task.id)` goes on.")
             }
             if json {
                 var done = EventLine(event: "done", id: task.id)
@@ -83,7 +87,7 @@ struct TaskRunner {
             } else if printID {
                 print(task.id)
             }
-            if state == .failed || state == .cancelled || stopped != nil { failed = true }
+            if ![.completed, .suspended].contains(state) || stopped != nil { failed = true }
         }
         await session.shutdown()
         if let signal = interrupted.signal {

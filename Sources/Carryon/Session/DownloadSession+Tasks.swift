@@ -97,7 +97,7 @@ extension DownloadSession {
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {
-        if tasks[id]?.run == nil && !queue.contains(id) {
+        if tasks[id]?.run == nil && !queue.contains(id) && !finishing.contains(id) {
             return (try? await machine(id).state) ?? .cancelled
         }
         return await withCheckedContinuation { continuation in
@@ -106,7 +106,7 @@ extension DownloadSession {
     }
 
     func notifyFinished(_ id: String, _ state: DownloadState) {
-        guard tasks[id]?.run == nil, !queue.contains(id) else { return }
+        guard tasks[id]?.run == nil, !queue.contains(id), !finishing.contains(id) else { return }
         for waiter in finishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: state) }
     }
 

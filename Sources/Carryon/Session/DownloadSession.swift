@@ -53,6 +53,9 @@ public actor DownloadSession {
     var tickets: UInt64 = 0
     var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
     var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
+    /// Tasks whose run has ended and whose end is being recorded: their state still says
+    /// running, so ``waitUntilFinished(_:)`` waits for the recorded end rather than answer that.
+    var finishing: Set<String> = []
     var isShutDown = false
 
     /// Opens a session over `library`. Tasks recorded as running whose process is gone (no
@@ -195,6 +198,7 @@ public actor DownloadSession {
         // so the actions below find no run to stop.
         let run = tasks[id]?.run
         tasks[id]?.run = nil
+        finishing.insert(id)
         if let progress = run?.finalProgress() { tasks[id]?.lastProgress = progress }
         if var machine = tasks[id]?.machine, machine.state == .running {
             switch outcome {
@@ -222,6 +226,7 @@ public actor DownloadSession {
                 try? await perform(action, for: id)
             }
         }
+        finishing.remove(id)
         notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)
         schedule()
     }
