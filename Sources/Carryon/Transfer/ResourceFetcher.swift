@@ -221,22 +221,22 @@ struct ResourceFetcher: Sendable {
 
         // A space in a URI (read leniently) is fetched as browsers fetch it, as %20.
         let request = try HTTPClient.Request(url: URIReference.encodingSpaces(uri), method: .GET, headers: headers)
-        let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next())
+        // From the request on, waiting for the head included: a server that accepts and never
+        // answers is a stall.
+        let meter = StallMeter(timeout: stallTimeout)
+        let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next(), meter: meter)
         let task = client.execute(request: request, delegate: writer, eventLoop: .delegate(on: writer.eventLoop))
         writer.follow(task)
         writer.timeHead(deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), HTTPClientError.deadlineExceeded) {
             task.cancel()
         }
-        // From the request on, waiting for the head included: a server that accepts and never
-        // answers is a stall.
-        let meter = StallMeter(timeout: stallTimeout)
-        writer.watch(meter) { stall in
+        writer.watch { stall in
             task.fail(reason: StallError(stall: stall))
             writer.stop()
         }
         return try await withTaskCancellationHandler {
             try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
-                              requestedStart: requestedStart, validators: validators, limit: limit, meter: meter) { bytes in
+                              requestedStart: requestedStart, validators: validators, limit: limit) { bytes in
                 meter.received(bytes)
                 progress(bytes)
             }
@@ -250,7 +250,7 @@ struct ResourceFetcher: Sendable {
     /// wanted), and `writer` writes the body there as it arrives.
     private func receive(_ task: HTTPClient.Task<Int>, into writer: ResponseWriter, uri: String, range: ClosedRange<Int>?,
                          partPath: String, existing: Int, requestedStart: Int?, validators: Locked<Validators>, limit: Int,
-                         meter: StallMeter, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
+                         progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let head = try await writer.head.get()
         let body: (offset: Int, expected: Int?)
         do {
@@ -275,7 +275,7 @@ struct ResourceFetcher: Sendable {
             throw error
         }
         writer.begin(.init(descriptor: descriptor, path: partPath, uri: uri, offset: body.offset, expected: body.expected, limit: limit,
-                           budget: budget, rateLimit: rateLimit, meter: meter, progress: progress))
+                           budget: budget, rateLimit: rateLimit, progress: progress))
         let received: Int
         do {
             received = try await task.futureResult.get()

@@ -40,13 +40,14 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         var limit: Int
         var budget: ByteBudget?
         var rateLimit: RateLimit?
-        var meter: StallMeter
-        /// Told each chunk's length once it is written (and tells ``meter``).
+        /// Told each chunk's length once it is written (and tells the stall meter).
         var progress: @Sendable (Int) -> Void
     }
 
     /// The loop the client calls this writer on.
     let eventLoop: any EventLoop
+    /// What the request has received when, for the stall watch (see ``watch(stalled:)``).
+    let meter: StallMeter
     private let headPromise: EventLoopPromise<HTTPResponseHead>
     private let goAhead: EventLoopPromise<Void>
     private var body: Body?
@@ -56,8 +57,9 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     /// A chunk the rate limit holds back, written when its turn comes.
     private var heldWrite: Scheduled<Void>?
 
-    init(eventLoop: any EventLoop) {
+    init(eventLoop: any EventLoop, meter: StallMeter) {
         self.eventLoop = eventLoop
+        self.meter = meter
         headPromise = eventLoop.makePromise()
         goAhead = eventLoop.makePromise()
     }
@@ -76,22 +78,24 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         head.whenComplete { _ in timer.cancel() }
     }
 
-    /// Checks `meter` every ``StallMeter/interval``, on the loop, until the request ends or
+    /// Checks ``meter`` every ``StallMeter/interval``, on the loop, until the request ends or
     /// stalls; `stalled` is told of the stall (to end the request with it). The checks are
-    /// those ``withStallDetection(_:_:)`` makes (see ``StallMeter/check(due:)``).
-    func watch(_ meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
-        eventLoop.execute { self.scheduleCheck(of: meter, stalled: stalled) }
+    /// those ``withStallDetection(_:_:)`` makes (see ``StallMeter/check(due:)``). The time
+    /// between the head's arrival and the fetch's decision on it is the fetch's, not the
+    /// server's: the meter is held meanwhile, so a process too busy to decide soon is no stall.
+    func watch(stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
+        eventLoop.execute { self.scheduleCheck(stalled: stalled) }
     }
 
-    private func scheduleCheck(of meter: StallMeter, stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
+    private func scheduleCheck(stalled: @escaping @Sendable (StallWatch.Stall) -> Void) {
         guard !closed else { return }
         let due = meter.now + meter.interval
         watchTimer = eventLoop.scheduleTask(in: .nanoseconds(Int64(meter.interval / .nanoseconds(1)))) {
             guard !self.closed else { return }
-            if let stall = meter.check(due: due) {
+            if let stall = self.meter.check(due: due) {
                 stalled(stall)
             } else {
-                self.scheduleCheck(of: meter, stalled: stalled)
+                self.scheduleCheck(stalled: stalled)
             }
         }
     }
@@ -112,13 +116,17 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     func begin(_ body: Body) {
         eventLoop.execute {
             self.body = body
+            self.meter.release()
             self.goAhead.succeed(())
         }
     }
 
     /// Ends the request with `error` instead of reading its body.
     func refuse(_ error: any Error) {
-        eventLoop.execute { self.goAhead.fail(error) }
+        eventLoop.execute {
+            self.meter.release()
+            self.goAhead.fail(error)
+        }
     }
 
     /// Stops every write, also one a rate limit holds back: after it the file descriptor is the
@@ -145,6 +153,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     // MARK: The client's calls
 
     func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        // Until the fetch lets the body flow or refuses it, the wait is the fetch's.
+        meter.hold()
         headPromise.succeed(head)
         return goAhead.futureResult
     }
@@ -161,9 +171,9 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
             let wait = rateLimit.delay(for: count)
             if wait > .zero {
                 // The wait is the limit's, not the server's: the stall watch does not count it.
-                body.meter.hold()
+                meter.hold()
                 let held = eventLoop.scheduleTask(in: .nanoseconds(Int64(wait / .nanoseconds(1)))) {
-                    body.meter.release()
+                    self.meter.release()
                     self.heldWrite = nil
                     guard !self.closed else { throw CancellationError() }
                     try self.write(buffer, to: body)
