@@ -11,12 +11,15 @@ public final class RunningProcess: @unchecked Sendable {
     public let lines: AsyncStream<String>
     private let continuation: AsyncStream<String>.Continuation
 
-    /// Starts the `carryon` binary the tests run (``carryonBinary``).
-    public convenience init(carryon arguments: [String]) throws {
-        try self.init(try requireCarryonBinary(), arguments)
+    /// Starts the `carryon` binary the tests run (``carryonBinary``); see ``init(_:_:killWhen:)``.
+    public convenience init(carryon arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
+        try self.init(try requireCarryonBinary(), arguments, killWhen: killWhen)
     }
 
-    public init(_ executable: URL, _ arguments: [String]) throws {
+    /// Starts `executable`. With `killWhen`, the process is killed (SIGKILL) on the line of
+    /// standard output that the condition holds for, by the thread that reads it: at once,
+    /// whoever reads ``lines`` and however busy Swift concurrency's threads are.
+    public init(_ executable: URL, _ arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
         (lines, continuation) = AsyncStream<String>.makeStream()
         process.executableURL = executable
         process.arguments = arguments
@@ -27,6 +30,7 @@ public final class RunningProcess: @unchecked Sendable {
         try process.run()
         ChildProcesses.started(process.processIdentifier)
         let continuation = self.continuation
+        let pid = process.processIdentifier
         // A thread of its own: blocking reads must not hold Swift concurrency's or Dispatch's
         // few threads while a server in this process answers the child.
         Thread.detachNewThread {
@@ -36,7 +40,9 @@ public final class RunningProcess: @unchecked Sendable {
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: 0x0A) {
-                    continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                    if let killWhen, killWhen(line) { Glibc.kill(pid, SIGKILL) }
+                    continuation.yield(line)
                     buffer.removeSubrange(buffer.startIndex...newline)
                 }
             }

@@ -59,7 +59,7 @@ struct SharedFetchTests {
     func playerLeaves() async throws {
         try await withSlowFetch { session, task, resource in
             let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await Task.sleep(for: .milliseconds(300))   // the player joins the fetch under way
+            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
             player.cancel()
             await #expect(throws: CarryonError.self) { try await player.value }
             let state = try await finished(task, within: .seconds(20))
@@ -74,7 +74,7 @@ struct SharedFetchTests {
     func downloadLeaves() async throws {
         try await withSlowFetch { session, task, resource in
             let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await Task.sleep(for: .milliseconds(300))
+            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
             try await task.suspend()
             #expect(try await finished(task, within: .seconds(5)) == .suspended)
             try await player.value
@@ -92,7 +92,7 @@ struct SharedFetchTests {
     func sessionShutsDown() async throws {
         try await withSlowFetch { session, task, resource in
             let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await Task.sleep(for: .milliseconds(300))
+            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
             let clock = ContinuousClock()
             let started = clock.now
             // The run is suspended and awaited; the player's fetch outlives it, and must end
@@ -124,4 +124,9 @@ struct SharedFetchTests {
         Issue.record("timed out waiting until \(what)")
         throw CancellationError()
     }
+}
+
+extension DownloadSession {
+    /// How many wait for resource `id`'s fetch under way: the transfer, and players.
+    func waiters(of id: Int64) -> Int { fetches[id]?.waiters.count ?? 0 }
 }

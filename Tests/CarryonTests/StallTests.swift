@@ -99,8 +99,9 @@ struct StallTests {
         try await HostileOrigin.withRunning { origin in
             origin.answer("/silent.m3u8", with: .silent)
             origin.answer("/trickle.m3u8", with: .trickle([UInt8](repeating: 0x23, count: 400), every: .milliseconds(100)))
+            // 2 s: a reader the loaded machine keeps waiting a second must not look like silence.
             let fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, retry: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10)),
-                                          stallTimeout: .seconds(1))
+                                          stallTimeout: .seconds(2))
             for (path, stall) in [("/silent.m3u8", "nothing arrived"), ("/trickle.m3u8", "slower than 1 KB/s")] {
                 let error = await #expect(throws: CarryonError.self) { try await fetcher.fetch(origin.baseURL + path) }
                 #expect(error?.code == .stalled)

@@ -9,7 +9,7 @@ import Testing
 @Suite("carryon with MPEG-DASH", .serialized)
 struct DASHCommandTests {
     @Test("download an MPD; show --json says dash and where main.mpd is; play --format dash prints the MPD URL GStreamer plays to the last frame",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func downloadShowPlay() async throws {
         try await withTemporaryDirectory { folder in
             let id = try await Origin(root: dashSampleMedia.path).withRunning { origin in
@@ -37,7 +37,7 @@ struct DASHCommandTests {
     }
 
     @Test("add brings another audio language and subtitles into a DASH bundle: both manifests name them, and it plays",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func addSelections() async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: dashSampleMedia.path).withRunning { origin in
@@ -77,7 +77,7 @@ struct DASHCommandTests {
     }
 
     @Test("a DASH stream's whole life from the command: catalog, download by name, list with its size, logs, policy and purge, delete",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func libraryLife() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library").path

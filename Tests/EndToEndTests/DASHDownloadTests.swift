@@ -218,7 +218,7 @@ struct DASHDownloadTests {
     }
 
     @Test("a DASH asset plays while it downloads: GStreamer plays main.mpd to the last frame, nothing is fetched twice, the bundle ends byte-identical",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func playWhileDownloading() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))

@@ -65,7 +65,8 @@ struct DaemonAPITests {
             #expect(started.response.header("Location") == "assets/\(id)")
 
             var state = ""
-            for _ in 0..<600 where state != "completed" {
+            let deadline = ContinuousClock.now + .seconds(100)
+            while state != "completed", ContinuousClock.now < deadline {
                 let shown = try await daemon.call("GET", "assets/\(id)")
                 state = (shown.json as? [String: Any])?["state"] as? String ?? ""
                 if state == "failed" { Issue.record("failed: \(String(decoding: shown.response.body, as: UTF8.self))"); return }
@@ -221,7 +222,8 @@ struct DaemonAPITests {
             // event once under a loaded machine.
             let (opened, open) = AsyncStream<Void>.makeStream()
             let listening = Task {
-                try await rawHTTPStream(port: daemon.port, request + "\r\n",
+                // The download runs in this busy test process: up to 100 s, within the test's limit.
+                try await rawHTTPStream(port: daemon.port, request + "\r\n", seconds: 100,
                                         arrived: { if $0.contains(": carryon events") { open.yield(); open.finish() } }) {
                     $0.contains("event: finished")
                 }

@@ -7,7 +7,7 @@ import Testing
 @Suite("carryon demo")
 struct DemoCommandTests {
     @Test("the demo downloads the sample over loopback, proves it plays with ffmpeg, prints where it is, and exits 0",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func demo() async throws {
         _ = try requireFFmpeg()
         try await withTemporaryDirectory { folder in
@@ -29,7 +29,7 @@ struct DemoCommandTests {
     }
 
     @Test("demo --format dash downloads the DASH sample, ffmpeg decodes its HLS playlists and GStreamer plays its MPD to the last frame",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func dash() async throws {
         _ = try requireFFmpeg()
         _ = try await gstreamerVideoFrames("file://" + dashSampleMedia.appendingPathComponent("base/main.mpd").path)
@@ -44,7 +44,7 @@ struct DemoCommandTests {
     }
 
     @Test("with --keep-serving the printed URL plays until the demo is interrupted; --profile lossy still completes",
-          .timeLimit(.minutes(2)))
+          .timeLimit(.minutes(3)))
     func keepServingLossy() async throws {
         try await withTemporaryDirectory { folder in
             let demo = try RunningProcess(carryon: ["demo", "--library", folder.path, "--keep-serving", "--profile", "lossy"])

@@ -32,8 +32,9 @@ struct WebAppTests {
             throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
         }
         try await withTemporaryDirectory { folder in
-            // A link slow enough (60 kB/s a connection: about 3 s for the stream) that the progress shows on the way.
-            let link = LinkProfile(latency: .milliseconds(30), bandwidth: 60_000)
+            // A link slow enough (30 kB/s a connection: about 6 s for the stream) that the progress
+            // shows on the way, also to a browser the loaded machine keeps waiting.
+            let link = LinkProfile(latency: .milliseconds(30), bandwidth: 30_000)
             try await Origin(root: sampleMedia.path, profile: link).withRunning { origin in
                 let catalog = folder.appendingPathComponent("streams.json")
                 try Data(#"[{"name": "Sample", "playlist_url": "\#(origin.baseURL)/fmp4/main.m3u8"}, {"name": "Other", "playlist_url": "\#(origin.baseURL)/ts/main.m3u8"}]"#.utf8)

@@ -7,8 +7,8 @@ import Testing
 /// ``PlaylistError``.
 @Suite("Hostile input")
 struct HostileInputTests {
-    /// The most a 5 MB line may take to read in a debug build on a busy machine: several times
-    /// what linear work takes (a few seconds), far less than quadratic work (hours at this size).
+    /// The most CPU time a 5 MB line may take to read in a debug build: several times what
+    /// linear work takes (a few seconds), far less than quadratic work (hours at this size).
     private let hugeLineBudget = Duration.seconds(20)
 
     /// Parses and resolves `text` however its kind says, returning the error if any.
@@ -289,8 +289,8 @@ struct HostileInputTests {
 
     // MARK: Size
 
-    /// A million segments: reading takes time in proportion to the size, 15 to 30 seconds in a
-    /// debug build (a second or two in release); anything worse than linear would take hours.
+    /// A million segments: reading takes time in proportion to the size, 15 to 30 seconds of CPU
+    /// in a debug build (a second or two in release); anything worse than linear would take hours.
     @Test func millionSegmentPlaylistIsReadInLinearTime() throws {
         let count = 1_000_000
         let text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:5\n"
