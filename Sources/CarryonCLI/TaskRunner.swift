@@ -31,16 +31,19 @@ struct TaskRunner {
                 if shown.record(event) { break }
             }
         }
+        // Tasks the session would not resume (said why already): not waited for.
+        var refused: Set<String> = []
         for task in tasks {
             do {
                 try await task.resume()
             } catch {
                 display.finishLine()
                 printError(error.description, hint: hint(for: error, id: task.id))
+                refused.insert(task.id)
             }
         }
         var states: [String: DownloadState] = [:]
-        for task in tasks { states[task.id] = await task.waitUntilFinished() }
+        for task in tasks where !refused.contains(task.id) { states[task.id] = await task.waitUntilFinished() }
         // The last events print before the summary: the watcher ends once it has shown the end
         // of every task it saw run (a task that did not run here sends none). A fixed 50 ms wait
         // was a tenth of a 20-minute download's time from nginx on loopback.
@@ -60,11 +63,13 @@ struct TaskRunner {
         var failed = false
         for task in tasks {
             let snapshot = try? await task.snapshot()
-            let state = states[task.id] ?? .failed
+            let state = states[task.id] ?? snapshot?.state ?? .failed
             // Suspended by the session, not by Ctrl-C: the server stalled on every try, or a
             // storage rule would have broken.
             let stopped = state == .suspended && !interrupted.isSet ? await session.lastError(of: task.id) : nil
-            if state == .failed {
+            if refused.contains(task.id) {
+                failed = true
+            } else if state == .failed {
                 // On stderr with --json too: stdout stays JSON, people still see why.
                 let error = display.failure(of: task.id) ?? CarryonError(.transfer, snapshot?.error ?? "failed")
                 printError("\(task.id): \(snapshot?.error ?? error.message)", hint: hint(for: error, id: task.id))

@@ -34,6 +34,10 @@ extension DownloadSession {
     }
 
     func resume(_ id: String) async throws(CarryonError) {
+        await settle(id)
+        if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
+            throw CarryonError(.busy, "\(id) is being downloaded by another process already")
+        }
         var machine = try await machine(id)
         let action: DownloadTaskStateMachine.Action
         do { action = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
@@ -43,6 +47,7 @@ extension DownloadSession {
     }
 
     func suspend(_ id: String) async throws(CarryonError) {
+        await settle(id)
         // Another process's download is its own to suspend: writing its state here would leave
         // it downloading under a state that says it is not.
         if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
@@ -57,6 +62,7 @@ extension DownloadSession {
     }
 
     func cancel(_ id: String) async throws(CarryonError) {
+        await settle(id)
         if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
             throw CarryonError(.busy, "\(id) is being downloaded by another process; only that process can cancel it")
         }
@@ -77,6 +83,7 @@ extension DownloadSession {
     ///   playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
+        await settle(id)
         if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
             throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before the asset is deleted")
         }
@@ -94,6 +101,13 @@ extension DownloadSession {
     /// Whether another process (or session) holds the asset's bundle lock, downloading it.
     func isDownloadedElsewhere(_ id: String) -> Bool {
         tasks[id]?.run?.lock == nil && FileLock.isHeld(path: library.bundleURL(for: id).appending(path: ".lock", directoryHint: .notDirectory).path)
+    }
+
+    /// Waits, when task `id`'s run has ended and its end is still being recorded, until it is:
+    /// what the user asks of the task then (suspend, cancel, delete, resume) applies to the
+    /// state it ended in, and is not undone by the end being written after it.
+    func settle(_ id: String) async {
+        if finishing.contains(id) { _ = await waitUntilFinished(id) }
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {

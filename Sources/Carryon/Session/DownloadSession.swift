@@ -94,17 +94,27 @@ public actor DownloadSession {
     }
 
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
+    /// Tasks still waiting for room stay waiting, in the library, for a later session. Every
+    /// ``DownloadTask/waitUntilFinished()`` is answered before it returns.
     public func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
+        let queued = queue
         queue.removeAll()
+        for id in queued { notifyFinished(id, tasks[id]?.machine.state ?? .waiting) }
         let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
         for id in running { try? await suspend(id) }
         for id in running { await tasks[id]?.run?.work.value }
+        // Runs that ended just before, still recording how.
+        for id in finishing { await settle(id) }
         await stopFetches()
         try? await client.shutdown()
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
+        for (id, waiters) in finishWaiters {
+            for waiter in waiters { waiter.resume(returning: tasks[id]?.machine.state ?? .cancelled) }
+        }
+        finishWaiters.removeAll()
     }
 
     // MARK: The life cycle
