@@ -190,7 +190,8 @@ struct ResourceFetcher: Sendable {
     /// One request. Returns the complete length on success, the response's status and the body
     /// bytes it carried.
     ///
-    /// A chunk's wait for the rate limit is held on `meter`: the server is not slow then.
+    /// The stall meter is held while a chunk waits for the rate limit, and while this fetch
+    /// decides on the response's head: the server is not slow then.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
                               limit: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)

@@ -19,7 +19,7 @@ import Glibc
 /// a server in the same process.
 ///
 /// The client's calls run on ``eventLoop``, and the state is touched on that loop only;
-/// ``head``, ``follow(_:)``, ``watch(_:stalled:)``, ``begin(_:)``, ``refuse(_:)``, ``stop()``
+/// ``head``, ``follow(_:)``, ``watch(stalled:)``, ``begin(_:)``, ``refuse(_:)``, ``stop()``
 /// and ``close()`` may be called from anywhere.
 final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     /// Body bytes written.
