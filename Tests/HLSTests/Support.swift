@@ -81,6 +81,17 @@ func multivariant(_ text: String, url: String = "https://cdn.example.com/vod/mai
     try MultivariantPlaylist(parsing: text, url: url)
 }
 
+/// Runs `body` on a thread of its own and waits for it without holding a thread: heavy
+/// synchronous work (seconds of it) would otherwise hold one of the test process's cooperative
+/// threads — as many as there are cores, two here — and every asynchronous test of the process
+/// would wait its turn on what is left. Expectations belong after it, in the test: `body`
+/// returns what they check.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
 /// The CPU time the calling thread spends running `body`: the work's own cost, whatever else
 /// the machine is doing. Wall-clock time would count the waits for a core too, and the whole
 /// test run shares two.
