@@ -207,7 +207,14 @@ extension Serve {
             for task in try await session.tasks() where try await task.snapshot().state == .suspended { suspended.append(task) }
             guard !suspended.isEmpty else { return }
             if resume {
-                for task in suspended { try await task.resume() }
+                for task in suspended {
+                    do {
+                        try await task.resume()
+                    } catch where error.code == .busy {
+                        // Resumed by another process since it was listed: it goes on there.
+                        printNote(error.message)
+                    }
+                }
                 printNote("resuming \(suspended.count) suspended download\(suspended.count == 1 ? "" : "s"): \(suspended.map(\.id).joined(separator: ", "))")
             } else {
                 printNote("\(suspended.count) download\(suspended.count == 1 ? " is" : "s are") suspended (\(suspended.map(\.id).joined(separator: ", "))): "
@@ -278,8 +285,13 @@ struct Play: AsyncParsableCommand {
                 snapshot = try await task.snapshot()
                 if download, snapshot.state != .completed, snapshot.state != .cancelled,
                    !(await PlaybackSource(library: session.library).isDownloading(task.id)) {
-                    try await task.resume()
-                    printNote("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
+                    do {
+                        try await task.resume()
+                        printNote("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
+                    } catch let error as CarryonError where error.code == .busy {
+                        // Another process took the download up since: it plays as that one fetches.
+                        printNote(error.message)
+                    }
                 }
             } catch {
                 throw fail(error, id: id)
