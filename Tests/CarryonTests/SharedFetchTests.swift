@@ -58,8 +58,7 @@ struct SharedFetchTests {
           .timeLimit(.minutes(1)))
     func playerLeaves() async throws {
         try await withSlowFetch { session, task, resource in
-            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
+            let player = try await playerJoining(session, task, resource)
             player.cancel()
             await #expect(throws: CarryonError.self) { try await player.value }
             let state = try await finished(task, within: .seconds(20))
@@ -73,8 +72,7 @@ struct SharedFetchTests {
           .timeLimit(.minutes(1)))
     func downloadLeaves() async throws {
         try await withSlowFetch { session, task, resource in
-            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
+            let player = try await playerJoining(session, task, resource)
             try await task.suspend()
             #expect(try await finished(task, within: .seconds(5)) == .suspended)
             try await player.value
@@ -91,8 +89,7 @@ struct SharedFetchTests {
           .timeLimit(.minutes(1)))
     func sessionShutsDown() async throws {
         try await withSlowFetch { session, task, resource in
-            let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
-            try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
+            let player = try await playerJoining(session, task, resource)
             let clock = ContinuousClock()
             let started = clock.now
             // The run is suspended and awaited; the player's fetch outlives it, and must end
@@ -102,6 +99,13 @@ struct SharedFetchTests {
             await #expect(throws: (any Error).self) { try await player.value }
             await #expect(throws: CarryonError.self) { try await session.fetchNow(task.id, resources: [resource]) }
         }
+    }
+
+    /// A player asking for `resource` out of turn, once it has joined the download's fetch.
+    func playerJoining(_ session: DownloadSession, _ task: DownloadTask, _ resource: Int64) async throws -> Task<Void, any Error> {
+        let player = Task { try await session.fetchNow(task.id, resources: [resource]) }
+        try await until("the player joins the fetch under way") { await session.waiters(of: resource) == 2 }
+        return player
     }
 
     /// The task's state once it stops running, or nil when it is still running after `limit`.
