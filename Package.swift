@@ -101,7 +101,7 @@ let package = Package(
         ),
 
         // Helpers shared by the test targets: temporary folders, running the `carryon` binary.
-        .target(name: "CarryonTestSupport", path: "Tests/CarryonTestSupport"),
+        .target(name: "CarryonTestSupport", dependencies: ["CCarryonSystem"], path: "Tests/CarryonTestSupport"),
 
         .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DASHTests", dependencies: ["DASH", "HLS", "CarryonTestSupport"]),
@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "CarryonServerTests",
             dependencies: [
-                "CarryonServer", "CarryonTestSupport",
+                "Carryon", "CarryonServer", "CarryonTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

@@ -8,9 +8,16 @@
 #      passed.
 # A command-level suite is a file in Tests/EndToEndTests that runs the binary (runCarryon,
 # RunningProcess(carryon:) or carryonBinary); the file and its suite share a name.
+# Heavy tests — those that start programs: real players, Chromium, the `carryon` binary, DocC,
+# schemathesis — run CARRYON_TEST_HEAVY_SLOTS at once (by default twice the cores), each
+# holding its turn to its end; pure tests run in parallel beside them (HeavyWork.swift in
+# Tests/CarryonTestSupport). Each run of the tests ends with a line saying how many heavy tests
+# ran, and at most how many at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+export CARRYON_TEST_HEAVY_SLOTS="${CARRYON_TEST_HEAVY_SLOTS:-$((2 * $(nproc)))}"
+echo "test.sh: heavy tests run $CARRYON_TEST_HEAVY_SLOTS at once (CARRYON_TEST_HEAVY_SLOTS; $(nproc) cores)"
 swift test
 
 echo "test.sh: building the release binary"

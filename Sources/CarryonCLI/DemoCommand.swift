@@ -194,7 +194,7 @@ struct Demo: AsyncParsableCommand {
             // Read and wait on a thread of its own: the server answering ffmpeg runs in this process.
             let (status, output) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, String), Never>) in
                 Thread.detachNewThread {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
+                    let data = (try? errors.fileHandleForReading.readToEnd()) ?? Data()
                     process.waitUntilExit()
                     continuation.resume(returning: (process.terminationStatus, String(decoding: data, as: UTF8.self)))
                 }
@@ -229,7 +229,7 @@ struct Demo: AsyncParsableCommand {
         do { try process.run() } catch { return (false, "GStreamer could not start: \(error)") }
         let (status, frames) = await withCheckedContinuation { (continuation: CheckedContinuation<(Int32, Int), Never>) in
             Thread.detachNewThread {
-                let data = output.fileHandleForReading.readDataToEndOfFile()
+                let data = (try? output.fileHandleForReading.readToEnd()) ?? Data()
                 process.waitUntilExit()
                 let frames = String(decoding: data, as: UTF8.self).split(separator: "\n").filter { $0.contains("chain   ***") }.count
                 continuation.resume(returning: (process.terminationStatus, frames))

@@ -92,8 +92,10 @@ struct CommandManifestURLProvider: ManifestURLProvider {
         try process.run()
         let (printed, complaint) = await withCheckedContinuation { (continuation: CheckedContinuation<(Data, Data), Never>) in
             Thread.detachNewThread {
-                let printed = output.fileHandleForReading.readDataToEndOfFile()
-                let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+                // readDataToEndOfFile() traps on a read error; a failed read here is no output,
+                // which the checks below report.
+                let printed = (try? output.fileHandleForReading.readToEnd()) ?? Data()
+                let complaint = (try? errors.fileHandleForReading.readToEnd()) ?? Data()
                 process.waitUntilExit()
                 continuation.resume(returning: (printed, complaint))
             }

@@ -45,47 +45,41 @@ public func runCarryon(_ arguments: [String], environment: [String: String] = [:
 }
 
 /// Runs a program and collects its output; in `folder` when given (for a program that leaves
-/// files where it runs).
+/// files where it runs). The test must hold a heavy-work turn (``HeavyTrait``); a program that
+/// crashes fails the test (``ChildProcess``).
 public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                 in folder: URL? = nil) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let folder { process.currentDirectoryURL = folder }
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    ChildProcesses.started(process.processIdentifier)
+    let child = try ChildProcess(executable, arguments, environment: environment, in: folder)
     // Blocking reads and the wait run on threads of their own: neither Swift concurrency's
     // cooperative pool nor Dispatch's global queues (which on Linux are as wide as the cores)
     // may be blocked, or a server in this test process stops answering the child.
-    return await withCheckedContinuation { continuation in
-        let errBox = DataBox()
+    let (termination, output, errors) = try await withCheckedThrowingContinuation { continuation in
+        let errBox = ReadBox()
         let errDone = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            errBox.data = error.fileHandleForReading.readDataToEndOfFile()
+            errBox.result = Result { try child.readErrors() }
             errDone.signal()
         }
         Thread.detachNewThread {
-            let outData = output.fileHandleForReading.readDataToEndOfFile()
+            var output: [UInt8] = []
+            let read = Result { try child.readOutput { output += $0 } }
             errDone.wait()
-            process.waitUntilExit()
-            ChildProcesses.ended(process.processIdentifier)
-            continuation.resume(returning: ProcessResult(
-                status: process.terminationStatus,
-                standardOutput: String(decoding: outData, as: UTF8.self),
-                standardError: String(decoding: errBox.data, as: UTF8.self)))
+            let termination = child.waitForExit()
+            continuation.resume(with: Result {
+                try read.get()
+                return (termination, output, try errBox.result.get())
+            })
         }
     }
+    let standardError = String(decoding: errors, as: UTF8.self)
+    termination.check(child.program, standardError: standardError)
+    return ProcessResult(status: termination.status, standardOutput: String(decoding: output, as: UTF8.self),
+                         standardError: standardError)
 }
 
 /// Holds what one thread reads for another, which waits on a semaphore before reading it.
-private final class DataBox: @unchecked Sendable {
-    var data = Data()
+private final class ReadBox: @unchecked Sendable {
+    var result: Result<[UInt8], any Error> = .success([])
 }
 
 public struct TestSupportError: Error, CustomStringConvertible {

@@ -8,13 +8,16 @@ public func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
     defer { try? FileManager.default.removeItem(at: folder) }
     let file = folder.appendingPathComponent("body")
     try Data(bytes).write(to: file)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-    process.arguments = ["-9", "-n", file.path]
-    do { try process.run() } catch {
+    // A small, short program: run without a heavy-work turn.
+    let child: ChildProcess
+    do { child = try ChildProcess(URL(fileURLWithPath: "/bin/gzip"), ["-9", "-n", file.path], light: true) } catch {
         throw TestSupportError("gzip is needed to make compressed test bodies (apt-get install -y gzip): \(error)")
     }
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw TestSupportError("gzip failed with status \(process.terminationStatus)") }
+    let errors = try child.readErrors()
+    try child.readOutput { _ in }
+    let termination = child.waitForExit()
+    guard termination == .exited(0) else {
+        throw TestSupportError("gzip failed (\(termination)): \(String(decoding: errors, as: UTF8.self))")
+    }
     return [UInt8](try Data(contentsOf: folder.appendingPathComponent("body.gz")))
 }

@@ -4,12 +4,13 @@ import Glibc
 #endif
 
 /// A child process whose standard output is read line by line while it runs — for tests that
-/// watch a download's JSON events and kill it at the right moment.
+/// watch a download's JSON events and kill it at the right moment. Its standard error is kept:
+/// a crash fails the test (``ChildProcess``) when it is waited for.
 public final class RunningProcess: @unchecked Sendable {
-    private let process = Process()
+    private let child: ChildProcess
     /// Standard output, line by line, ending when the process closes it.
     public let lines: AsyncStream<String>
-    private let continuation: AsyncStream<String>.Continuation
+    private let errors = ErrorsBox()
 
     /// Starts the `carryon` binary the tests run (``carryonBinary``); see ``init(_:_:killWhen:)``.
     public convenience init(carryon arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
@@ -20,79 +21,82 @@ public final class RunningProcess: @unchecked Sendable {
     /// standard output that the condition holds for, by the thread that reads it: at once,
     /// whoever reads ``lines`` and however busy Swift concurrency's threads are.
     public init(_ executable: URL, _ arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
+        child = try ChildProcess(executable, arguments)
+        let continuation: AsyncStream<String>.Continuation
         (lines, continuation) = AsyncStream<String>.makeStream()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        ChildProcesses.started(process.processIdentifier)
-        let continuation = self.continuation
-        let pid = process.processIdentifier
-        // A thread of its own: blocking reads must not hold Swift concurrency's or Dispatch's
+        let child = self.child
+        let errors = self.errors
+        // Threads of their own: blocking reads must not hold Swift concurrency's or Dispatch's
         // few threads while a server in this process answers the child.
         Thread.detachNewThread {
-            var buffer = Data()
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                    if let killWhen, killWhen(line) { Glibc.kill(pid, SIGKILL) }
-                    continuation.yield(line)
-                    buffer.removeSubrange(buffer.startIndex...newline)
+            errors.finish(Result { try child.readErrors() })
+        }
+        Thread.detachNewThread {
+            var buffer: [UInt8] = []
+            let read = Result {
+                try child.readOutput { chunk in
+                    buffer += chunk
+                    while let newline = buffer.firstIndex(of: 0x0A) {
+                        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                        if let killWhen, killWhen(line) { child.send(SIGKILL) }
+                        continuation.yield(line)
+                        buffer.removeSubrange(...newline)
+                    }
                 }
             }
             if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
+            if case .failure(let error) = read { continuation.yield("(\(error))") }
             continuation.finish()
         }
     }
 
     /// The process's id.
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { child.pid }
 
     /// Sends a signal (SIGKILL by default: no chance to clean up).
     public func kill(_ signal: Int32 = SIGKILL) {
-        Glibc.kill(process.processIdentifier, signal)
+        child.send(signal)
     }
 
-    /// Waits for the process to end and returns its exit status (or 128 + signal).
+    /// What the process wrote to standard error, once it has closed it (it has when ``wait()``
+    /// returned).
+    public var standardError: String { errors.text }
+
+    /// Waits for the process to end and returns its exit status (or 128 + signal). A crash
+    /// (a crash signal, or a Swift runtime error on standard error) fails the test.
     public func wait() async -> Int32 {
-        await withCheckedContinuation { continuation in
+        let termination = await withCheckedContinuation { continuation in
             Thread.detachNewThread {
-                self.process.waitUntilExit()
-                ChildProcesses.ended(self.process.processIdentifier)
-                let status = self.process.terminationReason == .uncaughtSignal
-                    ? 128 + self.process.terminationStatus : self.process.terminationStatus
-                continuation.resume(returning: status)
+                let termination = self.child.waitForExit()
+                self.errors.waitUntilRead()
+                continuation.resume(returning: termination)
             }
         }
+        termination.check(child.program, standardError: errors.text)
+        return termination.status
     }
 }
 
-/// The children tests started and have not seen end. When the test process exits — also after a
-/// test hit its time limit and never killed its child — they are killed, so no `carryon` keeps
-/// running (and holding ports or libraries) after the run.
-enum ChildProcesses {
-    nonisolated(unsafe) private static var running: Set<Int32> = []
-    private static let lock = NSLock()
-    private static let installExitHandler: Void = {
-        atexit {
-            ChildProcesses.lock.withLock {
-                for pid in ChildProcesses.running { Glibc.kill(pid, SIGKILL) }
+/// A child's standard error, read on one thread and looked at from others.
+private final class ErrorsBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private let read = DispatchSemaphore(value: 0)
+    private var bytes: [UInt8] = []
+
+    func finish(_ result: Result<[UInt8], any Error>) {
+        lock.withLock {
+            switch result {
+            case .success(let all): bytes = all
+            case .failure(let error): bytes = Array("(\(error))".utf8)
             }
         }
-    }()
-
-    static func started(_ pid: Int32) {
-        _ = installExitHandler
-        lock.withLock { _ = running.insert(pid) }
+        read.signal()
     }
 
-    static func ended(_ pid: Int32) {
-        lock.withLock { _ = running.remove(pid) }
+    func waitUntilRead() {
+        read.wait()
+        read.signal()
     }
+
+    var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 }

@@ -6,9 +6,9 @@ import Testing
 
 /// Adding media selections to a downloaded asset: only the new rendition's media is fetched,
 /// the bundle stays byte-identical, the local playlists offer it, and it plays.
-@Suite("Adding media selections")
+@Suite("Adding media selections", .heavy)
 struct AddSelectionTests {
-    @Test("adding a language fetches only that rendition's media, and the asset plays with it", .timeLimit(.minutes(2)))
+    @Test("adding a language fetches only that rendition's media, and the asset plays with it")
     func addLanguage() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
@@ -59,8 +59,7 @@ struct AddSelectionTests {
         }
     }
 
-    @Test("adding a better variant fetches only its media; the local playlist offers both variants, and both play",
-          .timeLimit(.minutes(2)))
+    @Test("adding a better variant fetches only its media; the local playlist offers both variants, and both play")
     func addVariant() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
@@ -103,7 +102,7 @@ struct AddSelectionTests {
         }
     }
 
-    @Test("adding what the asset already has, or to an asset still downloading, is refused clearly", .timeLimit(.minutes(1)))
+    @Test("adding what the asset already has, or to an asset still downloading, is refused clearly")
     func refusals() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))

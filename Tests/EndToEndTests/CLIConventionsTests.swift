@@ -6,7 +6,7 @@ import Testing
 /// What every `carryon` command promises a person at a terminal and a script alike: errors that
 /// say what to do, documented exit statuses, colour only on a terminal, help with examples,
 /// shell completions, and `--json` shapes as README.md documents them.
-@Suite("command-line conventions")
+@Suite("command-line conventions", .heavy)
 struct CLIConventionsTests {
     static let commands = [
         "demo", "catalog", "inspect", "download", "list", "show", "resume", "cancel", "delete", "add", "serve", "play",
@@ -29,7 +29,7 @@ struct CLIConventionsTests {
         }
     }
 
-    @Test("a failed download says why in one line and how to continue it, naming the asset", .timeLimit(.minutes(1)))
+    @Test("a failed download says why in one line and how to continue it, naming the asset")
     func failedDownloadHint() async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: sampleMedia.path).withRunning { origin in
@@ -176,7 +176,7 @@ struct CLIConventionsTests {
         "finished": ["location"], "done": ["state", "bytesDone", "bytesExpected", "location", "playlist"],
     ]
 
-    @Test("each command's --json output has the shape README.md documents", .timeLimit(.minutes(2)))
+    @Test("each command's --json output has the shape README.md documents")
     func jsonShapes() async throws {
         try await withTemporaryDirectory { folder in
             let library = ["--library", folder.appendingPathComponent("library").path]

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// A download killed with SIGKILL part-way, then resumed by a new process.
-@Suite("Surviving kill -9")
+@Suite("Surviving kill -9", .heavy)
 struct CrashResumeTests {
     struct Event: Decodable {
         var event: String
@@ -29,8 +29,7 @@ struct CrashResumeTests {
         return (await first.wait(), id)
     }
 
-    @Test("a download killed mid-way resumes to a byte-identical bundle, fetching again only what was in flight",
-          .timeLimit(.minutes(3)))
+    @Test("a download killed mid-way resumes to a byte-identical bundle, fetching again only what was in flight")
     func killAndResume() async throws {
         try await withTemporaryDirectory { folder in
             let libraryPath = folder.appendingPathComponent("library").path
@@ -88,8 +87,7 @@ struct CrashResumeTests {
 }
 
 extension CrashResumeTests {
-    @Test("an MPEG-DASH download of byte ranges killed mid-way resumes without reading the MPD again, to files identical to the origin's that play every frame",
-          .timeLimit(.minutes(3)))
+    @Test("an MPEG-DASH download of byte ranges killed mid-way resumes without reading the MPD again, to files identical to the origin's that play every frame")
     func killAndResumeDASH() async throws {
         try await withTemporaryDirectory { folder in
             let libraryPath = folder.appendingPathComponent("library").path

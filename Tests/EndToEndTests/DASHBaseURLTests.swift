@@ -6,7 +6,7 @@ import Testing
 
 /// BaseURLs at every level of an MPD, and several at one level: the alternative locations of the
 /// same files, fallen back to when the first fails.
-@Suite("MPEG-DASH BaseURLs")
+@Suite("MPEG-DASH BaseURLs", .heavy)
 struct DASHBaseURLTests {
     /// The sample's timeline MPD with a BaseURL at every level: two at the MPD's (a location that
     /// answers nothing but 404, then the one that serves the files), `period/` at the Period's,
@@ -46,8 +46,7 @@ struct DASHBaseURLTests {
         return answers
     }
 
-    @Test("BaseURLs at the MPD, Period, AdaptationSet and Representation levels chain; the first MPD-level location answers 404, so every resource comes from the second, byte-identical, with the fallback in the error log; both manifests play to the last frame and ffmpeg reads every WebVTT cue",
-          .timeLimit(.minutes(3)))
+    @Test("BaseURLs at the MPD, Period, AdaptationSet and Representation levels chain; the first MPD-level location answers 404, so every resource comes from the second, byte-identical, with the fallback in the error log; both manifests play to the last frame and ffmpeg reads every WebVTT cue")
     func everyLevelWithFallback() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers()) { origin in

@@ -6,10 +6,9 @@ import Testing
 
 /// MPEG-DASH through the `carryon` command as users run it: download an MPD, `show --json`
 /// names the format and the MPD, `play --format dash` serves it to a DASH player.
-@Suite("carryon with MPEG-DASH", .serialized)
+@Suite("carryon with MPEG-DASH", .serialized, .heavy)
 struct DASHCommandTests {
-    @Test("download an MPD; show --json says dash and where main.mpd is; play --format dash prints the MPD URL GStreamer plays to the last frame",
-          .timeLimit(.minutes(3)))
+    @Test("download an MPD; show --json says dash and where main.mpd is; play --format dash prints the MPD URL GStreamer plays to the last frame")
     func downloadShowPlay() async throws {
         try await withTemporaryDirectory { folder in
             let id = try await Origin(root: dashSampleMedia.path).withRunning { origin in
@@ -36,8 +35,7 @@ struct DASHCommandTests {
         }
     }
 
-    @Test("add brings another audio language and subtitles into a DASH bundle: both manifests name them, and it plays",
-          .timeLimit(.minutes(3)))
+    @Test("add brings another audio language and subtitles into a DASH bundle: both manifests name them, and it plays")
     func addSelections() async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: dashSampleMedia.path).withRunning { origin in
@@ -76,8 +74,7 @@ struct DASHCommandTests {
         }
     }
 
-    @Test("a DASH stream's whole life from the command: catalog, download by name, list with its size, logs, policy and purge, delete",
-          .timeLimit(.minutes(3)))
+    @Test("a DASH stream's whole life from the command: catalog, download by name, list with its size, logs, policy and purge, delete")
     func libraryLife() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library").path

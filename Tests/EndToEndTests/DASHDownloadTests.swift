@@ -10,7 +10,7 @@ import Testing
 /// byte-identical through the conditioned origin, then play through the playback server to the
 /// last frame both as DASH (GStreamer's dashdemux, the local `main.mpd`) and as HLS (ffmpeg, the
 /// generated `main.m3u8`).
-@Suite("MPEG-DASH downloads", .serialized)
+@Suite("MPEG-DASH downloads", .serialized, .heavy)
 struct DASHDownloadTests {
     /// The frames of the sample: 8 s at 25 frames a second.
     static let frames = 200
@@ -52,7 +52,6 @@ struct DASHDownloadTests {
     }
 
     @Test("every addressing mode downloads byte-identical and plays every frame as DASH (GStreamer) and as HLS (ffmpeg)",
-          .timeLimit(.minutes(3)),
           arguments: ["timeline", "number", "list", "single", "base"])
     func addressingModes(_ flavour: String) async throws {
         try await download(flavour) { downloaded in
@@ -73,8 +72,7 @@ struct DASHDownloadTests {
         }
     }
 
-    @Test("two Periods with a BaseURL each play to the last frame: the MPD's Periods, and HLS with a discontinuity and a new init section",
-          .timeLimit(.minutes(3)))
+    @Test("two Periods with a BaseURL each play to the last frame: the MPD's Periods, and HLS with a discontinuity and a new init section")
     func periods() async throws {
         try await download("periods") { downloaded in
             let bundle = URL(fileURLWithPath: downloaded.snapshot.bundlePath)
@@ -162,16 +160,14 @@ struct DASHDownloadTests {
         }
     }
 
-    @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request",
-          .timeLimit(.minutes(3)))
+    @Test("a CDN that answers media only with the MPD URL's token: the MPD's URL query parameter descriptor carries it to every request")
     func mpdTokenCarried() async throws {
         let (requests, _, fallbacks) = try await downloadFromTokenCDN(declared: true)
         #expect(fallbacks.isEmpty)
         #expect(requests.count == 6 && requests.allSatisfy { $0.hasSuffix("?token=s3cret") }, "\(requests)")
     }
 
-    @Test("a CDN that wants the MPD URL's token on media without the MPD saying so: a request refused without it is made again with it, and the rest go with it first",
-          .timeLimit(.minutes(3)))
+    @Test("a CDN that wants the MPD URL's token on media without the MPD saying so: a request refused without it is made again with it, and the rest go with it first")
     func mpdTokenWhenRefused() async throws {
         // One request at a time, so that "the rest" is an order.
         let (requests, errorLog, fallbacks) = try await downloadFromTokenCDN(declared: false, requests: 1)
@@ -183,8 +179,7 @@ struct DASHDownloadTests {
         #expect(errorLog.contains("403"), "the refusal is in the error log: \(errorLog)")
     }
 
-    @Test("a download that stopped part-way plays what is on disk: main.mpd is served cut before the first missing segment, as main.m3u8 is, and GStreamer plays it to its new end",
-          .timeLimit(.minutes(3)))
+    @Test("a download that stopped part-way plays what is on disk: main.mpd is served cut before the first missing segment, as main.m3u8 is, and GStreamer plays it to its new end")
     func stoppedPartWay() async throws {
         let folder = dashSampleMedia.appendingPathComponent("timeline")
         var answers: [String: HostileOrigin.Answer] = [:]
@@ -217,8 +212,7 @@ struct DASHDownloadTests {
         }
     }
 
-    @Test("a DASH asset plays while it downloads: GStreamer plays main.mpd to the last frame, nothing is fetched twice, the bundle ends byte-identical",
-          .timeLimit(.minutes(3)))
+    @Test("a DASH asset plays while it downloads: GStreamer plays main.mpd to the last frame, nothing is fetched twice, the bundle ends byte-identical")
     func playWhileDownloading() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))

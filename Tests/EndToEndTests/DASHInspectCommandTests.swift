@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `carryon inspect` on an MPD: the JSON shape README.md gives, and the text form.
-@Suite("carryon inspect on MPEG-DASH")
+@Suite("carryon inspect on MPEG-DASH", .heavy)
 struct DASHInspectCommandTests {
     @Test("inspect --json prints type dash, the Periods, AdaptationSets and Representations with their addressing and segment counts")
     func json() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// Encrypted MPEG-DASH: a Representation protected by W3C Clear Key gets its key from the
 /// licence server before any media, sealed in the key store; one protected by a DRM system
 /// Carryon cannot ask fails before any media, naming the system.
-@Suite("Encrypted MPEG-DASH")
+@Suite("Encrypted MPEG-DASH", .heavy)
 struct DASHKeyTests {
     /// The test key and KID `Scripts/make-dash-media.sh` encrypts `clearkey/` with.
     static let key: [UInt8] = Array(0...15)
@@ -23,8 +23,7 @@ struct DASHKeyTests {
         ]
     }
 
-    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed under its KID; offline, the playback server answers the licence its MPD names, and ffmpeg decrypts with that key, to the last frame, both the file it serves and the generated HLS rendition",
-          .timeLimit(.minutes(1)))
+    @Test("a Clear Key Representation: the licence is asked for its KID before any media, the key sealed under its KID; offline, the playback server answers the licence its MPD names, and ffmpeg decrypts with that key, to the last frame, both the file it serves and the generated HLS rendition")
     func clearKey() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers()) { origin in
@@ -100,8 +99,7 @@ struct DASHKeyTests {
         return answers
     }
 
-    @Test("Clear Key in segments: offline, Chromium plays the bundle's local MPD to the last frame, its Clear Key CDM licensed by the playback server; ffmpeg plays the HLS rendition with the same key",
-          .timeLimit(.minutes(2)))
+    @Test("Clear Key in segments: offline, Chromium plays the bundle's local MPD to the last frame, its Clear Key CDM licensed by the playback server; ffmpeg plays the HLS rendition with the same key")
     func clearKeyInBrowser() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.segmentAnswers()) { origin in

@@ -6,7 +6,7 @@ import Testing
 
 /// Remote elements (`xlink:href` with `xlink:actuate="onLoad"`): a Period and an AdaptationSet
 /// the MPD only names are read in before planning; one that resolves to zero is left out.
-@Suite("MPEG-DASH remote elements")
+@Suite("MPEG-DASH remote elements", .heavy)
 struct DASHXLinkTests {
     /// The two-Period sample with its second Period and its first Period's German audio set
     /// moved into files of their own (`p2.xml`, `deu.xml`), and a Period resolving to zero.
@@ -37,8 +37,7 @@ struct DASHXLinkTests {
         return answers
     }
 
-    @Test("a remote Period and a remote AdaptationSet are read in: both Periods and the German audio download byte-identical and GStreamer plays every frame; a Period resolving to zero is left out",
-          .timeLimit(.minutes(3)))
+    @Test("a remote Period and a remote AdaptationSet are read in: both Periods and the German audio download byte-identical and GStreamer plays every frame; a Period resolving to zero is left out")
     func remoteElements() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(try Self.answers()) { origin in

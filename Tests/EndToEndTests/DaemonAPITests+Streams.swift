@@ -6,8 +6,7 @@ import Testing
 
 /// The API's look at a stream before it is downloaded, and an asset's storage policy.
 extension DaemonAPITests {
-    @Test("GET /api/streams reports a stream's variants and renditions with their sizes, by URL or catalog name; a stream that cannot be read is a 422 naming why",
-          .timeLimit(.minutes(1)))
+    @Test("GET /api/streams reports a stream's variants and renditions with their sizes, by URL or catalog name; a stream that cannot be read is a 422 naming why")
     func streams() async throws {
         let catalog: @Sendable (String) -> String = { base in #"[{"name": "Sample", "playlist_url": "\#(base)/fmp4/main.m3u8"}]"# }
         try await withDaemon(catalog: catalog) { daemon in
@@ -45,8 +44,7 @@ extension DaemonAPITests {
         }
     }
 
-    @Test("PUT /api/assets/{id}/policy sets an asset's expiry and priority (null: never expires); bad values are 400, an unknown asset 404",
-          .timeLimit(.minutes(1)))
+    @Test("PUT /api/assets/{id}/policy sets an asset's expiry and priority (null: never expires); bad values are 400, an unknown asset 404")
     func policy() async throws {
         try await withDaemon { daemon in
             let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "audio": "en", "subtitles": "none", "maxResolution": "640x360"}"#)

@@ -7,7 +7,7 @@ import Testing
 /// The daemon's JSON API (`carryon serve`, `<base URL>/api/`): a download started, watched,
 /// steered and deleted over HTTP, and every refusal a hostile or mistaken caller meets — each
 /// an `{"error": {code, message, hint}}` with a 4xx status.
-@Suite("The daemon's JSON API")
+@Suite("The daemon's JSON API", .heavy)
 struct DaemonAPITests {
     /// A running daemon over a new library in `folder`: the session, the playback server with
     /// the API, and the sample stream's origin.
@@ -53,8 +53,7 @@ struct DaemonAPITests {
         }
     }
 
-    @Test("POST /api/assets starts a download with the command line's options; GET watches it to completion, it plays, GET /api/assets lists it, DELETE removes it",
-          .timeLimit(.minutes(2)))
+    @Test("POST /api/assets starts a download with the command line's options; GET watches it to completion, it plays, GET /api/assets lists it, DELETE removes it")
     func downloadLifecycle() async throws {
         try await withDaemon { daemon in
             let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "name": "sample", "audio": ["de"], "subtitles": "none", "maxResolution": "640x360"}"#)
@@ -212,8 +211,7 @@ struct DaemonAPITests {
         }
     }
 
-    @Test("GET /api/events streams every task's events as Server-Sent Events, numbered, with the JSON download --json prints; Last-Event-ID replays what a client missed",
-          .timeLimit(.minutes(2)))
+    @Test("GET /api/events streams every task's events as Server-Sent Events, numbered, with the JSON download --json prints; Last-Event-ID replays what a client missed")
     func events() async throws {
         try await withDaemon { daemon in
             let request = "GET \(daemon.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\n"
@@ -272,8 +270,7 @@ struct DaemonAPITests {
         }
     }
 
-    @Test("GET /api/catalog gives each catalog stream's offline state; POST /api/assets takes a catalog stream by name",
-          .timeLimit(.minutes(2)))
+    @Test("GET /api/catalog gives each catalog stream's offline state; POST /api/assets takes a catalog stream by name")
     func catalog() async throws {
         let catalog: @Sendable (String) -> String = { base in
             #"[{"name": "Sample", "playlist_url": "\#(base)/fmp4/main.m3u8"}, {"name": "Other", "playlist_url": "\#(base)/ts/main.m3u8"}]"#
@@ -306,8 +303,7 @@ struct DaemonAPITests {
         }
     }
 
-    @Test("POST …/selections adds a language to a downloaded asset and fetches only it; GET …/logs gives its access and error logs",
-          .timeLimit(.minutes(2)))
+    @Test("POST …/selections adds a language to a downloaded asset and fetches only it; GET …/logs gives its access and error logs")
     func selectionsAndLogs() async throws {
         try await withDaemon { daemon in
             let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/fmp4/main.m3u8", "audio": "de", "subtitles": "none"}"#)

@@ -4,12 +4,11 @@ import Testing
 
 /// `carryon serve` as a daemon, from the command line: downloads suspended before it started
 /// are resumed with `--resume`, and finish in its process.
-@Suite("carryon serve as a daemon")
+@Suite("carryon serve as a daemon", .heavy)
 struct DaemonCommandTests {
     static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 11) }
 
-    @Test("serve --resume resumes a download suspended before it started; it completes in the daemon, which SIGTERM stops cleanly",
-          .timeLimit(.minutes(2)))
+    @Test("serve --resume resumes a download suspended before it started; it completes in the daemon, which SIGTERM stops cleanly")
     func resumeOnStart() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in
@@ -39,8 +38,31 @@ struct DaemonCommandTests {
         }
     }
 
-    @Test("serve --bind ADDRESS --host NAME listens there, shows NAME in its base URL, and accepts only its names in Host; a bad --bind or --host is a usage error",
-          .timeLimit(.minutes(1)))
+    /// SIGTERM stops the daemon gracefully: it stops listening, lets the answers in flight finish
+    /// for half a second, then cancels what is left. Connections it accepted but had not yet
+    /// served were dropped at that point, and each one dropped trapped (`Deinited NIOAsyncWriter
+    /// without calling finish()`): a crash where README promises a clean exit for systemd.
+    @Test("serve, sent SIGTERM while 100 clients connect in a loop, exits 0 without a crash, 20 times in a row")
+    func terminatedWhileConnecting() async throws {
+        try await withTemporaryDirectory { folder in
+            for round in 0..<20 {
+                let server = try RunningProcess(carryon: ["serve", "--library", folder.path])
+                var lines = server.lines.makeAsyncIterator()
+                let base = try #require(await lines.next().flatMap(URL.init(string:)), "round \(round): serve printed no base URL")
+                let port = try #require(base.port)
+                let clients = ConnectingClients(port: port, count: 100, request: "GET \(base.path)/api/assets HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+                let connected = try await clients.waitFor(connections: 300)
+                server.kill(SIGTERM)
+                let status = await server.wait()
+                let made = clients.connections
+                clients.stop()
+                #expect(connected, "round \(round): the clients made \(made) connections, not 300, before SIGTERM")
+                #expect(status == 0, "round \(round): serve exited \(status) on SIGTERM: \(server.standardError.suffix(2000))")
+            }
+        }
+    }
+
+    @Test("serve --bind ADDRESS --host NAME listens there, shows NAME in its base URL, and accepts only its names in Host; a bad --bind or --host is a usage error")
     func bindAndHost() async throws {
         try await withTemporaryDirectory { folder in
             // 127.0.0.2 stands for a network address: nothing in a test leaves the loopback interface.
@@ -66,8 +88,7 @@ struct DaemonCommandTests {
         }
     }
 
-    @Test("serve --token-file keeps the token across restarts, in a file only its owner reads; a file without a token is refused, naming it",
-          .timeLimit(.minutes(1)))
+    @Test("serve --token-file keeps the token across restarts, in a file only its owner reads; a file without a token is refused, naming it")
     func tokenFile() async throws {
         try await withTemporaryDirectory { folder in
             let file = folder.appendingPathComponent("token").path

@@ -4,10 +4,9 @@ import Foundation
 import Testing
 
 /// `carryon demo`, the README's first command, as a new user runs it.
-@Suite("carryon demo")
+@Suite("carryon demo", .heavy)
 struct DemoCommandTests {
-    @Test("the demo downloads the sample over loopback, proves it plays with ffmpeg, prints where it is, and exits 0",
-          .timeLimit(.minutes(3)))
+    @Test("the demo downloads the sample over loopback, proves it plays with ffmpeg, prints where it is, and exits 0")
     func demo() async throws {
         _ = try requireFFmpeg()
         try await withTemporaryDirectory { folder in
@@ -28,8 +27,7 @@ struct DemoCommandTests {
         }
     }
 
-    @Test("demo --format dash downloads the DASH sample, ffmpeg decodes its HLS playlists and GStreamer plays its MPD to the last frame",
-          .timeLimit(.minutes(3)))
+    @Test("demo --format dash downloads the DASH sample, ffmpeg decodes its HLS playlists and GStreamer plays its MPD to the last frame")
     func dash() async throws {
         _ = try requireFFmpeg()
         _ = try await gstreamerVideoFrames("file://" + dashSampleMedia.appendingPathComponent("base/main.mpd").path)
@@ -43,8 +41,7 @@ struct DemoCommandTests {
         }
     }
 
-    @Test("with --keep-serving the printed URL plays until the demo is interrupted; --profile lossy still completes",
-          .timeLimit(.minutes(3)))
+    @Test("with --keep-serving the printed URL plays until the demo is interrupted; --profile lossy still completes")
     func keepServingLossy() async throws {
         try await withTemporaryDirectory { folder in
             let demo = try RunningProcess(carryon: ["demo", "--library", folder.path, "--keep-serving", "--profile", "lossy"])
@@ -63,10 +60,9 @@ struct DemoCommandTests {
 }
 
 /// `carryon catalog` and `download --catalog`, with a Streams.plist naming the sample origin.
-@Suite("carryon catalog")
+@Suite("carryon catalog", .heavy)
 struct CatalogCommandTests {
-    @Test("a Streams.plist lists each stream's offline state; download --catalog takes one by name, with its headers",
-          .timeLimit(.minutes(1)))
+    @Test("a Streams.plist lists each stream's offline state; download --catalog takes one by name, with its headers")
     func catalog() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library").path

@@ -7,7 +7,7 @@ import Testing
 /// A stream whose playlists break RFC 8216bis the way real packagers do downloads as players
 /// play it: the deviations are reported and logged, the bundle's playlists are strict, and
 /// ffmpeg decodes every frame.
-@Suite("Downloading a stream that deviates from RFC 8216bis")
+@Suite("Downloading a stream that deviates from RFC 8216bis", .heavy)
 struct DeviantStreamTests {
     /// The sample's MPEG-TS stream with playlists a careless packager could have written.
     func writeDeviantStream(in folder: URL) throws -> URL {
@@ -35,8 +35,7 @@ struct DeviantStreamTests {
         return stream
     }
 
-    @Test("it downloads with each deviation reported and logged; the bundle's playlists pass --strict; ffmpeg decodes every frame",
-          .timeLimit(.minutes(2)))
+    @Test("it downloads with each deviation reported and logged; the bundle's playlists pass --strict; ffmpeg decodes every frame")
     func deviantStreamDownloadsAndPlays() async throws {
         try await withTemporaryDirectory { folder in
             let stream = try writeDeviantStream(in: folder)
@@ -82,8 +81,7 @@ struct DeviantStreamTests {
         }
     }
 
-    @Test("an EXT-X-KEY with a METHOD no specification defines is refused with the line named, before any media",
-          .timeLimit(.minutes(1)))
+    @Test("an EXT-X-KEY with a METHOD no specification defines is refused with the line named, before any media")
     func unknownKeyMethodIsRefused() async throws {
         try await withTemporaryDirectory { folder in
             _ = try folder.write("""

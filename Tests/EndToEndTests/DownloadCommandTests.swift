@@ -6,7 +6,7 @@ import Testing
 
 /// The download commands as a user runs them: the real binary, a library in a temporary folder,
 /// the sample stream from the origin on loopback.
-@Suite("carryon download, list, show, cancel, delete")
+@Suite("carryon download, list, show, cancel, delete", .heavy)
 struct DownloadCommandTests {
     struct Line: Decodable {
         var event: String
@@ -28,7 +28,7 @@ struct DownloadCommandTests {
         return id
     }
 
-    @Test("download --json ends with a done event carrying the id; list and show describe the asset", .timeLimit(.minutes(1)))
+    @Test("download --json ends with a done event carrying the id; list and show describe the asset")
     func downloadListShow() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.path
@@ -109,8 +109,7 @@ struct DownloadCommandTests {
         }
     }
 
-    @Test("Ctrl-C (exit 130) and SIGTERM (exit 143) suspend the download cleanly: the task suspended, resume completes it",
-          .timeLimit(.minutes(1)), arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    @Test("Ctrl-C (exit 130) and SIGTERM (exit 143) suspend the download cleanly: the task suspended, resume completes it", arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
     func interrupt(signal: Int32, status: Int32) async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 60_000)).withRunning { origin in
@@ -132,8 +131,7 @@ struct DownloadCommandTests {
         }
     }
 
-    @Test("Ctrl-C suspends only the tasks its process runs: another process's download in the same library goes on and completes",
-          .timeLimit(.minutes(2)))
+    @Test("Ctrl-C suspends only the tasks its process runs: another process's download in the same library goes on and completes")
     func interruptLeavesOtherProcesses() async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: sampleMedia.path, profile: LinkProfile(bandwidth: 15_000)).withRunning { slow in
@@ -193,7 +191,7 @@ struct DownloadCommandTests {
     }
 }
 
-@Suite("Request headers")
+@Suite("Request headers", .heavy)
 struct RequestHeaderTests {
     @Test("--header goes with every request of the task: playlists and media, and again on resume")
     func headers() async throws {
@@ -212,7 +210,7 @@ struct RequestHeaderTests {
         }
     }
 
-    @Test("--concurrency N puts N requests in flight on N connections to the host; without it the link decides, from 8 up to 32", .timeLimit(.minutes(1)))
+    @Test("--concurrency N puts N requests in flight on N connections to the host; without it the link decides, from 8 up to 32")
     func concurrency() async throws {
         let segment = (0..<3_000).map { UInt8(truncatingIfNeeded: $0) }
         for (arguments, expected) in [([String](), 8...32), (["--concurrency", "16"], 16...16)] {
@@ -233,8 +231,7 @@ struct RequestHeaderTests {
         }
     }
 
-    @Test("--limit-rate holds the download to the rate (curl's units); a rate that is none is a usage error",
-          .timeLimit(.minutes(1)))
+    @Test("--limit-rate holds the download to the rate (curl's units); a rate that is none is a usage error")
     func limitRate() async throws {
         try await withTemporaryDirectory { folder in
             try await Origin(root: sampleMedia.path).withRunning { origin in

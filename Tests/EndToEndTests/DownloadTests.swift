@@ -6,7 +6,7 @@ import Testing
 
 /// Downloads of the real sample asset through the origin on loopback, checked byte for byte
 /// against the origin's files and decoded end to end by ffmpeg.
-@Suite("Downloading real streams")
+@Suite("Downloading real streams", .heavy)
 struct DownloadTests {
     /// Downloads `path` under the sample media (`root`: the HLS sample unless told) with
     /// `options`, returning the bundle's manifest and the origin's request log.
@@ -55,8 +55,7 @@ struct DownloadTests {
 
     static let everything = DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all)
 
-    @Test("an MPEG-TS stream with two audio languages and subtitles downloads byte-identical and plays",
-          .timeLimit(.minutes(1)))
+    @Test("an MPEG-TS stream with two audio languages and subtitles downloads byte-identical and plays")
     func transportStream() async throws {
         let result = try await download("/ts/main.m3u8", options: Self.everything)
         #expect(result.manifest.renditions.map(\.key) == ["video", "audio-en", "audio-de", "subtitles-en", "subtitles-de"])
@@ -65,13 +64,13 @@ struct DownloadTests {
         #expect(result.snapshot.progress.bytesDone == result.manifest.files.reduce(0) { $0 + $1.bytes })
     }
 
-    @Test("an fMP4 stream with init sections downloads byte-identical and plays", .timeLimit(.minutes(1)))
+    @Test("an fMP4 stream with init sections downloads byte-identical and plays")
     func fragmentedMP4() async throws {
         let result = try await download("/fmp4/main.m3u8", options: Self.everything)
         #expect(result.manifest.files.contains { $0.path.hasPrefix("video/init") })
     }
 
-    @Test("a single-file byte-range stream is reassembled into the origin's files and plays", .timeLimit(.minutes(1)))
+    @Test("a single-file byte-range stream is reassembled into the origin's files and plays")
     func byteRanges() async throws {
         let result = try await download("/byterange/main.m3u8", options: Self.everything)
         #expect(result.manifest.files.filter { $0.path.hasSuffix(".ts") }.count == 3)
@@ -82,20 +81,20 @@ struct DownloadTests {
         #expect(Set(media.map { "\($0.path) \($0.range ?? "")" }).count == media.count)
     }
 
-    @Test("no resource is fetched twice", .timeLimit(.minutes(1)))
+    @Test("no resource is fetched twice")
     func nothingTwice() async throws {
         let result = try await download("/ts/main.m3u8", options: Self.everything)
         let gets = result.requests.filter { $0.method == "GET" }.map(\.path)
         #expect(Set(gets).count == gets.count, "fetched twice: \(Dictionary(grouping: gets, by: { $0 }).filter { $0.value.count > 1 }.keys)")
     }
 
-    @Test("a media playlist URL downloads as a single-rendition asset", .timeLimit(.minutes(1)))
+    @Test("a media playlist URL downloads as a single-rendition asset")
     func mediaPlaylist() async throws {
         let result = try await download("/ts/270p/index.m3u8", options: DownloadOptions())
         #expect(result.manifest.renditions.map(\.key) == ["media"])
     }
 
-    @Test("options choose the variant and renditions downloaded", .timeLimit(.minutes(1)))
+    @Test("options choose the variant and renditions downloaded")
     func options() async throws {
         let options = DownloadOptions(maximumBitrate: 300_000, audio: .languages(["de"]), subtitles: .none)
         let result = try await download("/fmp4/main.m3u8", options: options)
@@ -110,8 +109,7 @@ struct DownloadTests {
     /// run (fault draws follow the order requests arrive in, so they repeat run after run).
     static let lossySeeds: [UInt64] = [7, 8, 9, 10, 13]
 
-    @Test("through a lossy link (5 % 503, 2 % resets, 2 % truncation) HLS and DASH downloads complete byte-identical",
-          .timeLimit(.minutes(2)))
+    @Test("through a lossy link (5 % 503, 2 % resets, 2 % truncation) HLS and DASH downloads complete byte-identical")
     func lossyLink() async throws {
         var profile = LinkProfile.lossy
         profile.latency = .milliseconds(2)

@@ -7,7 +7,7 @@ import Testing
 /// A library written by an earlier release opens, lists and plays with this one. Each fixture
 /// under `Tests/Fixtures/` was made by the release its name dates (the commands are in its
 /// README) and is never changed: a test works on a copy.
-@Suite("Libraries written by earlier releases")
+@Suite("Libraries written by earlier releases", .heavy)
 struct EarlierLibraryTests {
     /// The library of 2026-11-25: a clear TS asset and an AES-128 asset with rotating keys,
     /// both completed; the keys sealed under the library's own `master.key`.
@@ -29,8 +29,7 @@ struct EarlierLibraryTests {
         }
     }
 
-    @Test("list and show read the 2026-11-25 library: both assets completed, with their names, sizes and renditions",
-          .timeLimit(.minutes(1)))
+    @Test("list and show read the 2026-11-25 library: both assets completed, with their names, sizes and renditions")
     func lists() async throws {
         try await withCopy { library in
             let list = try await runCarryon(["list", "--json", "--library", library.path])
@@ -49,8 +48,7 @@ struct EarlierLibraryTests {
         }
     }
 
-    @Test("both assets of the 2026-11-25 library play through the playback server: every frame, the encrypted one with its sealed keys",
-          .timeLimit(.minutes(1)))
+    @Test("both assets of the 2026-11-25 library play through the playback server: every frame, the encrypted one with its sealed keys")
     func plays() async throws {
         try await withCopy { root in
             let library = try OfflineLibrary(root: root)

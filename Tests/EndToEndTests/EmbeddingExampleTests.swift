@@ -6,7 +6,7 @@ import Testing
 /// The embedding example README.md shows is `Examples/Embedding/main.swift` word for word, the
 /// package builds it (target `CarryonExample`), and it does what README says: downloads, picks
 /// the task up again in a second run, and hands a player the offline URL.
-@Suite("embedding example")
+@Suite("embedding example", .heavy)
 struct EmbeddingExampleTests {
     @Test("README.md shows the example's files word for word", arguments: ["main.swift", "Managing.swift"])
     func readmeShowsTheExample(file: String) throws {
@@ -19,8 +19,7 @@ struct EmbeddingExampleTests {
         #expect(shown + "\n" == source, "README.md's copy of Examples/Embedding/\(file) differs: copy the file into README.md")
     }
 
-    @Test("the example downloads, restores its task in a second run, and a player plays the URL it serves",
-          .timeLimit(.minutes(2)))
+    @Test("the example downloads, restores its task in a second run, and a player plays the URL it serves")
     func exampleRuns() async throws {
         _ = try requireFFmpeg()
         let example = productsDirectory.appendingPathComponent("CarryonExample")

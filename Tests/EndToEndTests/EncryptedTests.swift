@@ -9,7 +9,7 @@ var encryptedMedia: URL { packageRoot.appendingPathComponent("Samples/encrypted"
 
 /// Encrypted streams offline: keys fetched before the media, sealed in the key store, never in
 /// clear on disk, answered by the playback server with its token; ffmpeg decodes the result.
-@Suite("Encrypted streams")
+@Suite("Encrypted streams", .heavy)
 struct EncryptedTests {
     static let keyFiles = ["key1.bin", "key2.bin"]
 
@@ -39,8 +39,7 @@ struct EncryptedTests {
         #expect(scanned >= minimumFiles, "scanned \(scanned) files only")
     }
 
-    @Test("an AES-128 stream downloads encrypted, its keys sealed, and ffmpeg decodes it through the server",
-          .timeLimit(.minutes(1)), arguments: ["aes-iv", "aes-rotation", "fmp4-init"])
+    @Test("an AES-128 stream downloads encrypted, its keys sealed, and ffmpeg decodes it through the server", arguments: ["aes-iv", "aes-rotation", "fmp4-init"])
     func downloadsAndPlays(flavour: String) async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
@@ -108,8 +107,7 @@ struct EncryptedTests {
         return media
     }
 
-    @Test("a key of an app's own scheme comes from its ContentKeyProvider; without one the task fails before any media",
-          .timeLimit(.minutes(1)))
+    @Test("a key of an app's own scheme comes from its ContentKeyProvider; without one the task fails before any media")
     func customScheme() async throws {
         try await withTemporaryDirectory { folder in
             let media = try customSchemeMedia(in: folder)
@@ -152,8 +150,7 @@ struct EncryptedTests {
         func set(_ new: Date) { date.withLock { $0 = new } }
     }
 
-    @Test("an expired key is refused over HTTP (403, an error-log line naming it), except to a session that began before",
-          .timeLimit(.minutes(1)))
+    @Test("an expired key is refused over HTTP (403, an error-log line naming it), except to a session that began before")
     func expiredKey() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
@@ -204,10 +201,9 @@ struct EncryptedTests {
 }
 
 /// `carryon keys` and the key options of `download`, as users run them.
-@Suite("carryon keys")
+@Suite("carryon keys", .heavy)
 struct KeysCommandTests {
-    @Test("download --key-expires, keys list (never the key), invalidate (the server refuses it), renew (it plays again), delete",
-          .timeLimit(.minutes(2)))
+    @Test("download --key-expires, keys list (never the key), invalidate (the server refuses it), renew (it plays again), delete")
     func keysLifecycle() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library")
@@ -262,9 +258,9 @@ struct KeysCommandTests {
 /// When keys are obtained: before the media (the default, or alone with `keys prefetch`), after
 /// it (`--no-prefetch-keys`, then `keys fetch`), from session keys; and playing an encrypted
 /// stream while it downloads.
-@Suite("Obtaining keys early and late")
+@Suite("Obtaining keys early and late", .heavy)
 struct KeyTimingTests {
-    @Test("keys prefetch obtains the keys and no media; resume downloads the media later", .timeLimit(.minutes(1)))
+    @Test("keys prefetch obtains the keys and no media; resume downloads the media later")
     func prefetch() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library").path
@@ -283,7 +279,7 @@ struct KeyTimingTests {
         }
     }
 
-    @Test("download --no-prefetch-keys leaves the keys; the server says they were never fetched; keys fetch gets only those", .timeLimit(.minutes(1)))
+    @Test("download --no-prefetch-keys leaves the keys; the server says they were never fetched; keys fetch gets only those")
     func fetchAfter() async throws {
         try await withTemporaryDirectory { folder in
             let libraryURL = folder.appendingPathComponent("library")
@@ -310,7 +306,7 @@ struct KeyTimingTests {
         }
     }
 
-    @Test("an identity EXT-X-SESSION-KEY is obtained before the media, once with the media playlists' same key", .timeLimit(.minutes(1)))
+    @Test("an identity EXT-X-SESSION-KEY is obtained before the media, once with the media playlists' same key")
     func sessionKeys() async throws {
         try await withTemporaryDirectory { folder in
             let media = folder.appendingPathComponent("media")
@@ -344,7 +340,7 @@ struct KeyTimingTests {
         }
     }
 
-    @Test("an encrypted stream plays while it downloads", .timeLimit(.minutes(1)))
+    @Test("an encrypted stream plays while it downloads")
     func playWhileDownloading() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))

@@ -6,10 +6,9 @@ import Testing
 /// quota stops the download the moment it would pass (not at a full disk), the download is
 /// suspended with the sizes named and exit 1, and after a larger quota `carryon resume`
 /// continues from the bytes kept.
-@Suite("carryon against a response that never ends")
+@Suite("carryon against a response that never ends", .heavy)
 struct EndlessCommandTests {
-    @Test("an endless segment stops at a 20 MiB quota, suspended; a larger quota and resume finish it from the bytes kept",
-          .timeLimit(.minutes(2)))
+    @Test("an endless segment stops at a 20 MiB quota, suspended; a larger quota and resume finish it from the bytes kept")
     func quotaStopsEndlessSegment() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in

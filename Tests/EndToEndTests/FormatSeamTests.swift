@@ -8,7 +8,7 @@ import Testing
 /// The format seam: a format the engine has never seen (``ToyFormat``, written for the tests)
 /// downloads, resumes its bookkeeping, records its name and plays through the playback server
 /// with nothing in the engine changed for it; and HLS keeps reading what nothing recognises.
-@Suite("A second format through the seam")
+@Suite("A second format through the seam", .heavy)
 struct FormatSeamTests {
     /// The sample's 180p video and English audio as a toy manifest, every file answered by an
     /// origin that knows nothing of formats.
@@ -32,8 +32,7 @@ struct FormatSeamTests {
         return answers
     }
 
-    @Test("a toy manifest downloads through the seam, records its format, and ffmpeg plays every frame of the bundle",
-          .timeLimit(.minutes(1)))
+    @Test("a toy manifest downloads through the seam, records its format, and ffmpeg plays every frame of the bundle")
     func toyDownloadsAndPlays() async throws {
         let frames = try await decodedVideoFrames(sampleMedia.appendingPathComponent("ts/180p/index.m3u8").path)
         try await withTemporaryDirectory { folder in

@@ -10,7 +10,7 @@ import Glibc
 /// A download onto a disk that fills up: a clear error, nothing lost, and a resume after space
 /// is freed completes. The disk is a small tmpfs mounted for the test (this needs root, as CI
 /// and the development machines run).
-@Suite("A full disk")
+@Suite("A full disk", .heavy)
 struct FullDiskTests {
     /// Runs `body` with a library on a tmpfs of `size` (mount's syntax: 640k, 8m), unmounted after.
     func withLibraryOnTmpfs(size: String, _ body: (OfflineLibrary, URL) async throws -> Void) async throws {
@@ -32,8 +32,7 @@ struct FullDiskTests {
         "dash": (dashSampleMedia, "/timeline/main.mpd", "384k"),
     ]
 
-    @Test("a download that fills the disk fails with a clear error and resumes once space is freed",
-          .timeLimit(.minutes(1)), arguments: ["hls", "dash"])
+    @Test("a download that fills the disk fails with a clear error and resumes once space is freed", arguments: ["hls", "dash"])
     func fullDisk(format: String) async throws {
         let stream = try #require(Self.streams[format])
         try await withLibraryOnTmpfs(size: stream.disk) { library, disk in
@@ -80,8 +79,7 @@ struct FullDiskTests {
         }
     }
 
-    @Test("on a real disk, the default reserve stops an endless segment before the disk fills: suspended, the reserve still free",
-          .timeLimit(.minutes(1)))
+    @Test("on a real disk, the default reserve stops an endless segment before the disk fills: suspended, the reserve still free")
     func defaultReserve() async throws {
         try await withLibraryOnTmpfs(size: "8m") { library, disk in
             try await HostileOrigin.withRunning { origin in
@@ -102,8 +100,7 @@ struct FullDiskTests {
             }
         }
     }
-    @Test("on a full disk the index's error says the disk is full and where; list and show still work, even after a crash mid-download",
-          .timeLimit(.minutes(1)))
+    @Test("on a full disk the index's error says the disk is full and where; list and show still work, even after a crash mid-download")
     func fullIndex() async throws {
         try await withLibraryOnTmpfs(size: "4m") { library, disk in
             try await HostileOrigin.withRunning { origin in

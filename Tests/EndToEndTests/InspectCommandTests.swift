@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `carryon inspect` as a user runs it: the real binary against the origin on loopback.
-@Suite("carryon inspect")
+@Suite("carryon inspect", .heavy)
 struct InspectCommandTests {
     static let main = """
         #EXTM3U

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `carryon inspect --sizes`: what a download will weigh, before it starts.
-@Suite("carryon inspect --sizes")
+@Suite("carryon inspect --sizes", .heavy)
 struct InspectSizesTests {
     func sizes(_ path: String) async throws -> [String: Any] {
         let output = try await Origin(root: sampleMedia.path).withRunning { origin in

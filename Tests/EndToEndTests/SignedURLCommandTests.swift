@@ -6,10 +6,9 @@ import Testing
 /// Expiring signed URLs from the command line: the manifest's own URL signed too, the download
 /// killed with `kill -9` part-way, and `resume` — long after every URL the library holds has
 /// expired — finishing it with the URL `--refresh-command` prints.
-@Suite("Expiring signed URLs from the command line")
+@Suite("Expiring signed URLs from the command line", .heavy)
 struct SignedURLCommandTests {
-    @Test("a download killed with kill -9 resumes after its manifest URL expired, through --refresh-command, byte-identical",
-          .timeLimit(.minutes(2)))
+    @Test("a download killed with kill -9 resumes after its manifest URL expired, through --refresh-command, byte-identical")
     func killedAndResumed() async throws {
         try await withTemporaryDirectory { folder in
             let urlFile = folder.appendingPathComponent("manifest-url")

@@ -5,11 +5,11 @@ import Testing
 /// `--stall-timeout` as a user meets it: no command waits for ever on a server that stops
 /// sending. A stalled download ends suspended, exit 1, naming the resource and the stall, and
 /// `carryon resume` finishes it once the server answers.
-@Suite("carryon against a server that stalls")
+@Suite("carryon against a server that stalls", .heavy)
 struct StallCommandTests {
     static let body = (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
 
-    @Test("inspect ends with a stall error for a playlist that never answers or trickles", .timeLimit(.minutes(2)))
+    @Test("inspect ends with a stall error for a playlist that never answers or trickles")
     func inspectStalls() async throws {
         try await HostileOrigin.withRunning { origin in
             origin.answer("/silent.m3u8", with: .silent)
@@ -23,7 +23,7 @@ struct StallCommandTests {
         }
     }
 
-    @Test("a download whose segment stalls is suspended with exit 1; resume completes it from the bytes kept", .timeLimit(.minutes(2)))
+    @Test("a download whose segment stalls is suspended with exit 1; resume completes it from the bytes kept")
     func downloadStallsThenResumes() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in
@@ -48,7 +48,7 @@ struct StallCommandTests {
         }
     }
 
-    @Test("a process stopped for longer than the stall timeout (SIGSTOP, then SIGCONT) does not take its own pause for the server's: the download completes with no stall", .timeLimit(.minutes(2)))
+    @Test("a process stopped for longer than the stall timeout (SIGSTOP, then SIGCONT) does not take its own pause for the server's: the download completes with no stall")
     func stoppedProcessIsNoStall() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in

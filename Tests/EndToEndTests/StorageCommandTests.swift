@@ -6,10 +6,9 @@ import Testing
 
 /// The storage commands end to end: a quota a download would break fails it before it starts
 /// with the sizes, a policy makes an asset expire, and purge removes it.
-@Suite("carryon storage, policy, purge and logs")
+@Suite("carryon storage, policy, purge and logs", .heavy)
 struct StorageCommandTests {
-    @Test("a download that would break the quota fails before it starts; purge removes what expired; logs parse",
-          .timeLimit(.minutes(2)))
+    @Test("a download that would break the quota fails before it starts; purge removes what expired; logs parse")
     func quotaPolicyPurgeLogs() async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.path

@@ -6,7 +6,7 @@ import Testing
 /// The daemon's web app in a real browser: `carryon serve --catalog`, Debian's Chromium driven by
 /// Playwright (`Tests/Browser/webapp.py`) doing what a person does — Download, watch the
 /// progress, Play, Delete — under the page's own Content-Security-Policy.
-@Suite("The web app in Chromium")
+@Suite("The web app in Chromium", .heavy)
 struct WebAppTests {
     /// What `webapp.py` saw.
     struct Journey: Decodable {
@@ -25,8 +25,7 @@ struct WebAppTests {
         var phoneOverflow: Int
     }
 
-    @Test("a catalog stream is downloaded with its Download button, its progress seen to completion, played with Play past 3 s, and deleted with Delete",
-          .timeLimit(.minutes(3)))
+    @Test("a catalog stream is downloaded with its Download button, its progress seen to completion, played with Play past 3 s, and deleted with Delete")
     func journey() async throws {
         guard let python = findExecutable("python3") else {
             throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")

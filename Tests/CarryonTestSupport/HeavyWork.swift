@@ -1,0 +1,163 @@
+import Foundation
+import Testing
+
+/// The bound on heavy tests: those that start programs — real players (ffmpeg, ffprobe,
+/// GStreamer), Chromium, the `carryon` binary, DocC, schemathesis. Swift Testing starts every
+/// test of the run at once; on two cores, dozens of players and `carryon` children beside them
+/// made tests that take 2 s alone take 90, and their time limits then fired together. A heavy
+/// test waits for a turn (``slots`` at once, first come first served) and holds it until it
+/// ends; pure tests stay parallel.
+///
+/// Mark a suite or a test ``HeavyTrait/heavy``. A test that starts a program without a turn
+/// fails, saying so: none is forgotten.
+public enum HeavyWork {
+    /// How many heavy tests run at once: `CARRYON_TEST_HEAVY_SLOTS`, else twice the number of
+    /// cores — most of a heavy test's time is a player playing in real time or a child waiting
+    /// on a paced origin, not computing (the whole suite beside two busy loops on 2 cores: 4
+    /// slots 224 s; 2 slots, without the busy loops, 299 s).
+    public static let slots: Int = {
+        if let value = ProcessInfo.processInfo.environment["CARRYON_TEST_HEAVY_SLOTS"], let slots = Int(value), slots > 0 {
+            return slots
+        }
+        return 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    }()
+
+    @TaskLocal static var holdsTurn = false
+
+    static let turns = Turns(slots: slots)
+
+    /// Throws unless the running test holds a turn.
+    static func requireTurn(toStart program: String) throws {
+        guard holdsTurn else {
+            throw TestSupportError("this test starts \(program) without a heavy-work turn: mark its test or suite `.heavy` (CarryonTestSupport's HeavyTrait), so that it runs within the bound on heavy tests")
+        }
+    }
+
+    /// Runs `body` in a turn: waits for one, then runs it, recording an issue and cancelling it
+    /// when it runs past `hangLimit` of its own time (the wait for the turn not counted).
+    static func run(_ name: String, hangLimit: Duration, _ body: @Sendable () async throws -> Void) async throws {
+        let waited = await turns.take()
+        let began = ContinuousClock.now
+        defer { turns.give(name, ran: ContinuousClock.now - began) }
+        try await $holdsTurn.withValue(true) {
+            try await withoutActuallyEscaping(body) { body in
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        try await body()
+                        return true
+                    }
+                    group.addTask {
+                        try? await Task.sleep(for: hangLimit)
+                        return false
+                    }
+                    defer { group.cancelAll() }
+                    guard let finished = try await group.next(), !finished, !Task.isCancelled else { return }
+                    Issue.record("\(name) hangs: still running \(hangLimit) after its turn began (it waited \(waited) for the turn); cancelled")
+                }
+            }
+        }
+    }
+}
+
+/// A test or suite that starts programs: it runs within the bound of ``HeavyWork``.
+///
+/// ```swift
+/// @Suite("carryon download", .heavy)
+/// struct DownloadCommandTests { … }
+/// ```
+///
+/// Its hang limit counts the test's own time, from when its turn begins, not the time it waited
+/// in line: a Swift Testing `.timeLimit` counts both, and would fire for a test that only
+/// waited. A test and its suite marked both hold one turn, with the longer of their limits.
+public struct HeavyTrait: TestTrait, SuiteTrait, TestScoping {
+    /// How long the test may run, once its turn began, before it is taken to hang.
+    public var hangLimit: Duration
+
+    public var isRecursive: Bool { true }
+
+    public func provideScope(for test: Test, testCase: Test.Case?,
+                             performing function: @Sendable () async throws -> Void) async throws {
+        guard !HeavyWork.holdsTurn else { return try await function() }
+        let limit = test.traits.compactMap { ($0 as? HeavyTrait)?.hangLimit }.max() ?? hangLimit
+        try await HeavyWork.run(test.name, hangLimit: limit, function)
+    }
+}
+
+extension Trait where Self == HeavyTrait {
+    /// Runs within the bound on heavy tests, taken to hang after 5 minutes of its own time.
+    public static var heavy: Self { HeavyTrait(hangLimit: .seconds(300)) }
+
+    /// Runs within the bound on heavy tests, taken to hang after `hangLimit` of its own time.
+    public static func heavy(hangsAfter hangLimit: Duration) -> Self { HeavyTrait(hangLimit: hangLimit) }
+}
+
+/// The turns of ``HeavyWork``: at most `slots` taken at once; those who wait are served in the
+/// order they came. Keeps what a run did, printed when the test process exits.
+final class Turns: @unchecked Sendable {
+    private let slots: Int
+    private let lock = NSLock()
+    private var taken = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    private var served = 0
+    private var peak = 0
+    private var longestWait = Duration.zero
+    private var runs: [(name: String, time: Duration)] = []
+
+    init(slots: Int) {
+        self.slots = slots
+    }
+
+    /// Waits for a turn; returns how long it waited.
+    func take() async -> Duration {
+        Self.installReport
+        let clock = ContinuousClock()
+        let start = clock.now
+        await withCheckedContinuation { continuation in
+            let now = lock.withLock {
+                if taken < slots {
+                    taken += 1
+                    peak = max(peak, taken)
+                    return true
+                }
+                waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        let waited = clock.now - start
+        lock.withLock {
+            served += 1
+            longestWait = max(longestWait, waited)
+        }
+        return waited
+    }
+
+    /// Gives a turn back, after `name` held it for `ran`: to the first who waits, if one does.
+    func give(_ name: String, ran: Duration) {
+        let next: CheckedContinuation<Void, Never>? = lock.withLock {
+            runs.append((name, ran))
+            guard !waiting.isEmpty else {
+                taken -= 1
+                return nil
+            }
+            return waiting.removeFirst()
+        }
+        next?.resume()
+    }
+
+    private static let installReport: Void = {
+        atexit {
+            let turns = HeavyWork.turns
+            let (served, peak, longest, runs) = turns.lock.withLock { (turns.served, turns.peak, turns.longestWait, turns.runs) }
+            func seconds(_ duration: Duration) -> String {
+                String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+            }
+            let total = runs.reduce(Duration.zero) { $0 + $1.time }
+            let slowest = runs.sorted { $0.time > $1.time }.prefix(5).map { "\(seconds($0.time)) \($0.name)" }
+            let line = "heavy tests: \(served) ran, at most \(peak) at once (\(turns.slots) slots: CARRYON_TEST_HEAVY_SLOTS, by default twice the cores), "
+                + "\(seconds(total)) of their own time in all; the longest wait for a turn \(seconds(longest))\n"
+                + slowest.map { "  \($0)\n" }.joined()
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }()
+}
