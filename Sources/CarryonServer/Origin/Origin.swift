@@ -84,6 +84,7 @@ public struct Origin: Sendable {
         let profile = self.profile
         return Application(
             responder: responder,
+            server: .http1ClosingDropped,
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon-origin"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -130,6 +130,7 @@ public struct PlaybackServer: Sendable {
         let responder = PlaybackResponder(server: self, hosts: .init())
         return Application(
             responder: responder,
+            server: .http1ClosingDropped,
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
