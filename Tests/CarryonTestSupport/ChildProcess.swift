@@ -20,9 +20,16 @@ import Glibc
 /// that crashes fails the test that started it (``ChildProcess/Termination/check(_:standardError:)``).
 final class ChildProcess: @unchecked Sendable {
     /// How a child ended.
-    enum Termination: Sendable, Equatable {
+    enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let code): "exit status \(code)"
+            case .signalled(let signal): "killed by signal \(signal), \(String(cString: strsignal(signal)))"
+            }
+        }
 
         /// The status a shell would give: the exit code, or 128 + the signal.
         var status: Int32 {
@@ -51,8 +58,10 @@ final class ChildProcess: @unchecked Sendable {
             close(outputPipe[0]); close(outputPipe[1])
             throw TestSupportError("no pipe for \(program)'s errors: \(String(cString: strerror(errno)))")
         }
-        // A crash says what it was, to standard error, without a minute of symbolication.
-        var variables = ["SWIFT_BACKTRACE": "enable=yes,interactive=no,color=no,symbolicate=fast,output-to=stderr"]
+        // A crash says what it was, to standard error, without a minute of symbolication. Not
+        // `enable=yes`: a binary linked with --static-swift-stdlib has no backtracer to find,
+        // and says so on standard error when told to use it.
+        var variables = ["SWIFT_BACKTRACE": "interactive=no,color=no,symbolicate=fast,output-to=stderr"]
         variables.merge(ProcessInfo.processInfo.environment) { _, inherited in inherited }
         variables.merge(environment) { _, given in given }
         let argv = [executable.path] + arguments

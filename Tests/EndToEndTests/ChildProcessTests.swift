@@ -1,0 +1,54 @@
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// The tests' own rules for the programs they start: a crash fails the test that started it,
+/// and a program is started only within the bound on heavy tests.
+@Suite("Programs the tests start", .heavy)
+struct ChildProcessTests {
+    static let shell = URL(fileURLWithPath: "/bin/sh")
+
+    @Test("a program that crashes fails the test that ran it, quoting the crash's first lines, whatever its exit status")
+    func crashFails() async throws {
+        // What a Swift runtime trap looks like from outside: the message, then SIGILL.
+        let trap = "echo 'Sources/Thing.swift:12: Fatal error: Index out of range' >&2; kill -ILL $$"
+        try await withKnownIssue {
+            _ = try await run(Self.shell, ["-c", trap])
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("sh crashed (killed by signal \(SIGILL)") && text.contains("Fatal error: Index out of range")
+        }
+        // Killed by a crash signal with nothing on standard error, and from RunningProcess.
+        try await withKnownIssue {
+            let child = try RunningProcess(Self.shell, ["-c", "kill -SEGV $$"])
+            #expect(await child.wait() == 128 + SIGSEGV)
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("sh crashed (killed by signal \(SIGSEGV)")
+        }
+    }
+
+    @Test("a program that exits with an error, or is killed by the test, is no crash")
+    func exitIsNoCrash() async throws {
+        let failed = try await run(Self.shell, ["-c", "echo 'no such thing' >&2; exit 3"])
+        #expect(failed.status == 3 && failed.standardError == "no such thing\n")
+        let child = try RunningProcess(Self.shell, ["-c", "echo started; exec sleep 60"])
+        var lines = child.lines.makeAsyncIterator()
+        #expect(await lines.next() == "started")
+        child.kill()
+        #expect(await child.wait() == 128 + SIGKILL)
+    }
+
+    @Test("a program started outside the bound on heavy tests is refused, naming the fix")
+    func startedWithoutTurn() async throws {
+        // A detached task holds no turn, as a test not marked .heavy holds none.
+        let refusal = await Task.detached {
+            do {
+                _ = try await run(Self.shell, ["-c", "true"])
+                return "started"
+            } catch {
+                return String(describing: error)
+            }
+        }.value
+        #expect(refusal.contains("without a heavy-work turn") && refusal.contains(".heavy"), "\(refusal)")
+    }
+}
