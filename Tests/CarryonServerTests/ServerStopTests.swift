@@ -25,19 +25,25 @@ struct ServerStopTests {
             let (ports, portContinuation) = AsyncStream<Int>.makeStream()
             let (stop, stopContinuation) = AsyncStream<Void>.makeStream()
             let server = Task {
+                // A server that fails before it listens ends the wait for its port.
+                defer { portContinuation.finish() }
                 try await serve { port in
                     portContinuation.yield(port)
                     for await _ in stop {}   // until told to stop, or cancelled
                 }
             }
             var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
+            guard let port = await iterator.next() else {
+                try await server.value
+                Issue.record("round \(round): the server stopped before it listened")
+                return
+            }
             let clients = ConnectingClients(port: port, count: 16, request: "GET /nothing HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            defer { clients.stop(); server.cancel() }
             let connected = try await clients.waitFor(connections: 100)
             if cancelled { server.cancel() } else { stopContinuation.finish() }
             _ = await server.result
             let made = clients.connections
-            clients.stop()
             #expect(connected, "round \(round): the clients made \(made) connections, not 100, before the server stopped")
         }
     }

@@ -53,23 +53,28 @@ public func run(_ executable: URL, _ arguments: [String], environment: [String: 
     // Blocking reads and the wait run on threads of their own: neither Swift concurrency's
     // cooperative pool nor Dispatch's global queues (which on Linux are as wide as the cores)
     // may be blocked, or a server in this test process stops answering the child.
-    let (termination, output, errors) = try await withCheckedThrowingContinuation { continuation in
-        let errBox = ReadBox()
-        let errDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            errBox.result = Result { try child.readErrors() }
-            errDone.signal()
+    // A test cancelled (taken to hang) kills the program, and so ends the wait for it.
+    let (termination, output, errors) = try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            let errBox = ReadBox()
+            let errDone = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                errBox.result = Result { try child.readErrors() }
+                errDone.signal()
+            }
+            Thread.detachNewThread {
+                var output: [UInt8] = []
+                let read = Result { try child.readOutput { output += $0 } }
+                errDone.wait()
+                let termination = child.waitForExit()
+                continuation.resume(with: Result {
+                    try read.get()
+                    return (termination, output, try errBox.result.get())
+                })
+            }
         }
-        Thread.detachNewThread {
-            var output: [UInt8] = []
-            let read = Result { try child.readOutput { output += $0 } }
-            errDone.wait()
-            let termination = child.waitForExit()
-            continuation.resume(with: Result {
-                try read.get()
-                return (termination, output, try errBox.result.get())
-            })
-        }
+    } onCancel: {
+        child.killAll()
     }
     let standardError = String(decoding: errors, as: UTF8.self)
     termination.check(child.program, standardError: standardError)

@@ -23,19 +23,23 @@ final class ChildProcess: @unchecked Sendable {
     enum Termination: Sendable, Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
+        /// `waitpid` failed with this errno: how the child ended is not known.
+        case unknown(Int32)
 
         var description: String {
             switch self {
             case .exited(let code): "exit status \(code)"
             case .signalled(let signal): "killed by signal \(signal), \(String(cString: strsignal(signal)))"
+            case .unknown(let code): "not known: waitpid failed, \(String(cString: strerror(code)))"
             }
         }
 
-        /// The status a shell would give: the exit code, or 128 + the signal.
+        /// The status a shell would give: the exit code, or 128 + the signal (-1 when not known).
         var status: Int32 {
             switch self {
             case .exited(let code): code
             case .signalled(let signal): 128 + signal
+            case .unknown: -1
             }
         }
     }
@@ -44,6 +48,8 @@ final class ChildProcess: @unchecked Sendable {
     let program: String
     private let output: Int32
     private let errors: Int32
+    private let lock = NSLock()
+    private var reaped = false
 
     /// Starts `executable`. Throws when the test holds no heavy-work turn (unless the program is
     /// `light`: small and short, such as gzip), or the program cannot be started.
@@ -53,16 +59,19 @@ final class ChildProcess: @unchecked Sendable {
         if !light { try HeavyWork.requireTurn(toStart: program) }
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
-        guard carryon_pipe(&outputPipe) == 0 else { throw TestSupportError("no pipe for \(program)'s output: \(String(cString: strerror(errno)))") }
-        guard carryon_pipe(&errorPipe) == 0 else {
+        let outputResult = carryon_pipe(&outputPipe)
+        guard outputResult == 0 else { throw TestSupportError("no pipe for \(program)'s output: \(String(cString: strerror(outputResult)))") }
+        let errorResult = carryon_pipe(&errorPipe)
+        guard errorResult == 0 else {
             close(outputPipe[0]); close(outputPipe[1])
-            throw TestSupportError("no pipe for \(program)'s errors: \(String(cString: strerror(errno)))")
+            throw TestSupportError("no pipe for \(program)'s errors: \(String(cString: strerror(errorResult)))")
         }
-        // A crash says what it was, to standard error, without a minute of symbolication. Not
-        // `enable=yes`: a binary linked with --static-swift-stdlib has no backtracer to find,
-        // and says so on standard error when told to use it.
-        var variables = ["SWIFT_BACKTRACE": "interactive=no,color=no,symbolicate=fast,output-to=stderr"]
-        variables.merge(ProcessInfo.processInfo.environment) { _, inherited in inherited }
+        // A crash says what it was, to standard error, without a minute of symbolication — also
+        // when the tests' own environment sets SWIFT_BACKTRACE. Not `enable=yes`: a binary linked
+        // with --static-swift-stdlib has no backtracer to find, and says so on standard error
+        // when told to use it.
+        var variables = ProcessInfo.processInfo.environment
+        variables["SWIFT_BACKTRACE"] = "interactive=no,color=no,symbolicate=fast,output-to=stderr"
         variables.merge(environment) { _, given in given }
         let argv = [executable.path] + arguments
         let envp = variables.map { "\($0.key)=\($0.value)" }
@@ -100,21 +109,38 @@ final class ChildProcess: @unchecked Sendable {
         return all
     }
 
-    /// Waits for the child to end (blocks).
+    /// Waits for the child to end (blocks). Call it once.
     func waitForExit() -> Termination {
         var status: Int32 = 0
+        var failure: Int32?
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return .exited(-1) }
+            guard errno == EINTR else {
+                failure = errno
+                break
+            }
         }
+        // Reaped: its id may be another process's from now on, and is signalled no more.
+        lock.withLock { reaped = true }
         ChildProcesses.ended(pid)
+        if let failure { return .unknown(failure) }
         // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
         if status & 0x7f == 0 { return .exited((status >> 8) & 0xff) }
         return .signalled(status & 0x7f)
     }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child, while it has not been reaped.
     func send(_ signal: Int32) {
-        Glibc.kill(pid, signal)
+        lock.withLock {
+            if !reaped { _ = Glibc.kill(pid, signal) }
+        }
+    }
+
+    /// Kills the child and everything it started (its process group): for a test that gave up
+    /// on it — cancelled, or taken to hang.
+    func killAll() {
+        lock.withLock {
+            if !reaped { ChildProcesses.killGroup(pid) }
+        }
     }
 
     private static func read(_ descriptor: Int32, program: String, what: String, _ chunk: ([UInt8]) -> Void) throws {
@@ -168,7 +194,7 @@ enum ChildProcesses {
     private static let installExitHandler: Void = {
         atexit {
             ChildProcesses.lock.withLock {
-                for pid in ChildProcesses.running { Glibc.kill(pid, SIGKILL) }
+                for pid in ChildProcesses.running { ChildProcesses.killGroup(pid) }
             }
         }
     }()
@@ -180,5 +206,12 @@ enum ChildProcesses {
 
     static func ended(_ pid: Int32) {
         lock.withLock { _ = running.remove(pid) }
+    }
+
+    /// SIGKILL to the process group a child leads (its own children: GStreamer under `timeout`,
+    /// Chromium under Playwright) and to the child.
+    static func killGroup(_ pid: Int32) {
+        Glibc.kill(-pid, SIGKILL)
+        Glibc.kill(pid, SIGKILL)
     }
 }

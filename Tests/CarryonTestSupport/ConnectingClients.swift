@@ -23,7 +23,10 @@ public final class ConnectingClients: @unchecked Sendable {
                 defer { finished.leave() }
                 while !lock.withLock({ stopped }) {
                     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-                    guard socket >= 0 else { continue }
+                    guard socket >= 0 else {
+                        usleep(1_000)
+                        continue
+                    }
                     var address = sockaddr_in()
                     address.sin_family = sa_family_t(AF_INET)
                     address.sin_port = in_port_t(UInt16(port).bigEndian)

@@ -13,11 +13,15 @@ public func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
     do { child = try ChildProcess(URL(fileURLWithPath: "/bin/gzip"), ["-9", "-n", file.path], light: true) } catch {
         throw TestSupportError("gzip is needed to make compressed test bodies (apt-get install -y gzip): \(error)")
     }
-    let errors = try child.readErrors()
-    try child.readOutput { _ in }
+    // gzip writes to the file, not to its output: the errors are read first, whole, then the
+    // (empty) output, and the child is waited for whatever the reads say.
+    let errors = Result { try child.readErrors() }
+    let output = Result { try child.readOutput { _ in } }
     let termination = child.waitForExit()
+    try output.get()
+    let message = try errors.get()
     guard termination == .exited(0) else {
-        throw TestSupportError("gzip failed (\(termination)): \(String(decoding: errors, as: UTF8.self))")
+        throw TestSupportError("gzip failed (\(termination)): \(String(decoding: message, as: UTF8.self))")
     }
     return [UInt8](try Data(contentsOf: folder.appendingPathComponent("body.gz")))
 }

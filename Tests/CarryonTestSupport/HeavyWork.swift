@@ -23,6 +23,7 @@ public enum HeavyWork {
     }()
 
     @TaskLocal static var holdsTurn = false
+    @TaskLocal private static var children: StartedChildren?
 
     static let turns = Turns(slots: slots)
 
@@ -33,12 +34,34 @@ public enum HeavyWork {
         }
     }
 
-    /// Runs `body` in a turn: waits for one, then runs it, recording an issue and cancelling it
-    /// when it runs past `hangLimit` of its own time (the wait for the turn not counted).
-    static func run(_ name: String, hangLimit: Duration, _ body: @Sendable () async throws -> Void) async throws {
-        let waited = await turns.take()
+    /// Keeps `process` to be settled when the running test ends (``RunningProcess/settle()``).
+    static func started(_ process: RunningProcess) {
+        children?.add(process)
+    }
+
+    /// Runs `body` in a turn: waits for one (unless the running test holds one), then runs it,
+    /// recording an issue and cancelling it when it runs past `hangLimit` of its own time (the
+    /// wait for the turn not counted). The processes it started and did not wait for are waited
+    /// for after it, and checked for a crash.
+    package static func run(_ name: String, hangLimit: Duration, _ body: @Sendable () async throws -> Void) async throws {
+        let held = holdsTurn
+        let waited = held ? .zero : await turns.take()
         let began = ContinuousClock.now
-        defer { turns.give(name, ran: ContinuousClock.now - began) }
+        defer { if !held { turns.give(name, ran: ContinuousClock.now - began) } }
+        let children = StartedChildren()
+        do {
+            try await $children.withValue(children) {
+                try await run(name, waited: waited, hangLimit: hangLimit, body)
+            }
+        } catch {
+            await children.settle()
+            throw error
+        }
+        await children.settle()
+    }
+
+    private static func run(_ name: String, waited: Duration, hangLimit: Duration,
+                            _ body: @Sendable () async throws -> Void) async throws {
         try await $holdsTurn.withValue(true) {
             try await withoutActuallyEscaping(body) { body in
                 try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -56,6 +79,20 @@ public enum HeavyWork {
                 }
             }
         }
+    }
+}
+
+/// The ``RunningProcess``es a test started.
+private final class StartedChildren: @unchecked Sendable {
+    private let lock = NSLock()
+    private var processes: [RunningProcess] = []
+
+    func add(_ process: RunningProcess) {
+        lock.withLock { processes.append(process) }
+    }
+
+    func settle() async {
+        for process in lock.withLock({ processes }) { await process.settle() }
     }
 }
 

@@ -38,6 +38,21 @@ struct ChildProcessTests {
         #expect(await child.wait() == 128 + SIGKILL)
     }
 
+    @Test("a test that hangs past its limit is cancelled, and the program it waits for is killed with what it started")
+    func hangEndsChild() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        try await withKnownIssue {
+            try await HeavyWork.run("a hanging test", hangLimit: .seconds(1)) {
+                // The shell's child keeps the output pipe open: only killing the group ends it.
+                _ = try await run(Self.shell, ["-c", "sleep 600 & wait"])
+            }
+        } matching: { issue in
+            issue.comments.map(\.rawValue).joined().contains("a hanging test hangs: still running 1.0 seconds after its turn began")
+        }
+        #expect(clock.now - started < .seconds(60), "the hang was ended when it was found, not when sleep 600 ended")
+    }
+
     @Test("a program started outside the bound on heavy tests is refused, naming the fix")
     func startedWithoutTurn() async throws {
         // A detached task holds no turn, as a test not marked .heavy holds none.

@@ -51,11 +51,11 @@ struct DaemonCommandTests {
                 let base = try #require(await lines.next().flatMap(URL.init(string:)), "round \(round): serve printed no base URL")
                 let port = try #require(base.port)
                 let clients = ConnectingClients(port: port, count: 100, request: "GET \(base.path)/api/assets HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+                defer { clients.stop() }
                 let connected = try await clients.waitFor(connections: 300)
                 server.kill(SIGTERM)
                 let status = await server.wait()
                 let made = clients.connections
-                clients.stop()
                 #expect(connected, "round \(round): the clients made \(made) connections, not 300, before SIGTERM")
                 #expect(status == 0, "round \(round): serve exited \(status) on SIGTERM: \(server.standardError.suffix(2000))")
             }
