@@ -82,5 +82,8 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         /// download reads its manifest again and carries on with fresh locations; this is the
         /// error when even a fresh location is refused.
         public static let expired = Code(rawValue: "expired")
+        /// A value given to Carryon is out of range or does not exist: a date past what the
+        /// library keeps (see ``DateText``), a day like 30 February, a negative bitrate.
+        public static let invalidValue = Code(rawValue: "invalid-value")
     }
 }

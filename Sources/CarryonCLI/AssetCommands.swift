@@ -45,6 +45,9 @@ struct ListCommand: AsyncParsableCommand {
                            formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-", asset.url])
             }
             print(table.render(indent: 0), terminator: "")
+            for asset in snapshots {
+                for problem in asset.problems ?? [] { printNote("\(asset.id): \(problem)") }
+            }
         }
     }
 }
@@ -108,6 +111,7 @@ struct Show: AsyncParsableCommand {
                 let text = options.map { "\($0.language ?? $0.name) \($0.isComplete ? "complete" : "\($0.resourcesDone)/\($0.resourcesTotal)")" }
                 print("            \(group): \(text.joined(separator: ", "))")
             }
+            for problem in asset.problems ?? [] { print("Problem     \(problem)") }
             print("Policy      expires \(asset.policy.expiresAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"), priority \(asset.policy.priority.rawValue)")
             if let playback = asset.playback {
                 let startup = playback.startupSeconds.map { String(format: "%.3f s", $0) } ?? "-"

@@ -20,25 +20,26 @@ struct KeyLifetimeOptions: ParsableArguments {
     var isEmpty: Bool { keyExpires == nil && rentalWindow == nil && playbackWindow == nil }
 
     func validate() throws {
-        if let keyExpires, parseExpiry(keyExpires) == nil {
-            throw ValidationError("--key-expires must be a date like 2026-12-31 or a time from now like 30d (got \(keyExpires))")
+        if let keyExpires {
+            do { _ = try DateText.expiry(keyExpires, naming: "--key-expires") } catch { throw ValidationError(error.message) }
         }
         for (flag, value) in [("--rental-window", rentalWindow), ("--playback-window", playbackWindow)] {
             if let value, parseDuration(value) == nil {
                 throw ValidationError("\(flag) must be a duration like 30d, 48h or 90m (got \(value))")
             }
         }
+        do { try lifetime.check() } catch { throw ValidationError(error.message) }
     }
 
     var lifetime: KeyLifetime {
-        KeyLifetime(expiresAt: keyExpires.flatMap { parseExpiry($0) } ?? nil,
+        KeyLifetime(expiresAt: keyExpires.flatMap { try? DateText.expiry($0, naming: "--key-expires") } ?? nil,
                     rentalWindow: rentalWindow.flatMap(parseDuration), playbackWindow: playbackWindow.flatMap(parseDuration))
     }
 }
 
 /// Reads `30d`, `48h`, `90m` or `45s` as seconds.
 func parseDuration(_ text: String) -> TimeInterval? {
-    guard let last = text.last, let amount = Double(text.dropLast()), amount > 0 else { return nil }
+    guard let last = text.last, let amount = Double(text.dropLast()), amount.isFinite, amount > 0 else { return nil }
     switch last {
     case "d": return amount * 86_400
     case "h": return amount * 3_600

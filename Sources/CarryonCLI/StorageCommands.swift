@@ -2,22 +2,6 @@ import ArgumentParser
 import Carryon
 import Foundation
 
-/// Reads `never`, an ISO 8601 date or date-time (`2026-12-31`, `2026-12-31T18:00:00Z`), or a
-/// duration from now (`30d`, `48h`, `90m`).
-func parseExpiry(_ text: String, now: Date = Date()) -> Date?? {
-    if text.lowercased() == "never" { return .some(nil) }
-    if let last = text.last, let amount = Double(text.dropLast()), amount >= 0 {
-        let unit: Double? = switch last { case "d": 86_400; case "h": 3_600; case "m": 60; case "s": 1; default: nil }
-        if let unit { return now.addingTimeInterval(amount * unit) }
-    }
-    let full = ISO8601DateFormatter()
-    if let date = full.date(from: text) { return date }
-    let day = ISO8601DateFormatter()
-    day.formatOptions = [.withFullDate]
-    if let date = day.date(from: text) { return date }
-    return nil
-}
-
 /// Reads a byte count: `1000000`, `500M`, `2G`, `1.5T` (powers of 1024), or `none`.
 func parseSize(_ text: String) -> Int?? {
     if text.lowercased() == "none" { return .some(nil) }
@@ -44,8 +28,8 @@ struct PolicyOptions: ParsableArguments {
     var isEmpty: Bool { expires == nil && priority == nil }
 
     func validate() throws {
-        if let expires, parseExpiry(expires) == nil {
-            throw ValidationError("--expires must be never, a date like 2026-12-31 or 2026-12-31T18:00:00Z, or a time from now like 30d (got \(expires))")
+        if let expires {
+            do { _ = try DateText.expiry(expires, naming: "--expires") } catch { throw ValidationError(error.message) }
         }
         if let priority, AssetPriority(rawValue: priority) == nil {
             throw ValidationError("--priority must be important or default (got \(priority))")
@@ -55,7 +39,7 @@ struct PolicyOptions: ParsableArguments {
     /// `policy` with what was given changed.
     func applied(to policy: StoragePolicy) -> StoragePolicy {
         var policy = policy
-        if let expires, let date = parseExpiry(expires) { policy.expiresAt = date }
+        if let expires, let date = try? DateText.expiry(expires, naming: "--expires") { policy.expiresAt = date }
         if let priority, let value = AssetPriority(rawValue: priority) { policy.priority = value }
         return policy
     }

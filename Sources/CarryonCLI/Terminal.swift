@@ -104,7 +104,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .tooLarge:
         return "A playlist past the limit is usually not a playlist: check that the URL names an HLS playlist (.m3u8). A segment far past its variant's bandwidth is the origin's fault."
     case .library:
-        return "Check that the library folder (--library, $CARRYON_HOME) exists and that you may write to it."
+        return "Check that the library folder (--library, $CARRYON_HOME) exists and that you may write to it; `carryon list` names any asset whose stored values cannot be read."
     case .unknownAsset:
         return "`carryon list` shows the ids in this library (--library picks another)."
     case .unsupported:
@@ -113,6 +113,8 @@ func hint(for error: any Error, id: String? = nil) -> String {
         return "`carryon resume \(asset)` continues where it stopped; `carryon logs \(asset) --error` shows the failed requests."
     case .disk:
         return "Free disk space (`carryon purge` removes expired assets), then `carryon resume \(asset)` continues where it stopped."
+    case .invalidValue:
+        return "Dates are 2026-12-31, 2026-12-31T18:00:00Z or a time from now (30d), at the latest 9999-12-31; `carryon help COMMAND` shows what each option takes."
     case .invalidState:
         return "`carryon show \(asset)` shows the asset's state."
     case .busy:

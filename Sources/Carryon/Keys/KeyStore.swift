@@ -19,6 +19,20 @@ public struct KeyLifetime: Sendable, Hashable, Codable {
         self.rentalWindow = rentalWindow
         self.playbackWindow = playbackWindow
     }
+
+    /// Checks that the library can keep this lifetime: an expiry within ``DateText/earliest``…
+    /// ``DateText/latest``, windows of zero or more seconds, at most a hundred years.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` naming the limit that is out of range.
+    public func check() throws(CarryonError) {
+        if let expiresAt { try DateText.check(expiresAt, naming: "the key expiry") }
+        for (name, window) in [("rental window", rentalWindow), ("playback window", playbackWindow)] {
+            guard let window else { continue }
+            guard window.isFinite, window >= 0, window <= 100 * 366 * 86_400 else {
+                throw CarryonError(.invalidValue, "the \(name) of \(window) seconds is not between 0 and 100 years")
+            }
+        }
+    }
 }
 
 /// A content key as the library keeps it — everything but the key itself.
@@ -96,6 +110,7 @@ public struct KeyStore: Sendable {
     /// Keeps `key` as `keyID` of asset `assetID`, replacing a key of that id.
     public func store(_ key: [UInt8], id keyID: String, assetID: String, uri: String, method: String, keyFormat: String,
                       lifetime: KeyLifetime, now: Date = Date()) async throws(CarryonError) {
+        try lifetime.check()
         let master = try sealingKey()
         let sealed: Data
         do {
@@ -146,7 +161,10 @@ public struct KeyStore: Sendable {
     }
 
     /// Changes the lifetime of every key of an asset.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` when a limit is out of range (see ``KeyLifetime/check()``).
     public func setLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError) {
+        try lifetime.check()
         try await library.index.setKeyLifetime(lifetime, of: assetID)
     }
 

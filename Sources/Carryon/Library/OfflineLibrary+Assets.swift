@@ -52,14 +52,25 @@ extension OfflineLibrary {
         let bundle = bundleURL(for: id)
         // A running task's progress comes from its tracker; the resources are read only
         // without one, and the asset cache needs counts only.
+        // A row of this asset that cannot be read is one of its problems, not the library's:
+        // every other asset still lists.
+        var problems = asset.problems
+        func readOrNote<T>(_ what: String, _ empty: T, _ body: () async throws(CarryonError) -> T) async -> T {
+            do { return try await body() } catch {
+                problems.append("its \(what) cannot be read (\(error.message)); it shows none")
+                return empty
+            }
+        }
         let progress: DownloadProgress
         if let tracker = live?.tracker {
             progress = tracker.snapshot(at: DownloadSession.now())
         } else {
-            progress = ProgressTracker(resources: try await index.resources(of: id)).snapshot(at: 0)
+            progress = ProgressTracker(resources: await readOrNote("resources", []) { () async throws(CarryonError) in
+                try await index.resources(of: id)
+            }).snapshot(at: 0)
         }
-        let renditions = try await index.renditions(of: id)
-        let counts = try await index.resourceCounts(of: id)
+        let renditions = await readOrNote("renditions", []) { () async throws(CarryonError) in try await index.renditions(of: id) }
+        let counts = await readOrNote("resource counts", [:]) { () async throws(CarryonError) in try await index.resourceCounts(of: id) }
         var state = live?.state ?? asset.state
         if live?.state == nil, state == .running || state == .waiting,
            !FileLock.isHeld(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) {
@@ -75,6 +86,7 @@ extension OfflineLibrary {
             bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),
-            cache: AssetCache(renditions: renditions, counts: counts, planned: asset.planned))
+            cache: AssetCache(renditions: renditions, counts: counts, planned: asset.planned),
+            problems: problems.isEmpty ? nil : problems)
     }
 }

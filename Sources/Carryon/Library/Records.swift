@@ -59,6 +59,13 @@ struct AssetRecord: Codable, Sendable {
     /// The stream's manifest format (`StreamFormat.name`): `hls` for every asset recorded before
     /// formats were, and until the first plan says otherwise.
     var format: String = "hls"
+    /// The stored values that could not be read, in words (see `init(row:)`); never written.
+    var problems: [String] = []
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, url, state, errorMessage, options, headers, selection, planned, createdAt, updatedAt, completedAt, duration,
+             expiresAt, priority, lastPlayedAt, format
+    }
 }
 
 /// A rendition being downloaded into a bundle: the variant's video (`video`) or an audio or

@@ -64,12 +64,18 @@ extension SQLiteAssetIndex {
         }
     }
 
+    /// A key's date; nil when it is NULL or cannot be read (a key stored at a date that
+    /// cannot be read counts as stored in 1970: a rental window counted from it has passed).
+    private static func date(_ row: Row, _ column: String) -> Date? {
+        ((row[column] as DatabaseValue?)).flatMap(IndexDate.date(from:))
+    }
+
     private static func keyInfo(_ row: Row) -> ContentKeyInfo {
         let lifetimeText: String = row["lifetime"]
         let lifetime = (try? JSONDecoder().decode(KeyLifetime.self, from: Data(lifetimeText.utf8))) ?? KeyLifetime()
         return ContentKeyInfo(id: row["id"], assetID: row["assetId"], method: row["method"], keyFormat: row["keyFormat"],
-                              uri: row["uri"], storedAt: (row["storedAt"] as IndexDate).date, lifetime: lifetime,
-                              firstPlayedAt: (row["firstPlayedAt"] as IndexDate?)?.date,
+                              uri: row["uri"], storedAt: date(row, "storedAt") ?? Date(timeIntervalSince1970: 0), lifetime: lifetime,
+                              firstPlayedAt: date(row, "firstPlayedAt"),
                               isInvalidated: row["invalidated"])
     }
 

@@ -54,7 +54,18 @@ final class SQLiteAssetIndex: AssetIndex {
             return CarryonError(.disk, "the disk holding the library is full: the index \(index) cannot be written (\(free) bytes free)",
                                 cause: error)
         }
-        return CarryonError(.library, "\(reading ? "reading" : "writing") the library index failed: \(error)", cause: error)
+        return CarryonError(.library, "\(reading ? "reading" : "writing") the library index \(index) failed: \(Self.describe(error))", cause: error)
+    }
+
+    /// What went wrong, in at most 300 characters, without the row or the statement's
+    /// arguments GRDB's descriptions quote: a row can be long, and can hold request headers.
+    static func describe(_ error: any Error) -> String {
+        var text = String(describing: error)
+        if error is RowDecodingError, let cut = text.range(of: ", row: ") ?? text.range(of: " - row: ") {
+            text = String(text[..<cut.lowerBound])
+        }
+        if let cut = text.range(of: ", arguments: ") ?? text.range(of: " - arguments: ") { text = String(text[..<cut.lowerBound]) }
+        return text.count > 300 ? String(text.prefix(300)) + "…" : text
     }
 
     // MARK: Assets
@@ -80,7 +91,10 @@ final class SQLiteAssetIndex: AssetIndex {
     }
 
     func state(of id: String) async throws(CarryonError) -> DownloadState? {
-        try await read { db in try DownloadState.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) }
+        // Read as text: a state that cannot be read counts as suspended, as the asset's row does.
+        try await read { db in
+            try String.fetchOne(db, sql: "SELECT CAST(state AS TEXT) FROM asset WHERE id = ?", arguments: [id]).map { DownloadState(rawValue: $0) ?? .suspended }
+        }
     }
 
     func setState(_ state: DownloadState, of id: String, error: String?, at date: Date) async throws(CarryonError) {

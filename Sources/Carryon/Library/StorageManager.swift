@@ -100,8 +100,12 @@ public struct StorageManager: Sendable {
         return StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority)
     }
 
-    /// Sets the policy of asset `id`.
+    /// Sets the policy of asset `id`. It also replaces an expiry the index holds but cannot read.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` when the expiry lies outside what the library
+    ///   keeps (``DateText/earliest``…``DateText/latest``); ``CarryonError/Code/unknownAsset``.
     public func setPolicy(_ policy: StoragePolicy, for id: String) async throws(CarryonError) {
+        if let expiresAt = policy.expiresAt { try DateText.check(expiresAt, naming: "the expiry") }
         if !(try await library.index.setPolicy(policy, of: id)) { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
     }
 

@@ -85,4 +85,8 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     public var playback: PlaybackSummary?
     /// Whether it plays offline, and which renditions are complete.
     public var cache: AssetCache
+    /// Values the library's index holds for the asset but cannot read (a date past year 9999
+    /// written by an earlier release), each in words with what it counts as meanwhile; nil when
+    /// there are none. The asset still lists and plays; setting the value again repairs it.
+    public var problems: [String]? = nil
 }

@@ -37,7 +37,7 @@ public struct APIError: Error, Sendable, Encodable {
         switch error.code {
         case .unknownAsset, .notFound: status = 404
         case .invalidState, .busy: status = 409
-        case .invalidLocation, .refusedLocation: status = 400
+        case .invalidLocation, .refusedLocation, .invalidValue: status = 400
         case .selection, .unsupported: status = 422
         case .http, .transfer, .playlist, .stalled, .tooLarge:
             status = 422

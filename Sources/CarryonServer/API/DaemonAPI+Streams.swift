@@ -53,8 +53,8 @@ extension DaemonAPI {
         }
     }
 
-    /// What `PUT /api/assets/{id}/policy` takes: `expiresAt` (an ISO 8601 date, or `null`:
-    /// never) and `priority` (`default` or `important`); an absent key is left as it is.
+    /// What `PUT /api/assets/{id}/policy` takes: `expiresAt` (an ISO 8601 date and time that
+    /// exists, at the latest 9999-12-31T23:59:59Z, or `null`: never) and `priority` (`default` or `important`); an absent key is left as it is.
     struct PolicyChange: Decodable {
         var expiresAt: String??
         var priority: String?
@@ -77,10 +77,11 @@ extension DaemonAPI {
         var policy = try await storage.policy(for: task.id)
         if case .some(let text) = change.expiresAt {
             if let text {
-                guard let date = try? Date(text, strategy: .iso8601) else {
-                    throw APIError(400, "bad-request", "expiresAt \"\(text)\" is not an ISO 8601 date and time (2026-12-31T00:00:00Z)")
+                do {
+                    policy.expiresAt = try DateText.date(text, naming: "expiresAt")
+                } catch {
+                    throw APIError(400, "bad-request", error.message, hint: "Send an ISO 8601 date and time such as 2026-12-31T00:00:00Z, at the latest 9999-12-31T23:59:59Z.")
                 }
-                policy.expiresAt = date
             } else {
                 policy.expiresAt = nil
             }
