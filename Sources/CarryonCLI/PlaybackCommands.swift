@@ -163,10 +163,15 @@ struct Serve: AsyncParsableCommand {
         if let catalog {
             do { streams = try StreamCatalog(contentsOf: URL(fileURLWithPath: catalog)) } catch { throw fail(error) }
         }
-        try await library.withSession(configuration: rate.configuration) { [streams] session in
+        // Every location a local stream names, at every level, is read only inside --allow-files
+        // (none without it): not only the stream URL the API checks.
+        let rule = StreamURLRule(allowedFolders: allowFiles)
+        var configuration = rate.configuration
+        configuration.locationRule = rule.locationRule
+        try await library.withSession(configuration: configuration) { [streams] session in
             let token = try tokenFile.map(Self.token(keptIn:))
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)
-            playback.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)
+            playback.api = DaemonAPI(session: session, streams: rule, catalog: streams)
             try await resumeSuspended(in: session)
             do {
                 try await playback.run { handle in

@@ -56,4 +56,24 @@ struct LocationRuleTests {
             #expect(local.bytes.count == 16)
         }
     }
+
+    @Test("a rule with folders allows a file only inside them, after .., percent-encoding and symbolic links, and hands back the path to open")
+    func folders() async throws {
+        try await withTemporaryDirectory { folder in
+            let allowed = folder.appendingPathComponent("allowed")
+            try FileManager.default.createDirectory(at: allowed, withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: allowed.appendingPathComponent("out").path, withDestinationPath: folder.path)
+            let rule = LocationRule(filesWithin: [allowed.path]).forStream(allowed.appendingPathComponent("main.m3u8").absoluteString)
+            let base = allowed.absoluteString + "/"
+            try rule.check(base + "v/s.ts", namedBy: nil)
+            #expect(try rule.filePath(base + "v/../s.ts") == allowed.appendingPathComponent("s.ts").path)
+            for escape in [base + "../s.ts", base + "%2e%2e/s.ts", base + "v/%2E%2E/%2e%2e/s.ts", base + "out/s.ts", "file:///etc/passwd"] {
+                #expect(throws: CarryonError.self, "\(escape)") { try rule.check(escape, namedBy: "main.m3u8, line 3") }
+            }
+            // The stream decides whether files are allowed at all; the folders stay.
+            let remote = rule.forStream("https://cdn.example/main.m3u8")
+            #expect(throws: CarryonError.self) { try remote.check(base + "s.ts", namedBy: nil) }
+            #expect(remote.forStream(base + "main.m3u8").fileFolders == rule.fileFolders)
+        }
+    }
 }

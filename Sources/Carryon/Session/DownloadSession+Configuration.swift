@@ -71,6 +71,13 @@ extension DownloadSession {
         /// counted against; nil (the default): the library folder's file system. Tests give a
         /// disk of any size here without filling one.
         public var diskSpace: DiskSpace?
+        /// Where every task's streams may lead, before each stream narrows it (a stream read
+        /// over HTTP names no local file): ``LocationRule/anyLocation`` by default. A daemon
+        /// that takes streams from others confines local files to folders with
+        /// ``LocationRule/init(filesWithin:)``: every location a local stream names — variant,
+        /// rendition, segment, init section, key, XLink — is checked, after `..`,
+        /// percent-encoding and symbolic links are resolved, and read from its checked path.
+        public var locationRule: LocationRule = .anyLocation
         /// The manifest formats the session reads, tried in order on a new asset's first
         /// manifest (see `StreamFormat`); the first is also the one that reads what none
         /// recognises. HLS and MPEG-DASH by default.

@@ -107,10 +107,11 @@ extension DownloadSession {
     /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
     /// only the locations its stream may lead to.
     func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
-        PlaylistFetcher(client: client, headers: asset.headers,
-                        maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
-                        retry: configuration.retry, stallTimeout: configuration.stallTimeout)
-            .forStream(asset.url)
+        var fetcher = PlaylistFetcher(client: client, headers: asset.headers,
+                                      maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
+                                      retry: configuration.retry, stallTimeout: configuration.stallTimeout)
+        fetcher.rule = configuration.locationRule
+        return fetcher.forStream(asset.url)
     }
 
     /// Creates an asset's bundle folder and takes its lock: this process works on it now.

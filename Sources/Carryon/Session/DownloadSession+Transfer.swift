@@ -16,7 +16,7 @@ extension DownloadSession {
         // One limit for the whole task, the lower of its own and the session's.
         let rate = [asset.options.maximumBytesPerSecond, configuration.maximumBytesPerSecond].compactMap { $0 }.min()
         var configured = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
-                                      timeout: configuration.requestTimeout, logger: logger, rule: .stream(asset.url),
+                                      timeout: configuration.requestTimeout, logger: logger, rule: configuration.locationRule.forStream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
                                       routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),
                                       expiredStatuses: configuration.expiredStatuses, rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })

@@ -54,10 +54,11 @@ public struct PlaylistFetcher: Sendable {
     }
 
     /// This fetcher, reading only what the stream at `streamURL` may lead to: http(s), and local
-    /// files only when the stream is one (see ``LocationRule``).
+    /// files only when the stream is one, in the folders this fetcher's rule allows (see
+    /// ``LocationRule/forStream(_:)``).
     public func forStream(_ streamURL: String) -> PlaylistFetcher {
         var fetcher = self
-        fetcher.rule = .stream(streamURL)
+        fetcher.rule = rule.forStream(streamURL)
         return fetcher
     }
 
@@ -304,9 +305,7 @@ public struct PlaylistFetcher: Sendable {
 
     /// Bytes `range` of a local file.
     private func readFile(_ url: String, range: ClosedRange<Int64>) throws(CarryonError) -> [UInt8] {
-        guard let fileURL = URL(string: url), fileURL.isFileURL else {
-            throw CarryonError(.invalidLocation, "\(url) is not a valid file URL")
-        }
+        let fileURL = URL(fileURLWithPath: try rule.filePath(url))
         guard range.count <= maximumPlaylistBytes else {
             throw CarryonError(.tooLarge, "\(fileURL.path): bytes \(range.lowerBound)-\(range.upperBound) are more than the limit of \(maximumPlaylistBytes)")
         }
@@ -327,10 +326,8 @@ public struct PlaylistFetcher: Sendable {
     }
 
     private func readFile(_ url: String) throws(CarryonError) -> [UInt8] {
-        guard let fileURL = URL(string: url), fileURL.isFileURL else {
-            throw CarryonError(.invalidLocation, "\(url) is not a valid file URL")
-        }
-        let path = fileURL.path
+        // The checked path: with the rule's folders, the one its symbolic links lead to now.
+        let path = try rule.filePath(url)
         let attributes: [FileAttributeKey: Any]
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)

@@ -7,9 +7,8 @@ extension ResourceFetcher {
     /// Copies a local file (or a range of it) into the partial file: for streams read from disk.
     func copyLocal(_ uri: String, range: ClosedRange<Int>?, into partPath: String,
                            progress: @Sendable (Int) -> Void) async throws -> Int {
-        guard let url = URL(string: uri), url.isFileURL else {
-            throw CarryonError(.invalidLocation, "\(uri) is not a valid file URL")
-        }
+        // The checked path: with the rule's folders, the one its symbolic links lead to now.
+        let url = URL(fileURLWithPath: try rule.filePath(uri))
         let source = FilePath(url.path)
         guard let info = try? await FileSystem.shared.info(forFileAt: source), info.type == .regular else {
             throw CarryonError(.file, "\(url.path): no such file or it cannot be read")

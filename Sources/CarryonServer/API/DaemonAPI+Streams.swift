@@ -17,7 +17,8 @@ extension DaemonAPI {
     func inspectStream(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         let (given, headers) = try stream(url: query.get("url"), catalogName: query.get("catalog"))
-        let inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
+        var inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
+        inspector.fetcher.rule = streams.locationRule
         switch try await inspector.inspectStream(try streams.check(given)) {
         case .hls(let inspection):
             var estimates: [String: SizeEstimator.Outcome] = [:]

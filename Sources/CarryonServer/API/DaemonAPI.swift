@@ -49,6 +49,11 @@ public struct DaemonAPI: Sendable {
 
     /// An API over `session`'s library, taking the stream URLs `streams` allows and offering
     /// `catalog`'s streams by name.
+    ///
+    /// `streams` checks the URL a caller gives; what a local stream names in turn (variants,
+    /// segments, keys) is checked by the session's rule: make the session with
+    /// `configuration.locationRule = streams.locationRule`, as `carryon serve` does, or a
+    /// playlist inside an allowed folder can name a file outside it.
     public init(session: DownloadSession, streams: StreamURLRule = StreamURLRule(), catalog: StreamCatalog? = nil) {
         self.session = session
         self.streams = streams

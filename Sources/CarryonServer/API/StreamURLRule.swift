@@ -1,3 +1,4 @@
+import Carryon
 import Foundation
 
 /// Which stream URLs the daemon's API takes: `http` and `https` always; a local file (`file:`
@@ -56,6 +57,13 @@ public struct StreamURLRule: Sendable {
 
     /// `path` absolute, without `.` and `..`, its symbolic links resolved: what a check compares.
     static func canonicalPath(_ path: String) -> String {
-        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        LocationRule.canonicalPath(path)
+    }
+
+    /// The rule for every location a stream the API took may name: http(s), and local files
+    /// only inside ``allowedFolders`` — at every level (variants, renditions, segments, init
+    /// sections, keys, XLink), not only the stream's own URL.
+    public var locationRule: LocationRule {
+        LocationRule(filesWithin: allowedFolders)
     }
 }

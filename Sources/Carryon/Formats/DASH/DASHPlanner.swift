@@ -38,7 +38,7 @@ struct DASHPlanner: Sendable {
     func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
               additionalVariants: [MediaSelection.Variant]) async throws(CarryonError) -> (DownloadPlan, MediaSelection) {
         let mpd = try await read(manifest)
-        let rule = LocationRule.stream(manifest.url)
+        let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
         var selection = try MediaSelector(options: options)
             .select(from: DASHPresentation.presentation(of: mpd, url: manifest.url), pinnedVariant: pinnedVariant)

@@ -40,7 +40,7 @@ struct HLSPlanner: Sendable {
     private func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
                       additionalVariants: [MediaSelection.Variant], oneTextPass: Bool) async throws(CarryonError) -> (DownloadPlan, MediaSelection?)? {
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
-        let rule = LocationRule.stream(manifest.url)
+        let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
         var builder = HLSPlanBuilder(assetID: assetID)
         let alone = DownloadPlan.Rendition(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
