@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 as Hummingbird serves it, except that a connection accepted while the server
@@ -20,17 +21,41 @@ extension HTTPServerBuilder {
     /// wrapped, and a wrapper dropped before it was served closes its connection in order.
     package static var http1ClosingDropped: HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            ClosingDroppedConnections(http1: HTTP1Channel(responder: responder))
+            ClosingDroppedConnections(http1: HTTP1Channel(responder: responder), limits: nil)
+        }
+    }
+
+    /// ``http1ClosingDropped``, each connection held to `limits` (``ConnectionLimits``) and a
+    /// head with two `Host` lines refused with 400: what ``PlaybackServer`` and ``Origin`` serve.
+    package static func http1Guarded(_ limits: ConnectionLimits) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            ClosingDroppedConnections(http1: HTTP1Channel(responder: responder), limits: limits)
         }
     }
 }
 
-/// Hummingbird's ``HTTP1Channel``, each connection wrapped in an ``AcceptedConnection``.
+/// Hummingbird's ``HTTP1Channel``, each connection wrapped in an ``AcceptedConnection`` and,
+/// with `limits`, guarded by a ``ConnectionGuard``.
 struct ClosingDroppedConnections: ServerChildChannel {
     let http1: HTTP1Channel
+    let limits: ConnectionLimits?
+    /// The server's open connections, counted against the limit.
+    let open = OpenConnections()
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<AcceptedConnection> {
-        http1.setup(channel: channel, logger: logger).map(AcceptedConnection.init)
+        let limits = self.limits
+        let open = self.open
+        return http1.setup(channel: channel, logger: logger).flatMapThrowing { connection in
+            if let limits {
+                // Right after the decoder: heads arrive whole, with their header lines as sent.
+                let pipeline = channel.pipeline.syncOperations
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                let connectionGuard = ConnectionGuard(limits: limits, open: open)
+                try pipeline.addHandler(connectionGuard, position: .after(decoder))
+                try pipeline.addHandler(FirstByteWatch(connectionGuard), position: .first)
+            }
+            return AcceptedConnection(connection)
+        }
     }
 
     func handle(value: AcceptedConnection, logger: Logger) async {

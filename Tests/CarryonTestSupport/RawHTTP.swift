@@ -82,7 +82,7 @@ public func rawHTTPStream(port: Int, _ request: String, seconds: Double = 30,
 
 /// A socket connected to `address`:`port` that has sent `request`; only loopback addresses
 /// (127.0.0.0/8): nothing a test sends leaves the machine.
-private func connectedSocket(address text: String = "127.0.0.1", port: Int, sending request: String) throws -> Int32 {
+func connectedSocket(address text: String = "127.0.0.1", port: Int, sending request: String) throws -> Int32 {
     guard text.hasPrefix("127."), inet_addr(text) != INADDR_NONE else { throw TestSupportError("\(text) is not a loopback address (127.0.0.0/8)") }
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TestSupportError("socket() failed") }

@@ -34,6 +34,9 @@ public struct Origin: Sendable {
     public var profile: LinkProfile
     /// Where the server logs (warnings and errors only by default).
     public var logger: Logger
+    /// How long a connection may take to send a request or wait idle, and how many are open
+    /// at once (see ``ConnectionLimits``, whose defaults apply).
+    public var limits = ConnectionLimits()
 
     /// Creates an origin that serves a folder; it listens only once run.
     ///
@@ -84,7 +87,7 @@ public struct Origin: Sendable {
         let profile = self.profile
         return Application(
             responder: responder,
-            server: .http1ClosingDropped,
+            server: .http1Guarded(limits),
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon-origin"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

@@ -47,6 +47,9 @@ public struct PlaybackServer: Sendable {
     public var logger: Logger
     /// The daemon's JSON API, served under `<base URL>/api/` when set (`carryon serve`).
     public var api: DaemonAPI?
+    /// How long a connection may take to send a request or wait idle, and how many are open
+    /// at once (see ``ConnectionLimits``, whose defaults apply).
+    public var limits = ConnectionLimits()
 
     /// - Throws: ``PlaybackServerError`` when `host` is not an IP address, a name in `names` is
     ///   not a host name, or `token` is too short to be a secret.
@@ -130,7 +133,7 @@ public struct PlaybackServer: Sendable {
         let responder = PlaybackResponder(server: self, hosts: .init())
         return Application(
             responder: responder,
-            server: .http1ClosingDropped,
+            server: .http1Guarded(limits),
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

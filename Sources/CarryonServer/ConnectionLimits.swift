@@ -1,0 +1,69 @@
+import Foundation
+
+/// What a server allows a connection: how long it may take to send a request, to wait idle
+/// for the next, to send a body, and how many connections it keeps at once.
+///
+/// Without limits, a client that connects and sends nothing, trickles its headers a byte a
+/// second, or announces a 50 MB body and sends 1 KB holds a connection (and its memory) for as
+/// long as it likes, and none of it needs the token. ``PlaybackServer`` (and with it the daemon's
+/// API) and ``Origin`` apply these limits to every connection:
+///
+/// - A request's head must arrive within ``headTimeout`` of the connection being accepted, or of
+///   the first byte of a later request on it; otherwise the client gets `408 Request Timeout`
+///   and the connection is closed.
+/// - A connection idle between requests is closed after ``idleTimeout``.
+/// - A request body must arrive at ``minimumBodyRate`` bytes a second on average, after a grace
+///   of ``headTimeout``; a slower one gets `408` and the connection is closed.
+/// - At most ``maximumConnections`` are open at once: one more is answered
+///   `503 Service Unavailable` with `Retry-After: 1` and closed, before anything it sends is read.
+///
+/// Answers being written are never timed out: a player reading a segment slowly is a player.
+///
+/// ```swift
+/// var server = try PlaybackServer(source: PlaybackSource(library: library))
+/// server.limits = ConnectionLimits(idleTimeout: .seconds(15), maximumConnections: 2_000)
+/// ```
+public struct ConnectionLimits: Sendable, Hashable {
+    /// How long a request's head may take to arrive: 10 seconds by default.
+    public var headTimeout: Duration
+    /// How long a connection may wait for its next request: 60 seconds by default.
+    public var idleTimeout: Duration
+    /// The slowest a request body may arrive on average, in bytes a second, once
+    /// ``headTimeout`` has passed since its head: 1,024 by default.
+    public var minimumBodyRate: Int
+    /// The most connections open at once: 512 by default. Each open connection takes a file
+    /// descriptor: raise the process's limit (`ulimit -n`, systemd's `LimitNOFILE=`) with it.
+    public var maximumConnections: Int
+
+    /// Limits with the defaults, or those given.
+    public init(headTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), minimumBodyRate: Int = 1_024,
+                maximumConnections: Int = 512) {
+        self.headTimeout = headTimeout
+        self.idleTimeout = idleTimeout
+        self.minimumBodyRate = minimumBodyRate
+        self.maximumConnections = maximumConnections
+    }
+}
+
+/// The connections a server has open now, counted against ``ConnectionLimits/maximumConnections``.
+final class OpenConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    /// Counts one more connection, unless `maximum` are open: then false.
+    func enter(maximum: Int) -> Bool {
+        lock.withLock {
+            guard count < maximum else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Counts a connection closed.
+    func leave() {
+        lock.withLock { count -= 1 }
+    }
+
+    /// How many are open.
+    var current: Int { lock.withLock { count } }
+}

@@ -1,0 +1,125 @@
+@testable import Carryon
+@testable import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Every connection is held to its server's limits: a head that does not come, or comes a byte
+/// at a time, gets 408 and the connection is closed; an idle keep-alive connection is closed; a
+/// body that stalls gets 408; one connection past the most gets 503; a head with two Host lines
+/// gets 400. Before, none of these was ever closed. The limits here are short so that the tests
+/// are; each closing is checked to come neither before its limit nor long after.
+@Suite("Connection limits on the playback server and the origin")
+struct ConnectionLimitsTests {
+    static let limits = ConnectionLimits(headTimeout: .seconds(1), idleTimeout: .seconds(2), minimumBodyRate: 2_000, maximumConnections: 8)
+
+    /// Runs a playback server (with its API) and an origin over an empty library with `limits`,
+    /// and `body` with each one's port and the path its API answers under.
+    func withServers(_ limits: ConnectionLimits = limits, _ body: @Sendable (_ port: Int, _ path: String) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let session = try await DownloadSession(library: library)
+            var playback = try PlaybackServer(source: PlaybackSource(library: library, session: session))
+            playback.api = DaemonAPI(session: session)
+            playback.limits = limits
+            try await playback.withRunning { handle in
+                try await body(handle.port, URL(string: handle.baseURL)!.path + "/api/assets")
+            }
+            var origin = Origin(root: folder.path)
+            origin.limits = limits
+            try await origin.withRunning { handle in
+                try await body(URL(string: handle.baseURL)!.port!, "/library/index.sqlite")
+            }
+            await session.shutdown()
+        }
+    }
+
+    @Test("a connection that sends nothing, and one that trickles its head a byte at a time, get 408 once the head's time is up")
+    func slowHeads() async throws {
+        try await withServers { port, path in
+            let silent = try SlowClient(port: port)
+            let trickling = try SlowClient(port: port)
+            let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
+            let sender = Task.detached {
+                for character in request {
+                    guard trickling.send(String(character)) else { return }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            for client in [silent, trickling] {
+                let read = await client.readUntilClosed(seconds: 30)
+                #expect(read.closed && read.text.hasPrefix("HTTP/1.1 408"), "\(read.text)")
+                #expect(read.secondsOpen >= 0.9 && read.secondsOpen < 15, "closed after \(read.secondsOpen) s")
+            }
+            sender.cancel()
+        }
+    }
+
+    @Test("a keep-alive connection is answered, then closed once idle for the idle limit, with nothing more sent")
+    func idleKeepAlive() async throws {
+        try await withServers { port, path in
+            let client = try SlowClient(port: port)
+            #expect(client.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"))
+            let read = await client.readUntilClosed(seconds: 30)
+            #expect(read.closed, "the idle connection was closed")
+            #expect(read.text.hasPrefix("HTTP/1.1 200") || read.text.hasPrefix("HTTP/1.1 404"), "\(read.text.prefix(200))")
+            #expect(read.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer, no 408 for a connection merely idle: \(read.text)")
+            #expect(read.secondsOpen >= 1.9 && read.secondsOpen < 20, "closed after \(read.secondsOpen) s")
+        }
+    }
+
+    @Test("a body announced at 50 MB of which 1 KB comes gets 408 once it falls below the minimum rate")
+    func stalledBody() async throws {
+        try await withServers { port, path in
+            let client = try SlowClient(port: port)
+            #expect(client.send("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: 52428800\r\n\r\n"
+                                + String(repeating: " ", count: 1_024)))
+            let read = await client.readUntilClosed(seconds: 30)
+            #expect(read.closed, "\(read.text)")
+            // The API waits for the body: 408. The origin answers 405 at once, and is closed all the same.
+            #expect(read.text.hasPrefix("HTTP/1.1 408") || read.text.hasPrefix("HTTP/1.1 405"), "\(read.text)")
+            #expect(read.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer: \(read.text)")
+            // 1 s of grace and half a second for the 1,024 bytes at 2,000 bytes a second.
+            #expect(read.secondsOpen >= 1.4 && read.secondsOpen < 15, "closed after \(read.secondsOpen) s")
+        }
+    }
+
+    @Test("one connection past the most is answered 503 at once; once others close, new ones are served")
+    func connectionCap() async throws {
+        let limits = ConnectionLimits(headTimeout: .seconds(60), idleTimeout: .seconds(60), maximumConnections: 8)
+        try await withServers(limits) { port, path in
+            // Nine connections to a server that keeps eight: whichever it counts last (they are
+            // set up on several threads) is answered 503 and closed; the others stay open.
+            var held: [SlowClient] = []
+            for _ in 0..<9 { held.append(try SlowClient(port: port)) }
+            let reads = await withTaskGroup(of: (text: String, closed: Bool, secondsOpen: Double).self) { group in
+                for client in held { group.addTask { await client.readUntilClosed(seconds: 5) } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let refused = reads.filter(\.closed)
+            #expect(refused.count == 1, "\(reads.map(\.text))")
+            #expect(refused.allSatisfy { $0.text.hasPrefix("HTTP/1.1 503") && $0.text.contains("Retry-After: 1") && $0.secondsOpen < 5 },
+                    "\(refused.map(\.text))")
+            held.removeAll()
+            var served = false
+            for _ in 0..<100 where !served {
+                let response = try await rawHTTP(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                served = response.status != 503
+                if !served { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(served, "connections closed are no longer counted")
+        }
+    }
+
+    @Test("a request with two Host lines is answered 400 and the connection closed, whichever comes first")
+    func duplicateHost() async throws {
+        try await withServers { port, path in
+            for hosts in [["127.0.0.1:\(port)", "evil.example"], ["evil.example", "127.0.0.1:\(port)"], ["127.0.0.1:\(port)", "127.0.0.1:\(port)"]] {
+                let request = "GET \(path) HTTP/1.1\r\n" + hosts.map { "Host: \($0)\r\n" }.joined() + "Connection: close\r\n\r\n"
+                let response = try await rawHTTP(port: port, request)
+                #expect(response.status == 400, "\(hosts): \(response.head)")
+                #expect(String(decoding: response.body, as: UTF8.self).contains("Host"))
+            }
+        }
+    }
+}
