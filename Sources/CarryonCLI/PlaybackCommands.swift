@@ -73,6 +73,13 @@ struct ServerOptions: ParsableArguments {
         ConnectionLimits(headTimeout: .seconds(headTimeout), idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
     }
 
+    /// Whether the server listens beyond this machine's own loopback address: any `--bind`
+    /// other than 127.0.0.1 and ::1 (127.0.0.2 stands for a network address in tests, where
+    /// nothing may leave the loopback interface).
+    var servesNetwork: Bool {
+        !["127.0.0.1", "::1", "localhost"].contains(address)
+    }
+
     /// The address listened on: `--bind`, or a loopback address given as `--host` alone (as
     /// earlier releases took it), or 127.0.0.1.
     var address: String {
@@ -155,6 +162,10 @@ struct Serve: AsyncParsableCommand {
         valueName: "dir"))
     var allowFiles: [String] = []
 
+    @Flag(name: .customLong("allow-private-origins"), help: ArgumentHelp(
+        "With --bind beyond loopback, still download streams from this machine, its loopback and link-local addresses (169.254.0.0/16); without it they are refused, so that whoever reaches the API cannot make the daemon fetch them."))
+    var allowPrivateOrigins = false
+
     @Option(help: ArgumentHelp("A catalog of streams (Streams.plist or JSON) the API offers by name, with their offline state.", valueName: "file"))
     var catalog: String?
 
@@ -188,7 +199,9 @@ struct Serve: AsyncParsableCommand {
         }
         // Every location a local stream names, at every level, is read only inside --allow-files
         // (none without it): not only the stream URL the API checks.
-        let rule = StreamURLRule(allowedFolders: allowFiles)
+        // Bound beyond loopback, the API serves a network: it fetches nothing on this machine
+        // or its link for whoever reaches it, unless told it may.
+        let rule = StreamURLRule(allowedFolders: allowFiles, refusesPrivateOrigins: server.servesNetwork && !allowPrivateOrigins)
         var configuration = rate.configuration
         configuration.locationRule = rule.locationRule
         try await library.withSession(configuration: configuration) { [streams] session in

@@ -77,3 +77,25 @@ struct LocationRuleTests {
         }
     }
 }
+
+/// A daemon serving a network refuses every location that reaches only this machine or its
+/// link, at every level of a stream, not only its URL.
+@Suite("Private hosts")
+struct PrivateHostsTests {
+    @Test("loopback, unspecified, link-local and this machine's addresses are private, in every spelling; others are not")
+    func privateHosts() throws {
+        var rule = LocationRule.stream("https://cdn.example/main.m3u8")
+        rule.refusesPrivateHosts = true
+        for location in ["http://127.0.0.1/s.ts", "http://127.9.9.9:8080/s.ts", "http://localhost/s.ts", "http://2130706433/s.ts",
+                         "http://0x7f000001/s.ts", "http://[::1]/s.ts", "http://[::ffff:127.0.0.1]/s.ts", "http://0.0.0.0/s.ts",
+                         "http://[::]/s.ts", "http://169.254.169.254/latest/meta-data/", "http://[fe80::1]/s.ts"] {
+            let error = #expect(throws: CarryonError.self, "\(location)") { try rule.check(location, namedBy: "main.m3u8, line 4") }
+            #expect(error?.code == .refusedLocation && error?.message.contains("main.m3u8, line 4") == true)
+        }
+        // Public addresses (a documentation range) are not; nothing is resolved over the network for a literal.
+        try rule.check("http://192.0.2.10/s.ts", namedBy: nil)
+        try rule.check("http://[2001:db8::1]/s.ts", namedBy: nil)
+        // Without the flag, nothing changes.
+        try LocationRule.stream("https://cdn.example/main.m3u8").check("http://127.0.0.1/s.ts", namedBy: nil)
+    }
+}

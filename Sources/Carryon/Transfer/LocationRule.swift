@@ -22,6 +22,12 @@ public struct LocationRule: Sendable, Hashable {
     /// nil: anywhere. A daemon's API sets them (`carryon serve --allow-files DIR`): every
     /// location a local stream names, at every level, is checked against them.
     public var fileFolders: [String]?
+    /// Whether http(s) locations whose host reaches only this machine or its link — loopback,
+    /// link-local (`169.254.169.254`), the unspecified address, this machine's own addresses —
+    /// are refused: for a daemon that serves a network, which must not fetch them for whoever
+    /// reaches its API (`carryon serve --bind` beyond loopback, unless
+    /// `--allow-private-origins`). False by default.
+    public var refusesPrivateHosts = false
 
     /// What a person may type: an http(s) URL or a local file.
     public static let anyLocation = LocationRule(allowsFiles: true)
@@ -64,8 +70,13 @@ public struct LocationRule: Sendable, Hashable {
     ///   names the location and where it came from, and nothing read from it.
     public func check(_ location: String, namedBy: @autoclosure () -> String?) throws(CarryonError) {
         let scheme = URIReference.scheme(of: location)?.lowercased() ?? ""
-        if scheme == "http" || scheme == "https" { return }
         let place = namedBy().map { "\($0): " } ?? ""
+        if scheme == "http" || scheme == "https" {
+            if refusesPrivateHosts, let host = URL(string: location)?.host(percentEncoded: false), let reason = PrivateHosts.reason(for: host) {
+                throw CarryonError(.refusedLocation, "\(place)\(location): its host \(host) is \(reason), which a daemon serving a network does not fetch; nothing was requested from it")
+            }
+            return
+        }
         if scheme == "file" && allowsFiles {
             guard fileFolders != nil else { return }
             _ = try filePath(location, namedBy: namedBy())

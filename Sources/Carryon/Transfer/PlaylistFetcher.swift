@@ -160,6 +160,11 @@ public struct PlaylistFetcher: Sendable {
             let failure: Failure
             do throws(Failure) {
                 let body = try await watchedRequest(url, range: range, post: post)
+                // The client followed any redirect itself: where it led is checked before a
+                // byte of what came back is read or shown.
+                if body.url != url {
+                    do { try rule.check(body.url, namedBy: "a redirect from \(url)") } catch { throw Failure(error: error, retryable: false) }
+                }
                 return (body.url, body.bytes)
             } catch {
                 failure = error

@@ -11,14 +11,22 @@ public struct StreamURLRule: Sendable {
     /// `localhost`, `::1`): for a daemon that only serves a local origin, and for a test daemon
     /// a fuzzer drives, which must reach nothing else.
     public let loopbackOnly: Bool
+    /// Whether streams whose host reaches only this machine or its link (loopback,
+    /// link-local such as `169.254.169.254`, this machine's own addresses) are refused — and
+    /// with them, through ``locationRule``, every such location a stream names: for a daemon
+    /// that serves a network (`carryon serve --bind` beyond loopback), which must not make
+    /// requests for whoever reaches its API to services that trust this machine.
+    public let refusesPrivateOrigins: Bool
 
     /// A rule allowing local streams under `allowedFolders` (none by default), and http(s)
-    /// streams anywhere unless `loopbackOnly`.
+    /// streams anywhere unless `loopbackOnly`, or anywhere but this machine and its link with
+    /// `refusesPrivateOrigins`.
     ///
     ///     let rule = StreamURLRule(allowedFolders: ["/srv/media"])
-    public init(allowedFolders: [String] = [], loopbackOnly: Bool = false) {
+    public init(allowedFolders: [String] = [], loopbackOnly: Bool = false, refusesPrivateOrigins: Bool = false) {
         self.allowedFolders = allowedFolders.map { Self.canonicalPath($0) }
         self.loopbackOnly = loopbackOnly
+        self.refusesPrivateOrigins = refusesPrivateOrigins
     }
 
     /// `url` if the API may download or inspect it.
@@ -35,6 +43,10 @@ public struct StreamURLRule: Sendable {
             }
             if loopbackOnly, !["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased()) {
                 throw APIError(400, "url-refused", "\(url) is not on this machine's loopback interface, the only streams this daemon takes")
+            }
+            do { try locationRule.check(trimmed, namedBy: nil) } catch {
+                throw APIError(400, "url-refused", error.message,
+                               hint: "A daemon that serves a network fetches no stream from this machine or its link; start it with --allow-private-origins if it should.")
             }
             return trimmed
         }
@@ -64,6 +76,8 @@ public struct StreamURLRule: Sendable {
     /// only inside ``allowedFolders`` — at every level (variants, renditions, segments, init
     /// sections, keys, XLink), not only the stream's own URL.
     public var locationRule: LocationRule {
-        LocationRule(filesWithin: allowedFolders)
+        var rule = LocationRule(filesWithin: allowedFolders)
+        rule.refusesPrivateHosts = refusesPrivateOrigins
+        return rule
     }
 }

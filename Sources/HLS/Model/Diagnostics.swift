@@ -107,10 +107,9 @@ public struct PlaylistWarning: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The text of a line made fit for an error message: control characters escaped and very long
-/// lines shortened.
-func displayText(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-    let limit = 160
+/// The text of a line made fit for an error message: control characters escaped and lines
+/// longer than `limit` bytes shortened.
+func displayText(_ bytes: UnsafeBufferPointer<UInt8>, limit: Int = 160) -> String {
     let shown = bytes.count > limit ? UnsafeBufferPointer(rebasing: bytes[0..<limit]) : bytes
     var text = ""
     for scalar in String(decoding: shown, as: UTF8.self).unicodeScalars {

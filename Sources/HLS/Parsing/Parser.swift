@@ -255,7 +255,9 @@ struct Parser {
     }
 
     private func error(_ code: PlaylistError.Code, _ line: UnsafeBufferPointer<UInt8>, _ message: String) -> PlaylistError {
-        PlaylistError(code, line: lineNumber, lineText: displayText(line), message)
+        // What is not a playlist at all (an HTML page, another server's JSON) is quoted only as
+        // far as tells which it is: an error may be shown to whoever asked for the URL.
+        PlaylistError(code, line: lineNumber, lineText: displayText(line, limit: code == .missingHeader ? 48 : 160), message)
     }
 
     /// A deviation on the current line: a warning, or in strict mode an error naming the line.
