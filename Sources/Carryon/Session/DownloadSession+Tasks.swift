@@ -143,9 +143,11 @@ extension DownloadSession {
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         let parts = path.split(separator: "/").filter { !$0.isEmpty }
         guard let last = parts.last else { return url }
+        // A name for people: `my%20show` is `my show`.
+        func decoded(_ part: Substring) -> String { String(part).removingPercentEncoding ?? String(part) }
         if ["main.m3u8", "master.m3u8", "index.m3u8", "playlist.m3u8", "prog_index.m3u8"].contains(last.lowercased()), parts.count >= 2 {
-            return String(parts[parts.count - 2])
+            return decoded(parts[parts.count - 2])
         }
-        return last.hasSuffix(".m3u8") ? String(last.dropLast(5)) : String(last)
+        return last.hasSuffix(".m3u8") ? decoded(last.dropLast(5)) : decoded(last)
     }
 }

@@ -45,7 +45,13 @@ public struct APIError: Error, Sendable, Encodable {
         case .disk, .storage: status = 507
         default: status = 500
         }
-        self.init(status, error.code.rawValue, error.message, hint: hint)
+        // A 404 does not echo what the path asked for: a link could make it say anything.
+        let message = switch error.code {
+        case .unknownAsset: "no asset has the id the path gives"
+        case .notFound: "what the path names is not in the library"
+        default: error.message
+        }
+        self.init(status, error.code.rawValue, message, hint: status == 404 ? "GET /api/assets lists the assets and their ids." : hint)
     }
 
     /// The JSON response.

@@ -114,14 +114,14 @@ public struct DaemonAPI: Sendable {
 
     private func route(_ request: Request, path: [Substring]) async throws -> Response {
         let parts = path.map(String.init)
-        let shown = "/api/" + parts.joined(separator: "/")
         let matching = Self.routes.filter { $0.match(parts) != nil }
         guard !matching.isEmpty else {
-            throw APIError(404, "not-found", "\(shown) is not part of the API", hint: "GET /api/openapi.json describes it.")
+            // The path is not echoed: an answer says only what the API has.
+            throw APIError(404, "not-found", "no path of the API matches the request", hint: "GET /api/openapi.json describes it.")
         }
         guard let route = matching.first(where: { $0.method == request.method.rawValue }), let id = route.match(parts) else {
             let allowed = matching.map(\.method).joined(separator: " or ")
-            throw APIError(405, "method-not-allowed", "\(request.method.rawValue) is not allowed on \(shown); \(allowed) is")
+            throw APIError(405, "method-not-allowed", "\(request.method.rawValue) is not allowed on /api/\(matching[0].pattern); \(allowed) is")
         }
         switch (route.method, route.pattern) {
         case ("GET", "assets"): return try APIJSON.response(try await snapshots())

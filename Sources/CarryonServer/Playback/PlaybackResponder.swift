@@ -52,14 +52,18 @@ struct PlaybackResponder: HTTPResponder {
         var record = PlaybackRequest(date: Date(), assetID: nil, sessionID: nil, path: request.uri.path,
                                      method: request.method.rawValue, range: request.headers[.range], status: 0, bytes: 0,
                                      duration: 0, error: nil, errorCode: nil)
-        let response: Response
+        var response: Response
         do {
             response = try await answer(request, context: context, record: &record)
         } catch let error as CarryonError {
-            response = Self.failure(Self.status(for: error.code), error.message)
+            let status = Self.status(for: error.code)
+            // A 404 names no path: what was asked for goes to the asset's log, not back to
+            // whoever asked (it could be made to say anything).
+            response = Self.failure(status, status == .notFound ? "not found (\(error.code))" : error.message)
             record.error = error.message
             record.errorCode = error.code.rawValue
         }
+        Self.harden(&response.headers)
         record.status = Int(response.status.code)
         if record.status >= 400, record.errorCode == nil {
             record.errorCode = "http"
@@ -211,6 +215,17 @@ struct PlaybackResponder: HTTPResponder {
         case .http, .transfer: .badGateway
         default: .internalServerError
         }
+    }
+
+    /// The policy every answer carries unless it has its own (the web app's pages do): nothing
+    /// may run, load or frame it. Players fetch playlists and media, which a CSP does not touch.
+    static let contentSecurityPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+    /// `X-Content-Type-Options: nosniff` on every answer, so that no browser reads a playlist,
+    /// a segment or an error as a page; and ``contentSecurityPolicy`` unless it has its own.
+    static func harden(_ headers: inout HTTPFields) {
+        headers[.xContentTypeOptions] = "nosniff"
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = contentSecurityPolicy }
     }
 
     static func failure(_ status: HTTPResponse.Status, _ message: String) -> Response {
