@@ -5,9 +5,17 @@ import Foundation
 extension DownloadSession {
     /// Creates a task for the stream at `url` (a multivariant or media playlist; http, https or
     /// file). It does not start until ``DownloadTask/resume()``.
+    ///
+    /// A user and password in `url` (`https://user:secret@cdn.example/…`) are taken out of it and
+    /// sent as the `Authorization: Basic` header they stand for (unless `headers` has one), so
+    /// that the URL the library keeps, lists, logs and quotes in errors holds no password.
     public func makeTask(url: String, name: String? = nil, options: DownloadOptions = DownloadOptions(),
                          headers: [HTTPHeader] = []) async throws(CarryonError) -> DownloadTask {
-        let absolute = try PlaylistFetcher.absoluteURL(for: url)
+        // Credentials in the URL (`https://user:secret@…`) become the Authorization header they
+        // stand for: the URL kept, listed, logged and quoted in errors has none.
+        let (absolute, credentials) = Self.separatingCredentials(try PlaylistFetcher.absoluteURL(for: url))
+        var headers = headers
+        if let credentials, !headers.contains(where: { $0.name.lowercased() == "authorization" }) { headers.append(credentials) }
         let id = Self.makeID()
         let now = Date()
         let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute), url: absolute, state: .suspended,
@@ -136,6 +144,18 @@ extension DownloadSession {
         let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
         var generator = SystemRandomNumberGenerator()
         return String((0..<10).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+
+    /// `url` without the user and password it names, and the `Authorization: Basic` header
+    /// they stand for (nil when it names none).
+    static func separatingCredentials(_ url: String) -> (url: String, header: HTTPHeader?) {
+        guard var components = URLComponents(string: url), components.user != nil || components.password != nil else { return (url, nil) }
+        let user = components.user ?? ""
+        let password = components.password ?? ""
+        components.user = nil
+        components.password = nil
+        guard let stripped = components.string else { return (url, nil) }
+        return (stripped, HTTPHeader(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
     }
 
     static func defaultName(for url: String) -> String {
