@@ -114,7 +114,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .disk:
         return "Free disk space (`carryon purge` removes expired assets), then `carryon resume \(asset)` continues where it stopped."
     case .invalidValue:
-        return "Dates are 2026-12-31, 2026-12-31T18:00:00Z or a time from now (30d), at the latest 9999-12-31; `carryon help COMMAND` shows what each option takes."
+        return "Dates are 2026-12-31, 2026-12-31T18:00:00Z or a time from now (30d), at the latest 9999-12-31; bitrates and resolutions are positive and a minimum is at most its maximum; `carryon help COMMAND` shows what each option takes."
     case .invalidState:
         return "`carryon show \(asset)` shows the asset's state."
     case .busy:

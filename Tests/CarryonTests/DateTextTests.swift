@@ -1,4 +1,5 @@
 @testable import Carryon
+import HLS
 import Foundation
 import Testing
 
@@ -63,5 +64,34 @@ struct DateTextTests {
         #expect(throws: CarryonError.self) { try date(long) }
         do { _ = try date(long) } catch { #expect(error.message.count < 200) }
         #expect(DateText.excerpt("a\u{1b}[2Jb\n") == "\"a?[2Jb?\"")
+    }
+}
+
+/// A download's bounds are ones a stream can have: a careless or hostile number is refused with
+/// its name, before anything is recorded.
+@Suite("Download options' bounds")
+struct DownloadOptionsBoundsTests {
+    @Test("negative, zero and absurd bitrates, resolutions and byte rates are refused; a minimum above its maximum too")
+    func bounds() {
+        var cases: [DownloadOptions] = []
+        for bitrate in [-1, 0, 1_000_000_000_001, Int.max] {
+            cases.append(DownloadOptions(minimumBitrate: bitrate))
+            cases.append(DownloadOptions(maximumBitrate: bitrate))
+            var limited = DownloadOptions()
+            limited.maximumBytesPerSecond = bitrate
+            cases.append(limited)
+        }
+        for resolution in [Resolution(width: 99_999_999_999, height: 720), Resolution(width: 1280, height: 0), Resolution(width: -1, height: -1)] {
+            cases.append(DownloadOptions(minimumResolution: resolution))
+            cases.append(DownloadOptions(maximumResolution: resolution))
+        }
+        cases.append(DownloadOptions(minimumBitrate: 2_000_000, maximumBitrate: 1_000_000))
+        for options in cases {
+            #expect(throws: CarryonError.self, "\(options)") { try options.check() }
+        }
+        #expect(throws: Never.self) {
+            try DownloadOptions(minimumBitrate: 100_000, minimumResolution: Resolution(width: 640, height: 360),
+                                maximumBitrate: 8_000_000, maximumResolution: Resolution(width: 3840, height: 2160)).check()
+        }
     }
 }

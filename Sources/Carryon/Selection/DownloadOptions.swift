@@ -64,6 +64,28 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         self.maximumBytesPerSecond = maximumBytesPerSecond
     }
 
+    /// Checks that every bound is one a stream can have: bitrates and the byte rate from 1 to
+    /// 10¹² a second, widths and heights from 1 to 100,000 pixels, each minimum at most its
+    /// maximum.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` naming the bound and its value.
+    public func check() throws(CarryonError) {
+        for (name, value) in [("the minimum bitrate", minimumBitrate), ("the maximum bitrate", maximumBitrate),
+                              ("the byte rate limit", maximumBytesPerSecond)] {
+            if let value, !(1...1_000_000_000_000).contains(value) {
+                throw CarryonError(.invalidValue, "\(name) \(value) is not between 1 and 1000000000000 a second")
+            }
+        }
+        for (name, value) in [("the minimum resolution", minimumResolution), ("the maximum resolution", maximumResolution)] {
+            if let value, !(1...100_000).contains(value.width) || !(1...100_000).contains(value.height) {
+                throw CarryonError(.invalidValue, "\(name) \(value) is not between 1x1 and 100000x100000")
+            }
+        }
+        if let minimumBitrate, let maximumBitrate, minimumBitrate > maximumBitrate {
+            throw CarryonError(.invalidValue, "the minimum bitrate \(minimumBitrate) is above the maximum \(maximumBitrate)")
+        }
+    }
+
     /// A choice of renditions of one type (audio or subtitles).
     public enum RenditionChoice: Sendable, Hashable, Codable {
         /// The renditions for the preferred languages; when none matches, the group's default

@@ -191,6 +191,7 @@ extension DownloadSession {
     public func addMediaSelections(_ id: String, audio: DownloadOptions.RenditionChoice = .none,
                                    subtitles: DownloadOptions.RenditionChoice = .none,
                                    variant: DownloadOptions? = nil) async throws(CarryonError) -> [String] {
+        try variant?.check()
         let id = try await resolveID(id)
         var machine = try await machine(id)
         let action: DownloadTaskStateMachine.Action

@@ -13,6 +13,7 @@ extension DownloadSession {
                          headers: [HTTPHeader] = []) async throws(CarryonError) -> DownloadTask {
         // Credentials in the URL (`https://user:secret@…`) become the Authorization header they
         // stand for: the URL kept, listed, logged and quoted in errors has none.
+        try options.check()
         let (absolute, credentials) = Self.separatingCredentials(try PlaylistFetcher.absoluteURL(for: url))
         var headers = headers
         if let credentials, !headers.contains(where: { $0.name.lowercased() == "authorization" }) { headers.append(credentials) }
