@@ -52,6 +52,7 @@ extension DaemonAPITests {
                 ("GET", "/api/streams", "streams?catalog=Nope", nil, [], 404),
                 ("GET", "/api/streams", "streams?url=\(daemon.origin)/nothing.m3u8", nil, [], 422),
                 ("GET", "/api/assets/{id}/logs", "assets/zzzzzzzzzz/logs", nil, [], 404),
+                ("GET", "/api/assets/{id}/logs", "assets/\(done)/logs?limit=0", nil, [], 400),
                 ("PUT", "/api/storage", "storage", #"{"quotaBytes": -1}"#, [], 400),
                 ("PUT", "/api/storage", "storage", #"{"quotaBytes": null}"#, foreign, 403),
                 ("PUT", "/api/storage", "storage", large, [], 413),

@@ -78,7 +78,7 @@ public struct AssetLogs: Sendable {
         var values: [String: W3CLogValue] {
             var values = W3CLogValue.timestamp(date)
             values["x-event"] = .string(event)
-            values["cs-uri"] = .string(uri)
+            values["cs-uri"] = .string(AssetLogs.bounded(uri, AssetLogs.maximumURICharacters))
             values["s-ip"] = server.map { .string($0) } ?? .missing
             values["sc-status"] = status.map { .integer($0) } ?? .missing
             values["sc-bytes"] = bytes.map { .integer($0) } ?? .missing
@@ -90,7 +90,7 @@ public struct AssetLogs: Sendable {
             values["x-playback-session-id"] = sessionID.map { .string($0) } ?? .missing
             values["x-error-domain"] = errorDomain.map { .string($0) } ?? .missing
             values["x-error-code"] = errorCode.map { .string($0) } ?? .missing
-            values["x-comment"] = comment.map { .string($0) } ?? .missing
+            values["x-comment"] = comment.map { .string(AssetLogs.bounded($0, AssetLogs.maximumCommentCharacters)) } ?? .missing
             return values
         }
     }
@@ -117,6 +117,24 @@ public struct AssetLogs: Sendable {
         append(entry, to: errorLogURL(for: id), fields: Self.errorFields)
     }
 
+    /// The most characters of a URI a line keeps; a longer one (a request made to fill the
+    /// log) is cut, with `…`.
+    public static let maximumURICharacters = 2_048
+    /// The most characters of a comment (an error's message) a line keeps.
+    public static let maximumCommentCharacters = 1_024
+    /// The size at which a log is rotated: `error.log` becomes `error.log.1` (replacing the one
+    /// before) and a new `error.log` begins. An asset's logs take at most twice this, each kind.
+    public static let maximumLogBytes = 1 << 20
+
+    static func bounded(_ text: String, _ limit: Int) -> String {
+        text.count > limit ? String(text.prefix(limit)) + "…" : text
+    }
+
+    /// The log rotated out of `url` (`error.log.1`), read before it.
+    func rotatedURL(_ url: URL) -> URL {
+        url.deletingLastPathComponent().appending(path: url.lastPathComponent + ".1", directoryHint: .notDirectory)
+    }
+
     /// Removes an asset's logs.
     public func remove(_ id: String) {
         try? FileManager.default.removeItem(at: folder(for: id))
@@ -136,10 +154,19 @@ public struct AssetLogs: Sendable {
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }
         let writer = W3CLogWriter(fields: fields, startDate: entry.date)
-        var text = ""
+        let line = writer.line(entry.values)
         var info = stat()
+        if fstat(descriptor, &info) == 0, Int(info.st_size) + line.utf8.count > Self.maximumLogBytes, info.st_size > 0 {
+            // Rotated: the full log replaces the one rotated before, and this line begins a new one.
+            if rename(path, rotatedURL(url).path) == 0 {
+                close(descriptor)
+                descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+                guard descriptor >= 0 else { return }
+            }
+        }
+        var text = ""
         if fstat(descriptor, &info) == 0, info.st_size == 0 { text = writer.header() }
-        text += writer.line(entry.values)
+        text += line
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }

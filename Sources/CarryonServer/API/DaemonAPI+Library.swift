@@ -84,6 +84,32 @@ extension DaemonAPI {
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 
+    /// The most log entries of each kind one answer holds.
+    static let maximumLogPage = 10_000
+
+    /// `GET /api/assets/{id}/logs[?limit=N&offset=M]`: the newest `limit` entries (1,000 by
+    /// default, at most 10,000) of the access and error logs, after the newest `offset`, oldest
+    /// first, and how many each log holds: `{"access": […], "error": […], "total": {"access": N, "error": N}}`.
+    func logs(_ request: Request, of id: String) async throws -> Response {
+        let query = request.uri.queryParameters
+        func number(_ name: String, default value: Int, in range: ClosedRange<Int>) throws(APIError) -> Int {
+            guard let text = query.get(name) else { return value }
+            guard let number = Int(text), range.contains(number) else {
+                throw APIError(400, "bad-request", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return number
+        }
+        let limit = try number("limit", default: 1_000, in: 1...Self.maximumLogPage)
+        let offset = try number("offset", default: 0, in: 0...Int(Int32.max))
+        let page = try AssetLogs(library: session.library).page(of: id, limit: limit, skipping: offset)
+        struct Page: Encodable {
+            var access: [[String: String]]
+            var error: [[String: String]]
+            var total: [String: Int]
+        }
+        return try APIJSON.response(Page(access: page.entries["access"] ?? [], error: page.entries["error"] ?? [], total: page.totals))
+    }
+
     /// The request's JSON body as `type`; `example` is shown in the hint when it is not.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, example: String) async throws -> T {
         let body: ByteBuffer

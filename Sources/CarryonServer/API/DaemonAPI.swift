@@ -141,8 +141,7 @@ public struct DaemonAPI: Sendable {
         case ("POST", "assets/{id}/selections"): return try await addSelections(request, to: try await session.task(id: id))
         case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
         case ("GET", "streams"): return try await inspectStream(request)
-        case ("GET", "assets/{id}/logs"):
-            return try APIJSON.response(try AssetLogs(library: session.library).entries(of: try await session.task(id: id).id))
+        case ("GET", "assets/{id}/logs"): return try await logs(request, of: try await session.task(id: id).id)
         case ("GET", "catalog"): return try APIJSON.response(catalog?.offlineStates(given: try await snapshots()) ?? [])
         case ("GET", "storage"): return try APIJSON.response(try await StorageManager(library: session.library).report())
         case ("PUT", "storage"): return try await changeStorage(request)

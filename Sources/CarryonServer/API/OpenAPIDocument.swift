@@ -371,7 +371,7 @@ enum OpenAPIDocument {
     "/api/assets/{id}/logs": {
       "get": {
         "operationId": "assetLogs",
-        "summary": "Its access and error logs, as carryon logs ID --json gives them",
+        "summary": "Its access and error logs, as carryon logs ID --json gives them: the newest limit entries of each (1000 by default, at most 10000) after the newest offset, oldest first, with each log's total",
         "responses": {
           "200": {
             "description": "OK",
@@ -397,11 +397,20 @@ enum OpenAPIDocument {
                           "type": "string"
                         }
                       }
+                    },
+                    "total": {
+                      "type": "object",
+                      "additionalProperties": {
+                        "type": "integer"
+                      }
                     }
                   }
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
           },
           "404": {
             "$ref": "#/components/responses/Error"
@@ -410,6 +419,26 @@ enum OpenAPIDocument {
         "parameters": [
           {
             "$ref": "#/components/parameters/id"
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 10000
+            }
+          },
+          {
+            "name": "offset",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 2147483647
+            }
           }
         ]
       }
