@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "CarryonServer",
             dependencies: [
-                "Carryon", "HLS", "DASH",
+                "Carryon", "HLS", "DASH", "CCarryonSystem",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

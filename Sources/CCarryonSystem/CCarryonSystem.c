@@ -6,6 +6,14 @@
 #include <malloc.h>
 #endif
 
+int carryon_release_free_memory(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
+
 int carryon_limit_malloc_arenas(int count) {
 #if defined(__GLIBC__)
     return mallopt(M_ARENA_MAX, count);

@@ -1,3 +1,4 @@
+import CCarryonSystem
 import Foundation
 
 /// What a server allows a connection: how long it may take to send a request, to wait idle
@@ -46,22 +47,36 @@ public struct ConnectionLimits: Sendable, Hashable {
 }
 
 /// The connections a server has open now, counted against ``ConnectionLimits/maximumConnections``.
+///
+/// When most of many connections have closed, the memory they took is given back to the
+/// system: glibc keeps what a thousand connections freed for later, and a daemon that met a
+/// burst (or an attack) would otherwise keep it for its whole life (measured by
+/// `Scripts/security-probe.py`: 47 MiB before 1,500 connections, 72 with them, 73 after).
 final class OpenConnections: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
+    /// The most open since memory was last given back.
+    private var peak = 0
 
     /// Counts one more connection, unless `maximum` are open: then false.
     func enter(maximum: Int) -> Bool {
         lock.withLock {
             guard count < maximum else { return false }
             count += 1
+            peak = max(peak, count)
             return true
         }
     }
 
     /// Counts a connection closed.
     func leave() {
-        lock.withLock { count -= 1 }
+        let release = lock.withLock {
+            count -= 1
+            guard peak >= 64, count <= peak / 4 else { return false }
+            peak = count
+            return true
+        }
+        if release { DispatchQueue.global(qos: .utility).async { _ = carryon_release_free_memory() } }
     }
 
     /// How many are open.

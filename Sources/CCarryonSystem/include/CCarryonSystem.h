@@ -7,4 +7,8 @@
 /// set, 0 when the C library has no such option (not glibc).
 int carryon_limit_malloc_arenas(int count);
 
+/// Gives the free memory of glibc's heap back to the system (malloc_trim(0)); returns 1 when
+/// some was, 0 when none was or the C library is not glibc.
+int carryon_release_free_memory(void);
+
 #endif
