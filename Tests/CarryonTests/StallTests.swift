@@ -110,3 +110,40 @@ struct StallTests {
         }
     }
 }
+
+/// A stream that does not answer before its task has a plan gives its task slot up between
+/// attempts: with one slot, two streams that stall no longer hold up every download after them.
+@Suite("A task that cannot start holds no slot")
+struct DeferredStartTests {
+    @Test("with one task slot, a stalling stream's task waits in the queue between attempts and the next task downloads meanwhile; after its attempts it is suspended")
+    func stallingStreamYields() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning { origin in
+                let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns.ts\n#EXT-X-ENDLIST\n".utf8)
+                origin.answer("/stalls.m3u8", with: .stall(sent: Array(playlist.prefix(10)), length: playlist.count))
+                origin.answer("/good.m3u8", with: .body(playlist))
+                origin.answer("/s.ts", with: .body(StallTests.body))
+                var configuration = DownloadSession.Configuration(maximumConcurrentTasks: 1,
+                                                                  retry: RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(2), jitter: 0))
+                configuration.stallTimeout = .seconds(1)
+                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library, configuration: configuration)
+                let stalling = try await session.makeTask(url: origin.baseURL + "/stalls.m3u8")
+                let good = try await session.makeTask(url: origin.baseURL + "/good.m3u8")
+                try await stalling.resume()
+                try await good.resume()
+                #expect(await good.waitUntilFinished() == .completed)
+                // The good stream was read after the stalling one's first attempt, before its second.
+                let asked = origin.requests.filter { $0.hasSuffix(".m3u8") }
+                #expect(asked.prefix(2) == ["/stalls.m3u8", "/good.m3u8"], "\(origin.requests)")
+                #expect(await stalling.waitUntilFinished() == .suspended)
+                #expect(origin.requests.filter { $0 == "/stalls.m3u8" }.count == 3, "three attempts in all: \(origin.requests)")
+                let message = try #require(try await stalling.snapshot().error)
+                #expect(message.contains("stalled"), "\(message)")
+                let log = try AssetLogs(library: library).entries(of: stalling.id, access: false)["error"] ?? []
+                #expect(log.filter { $0["x-comment"]?.contains("holding no task slot") == true }.count == 2, "\(log)")
+                await session.shutdown()
+            }
+        }
+    }
+}

@@ -22,7 +22,10 @@ public enum DateText {
     /// (`2026-12-31`, midnight UTC) or an ISO 8601 date and time with its zone
     /// (`2026-12-31T18:00:00Z`, `2026-12-31T18:00:00.5+02:00`).
     ///
-    /// - Parameter what: The option or field the text came from, named in the error.
+    /// - Parameters:
+    ///   - text: What was typed.
+    ///   - now: The instant a time from now counts from.
+    ///   - what: The option or field the text came from, named in the error.
     /// - Throws: ``CarryonError/Code/invalidValue`` naming `what` and the text when it is none of
     ///   these, names a day that does not exist, or lies outside ``earliest``…``latest``.
     public static func expiry(_ text: String, now: Date = Date(), naming what: String) throws(CarryonError) -> Date? {

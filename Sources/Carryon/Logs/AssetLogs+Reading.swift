@@ -8,6 +8,9 @@ extension AssetLogs {
     /// first.
     ///
     /// - Parameters:
+    ///   - id: The asset.
+    ///   - access: Whether the access log is read.
+    ///   - error: Whether the error log is read.
     ///   - limit: The most entries of each log, the newest (after `skipping`); nil: all.
     ///   - skipping: Newest entries of each log left out: `limit` 100 and `skipping` 100 give
     ///     the hundred before the newest hundred.

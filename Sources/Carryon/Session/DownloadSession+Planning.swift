@@ -14,7 +14,12 @@ extension DownloadSession {
         }
         let fetcher = playlistFetcher(for: asset)
         if !asset.planned {
-            let planned = try await cancellable { try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options), fetcher: fetcher) }
+            // The stream's first manifest is asked for once a run: a stream that does not
+            // answer waits for its next try in the queue, its slot given to the next task.
+            let deferring = (tasks[id]?.startAttempts ?? 0) + 1 < configuration.retry.maximumAttempts
+            let planned = try await cancellable {
+                try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options), fetcher: fetcher, deferring: deferring)
+            }
             // Keys before any media: a key Carryon cannot obtain fails the task here.
             if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
             try await persist(planned, for: asset)
@@ -81,8 +86,18 @@ extension DownloadSession {
 
     /// Reads an asset's stream and plans it through its format: the one it recorded once
     /// planned, else the one that recognises its first manifest.
-    func planStream(_ asset: AssetRecord, _ request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
-        let manifest = try await fetcher.fetchManifest(asset.url)
+    /// With `deferring`, the manifest is asked for once: a failure another attempt may mend
+    /// ends the planning with a ``PlaylistFetcher/RetryLater`` cause, for the session to try
+    /// again later without holding a slot; with `deferring` false (the task's last attempt),
+    /// once too, its failure final; nil: with every retry here (reading the stream again).
+    func planStream(_ asset: AssetRecord, _ request: PlanRequest, fetcher: PlaylistFetcher,
+                    deferring: Bool? = nil) async throws(CarryonError) -> PlannedStream {
+        var manifestFetcher = fetcher
+        if let deferring {
+            manifestFetcher.retry.maximumAttempts = 1
+            manifestFetcher.defersRetries = deferring
+        }
+        let manifest = try await manifestFetcher.fetchManifest(asset.url)
         let format = asset.planned ? try configuration.formats.format(named: asset.format) : configuration.formats.format(of: manifest)
         return try await format.plan(manifest, for: request, fetcher: fetcher)
     }

@@ -42,6 +42,11 @@ public actor DownloadSession {
     var tasks: [String: SessionTask] = [:]
     /// Tasks waiting for room, in order.
     var queue: [String] = []
+    /// Queued tasks that may not start before a time: their stream did not answer, and they
+    /// try again then (``deferStart(_:after:)``).
+    var notBefore: [String: ContinuousClock.Instant] = [:]
+    /// When the scheduler is next woken for a task whose time has come.
+    var wakeAt: ContinuousClock.Instant?
     /// The storage rules every transfer's chunks are charged against as they arrive.
     let budget: ByteBudget
     /// Fetches under way, by resource id: the transfer and playback wait on the same one, so
@@ -146,6 +151,7 @@ public actor DownloadSession {
         case .none:
             break
         case .enqueue:
+            notBefore[id] = nil
             if tasks[id]?.run == nil, !queue.contains(id) {
                 queue.append(id)
                 schedule()
@@ -181,12 +187,48 @@ public actor DownloadSession {
 
     func schedule() {
         guard !isShutDown else { return }
-        while tasks.values.count(where: { $0.run != nil }) < configuration.maximumConcurrentTasks, !queue.isEmpty {
-            let id = queue.removeFirst()
+        let now = ContinuousClock.now
+        while tasks.values.count(where: { $0.run != nil }) < configuration.maximumConcurrentTasks,
+              let index = queue.firstIndex(where: { notBefore[$0].map { $0 <= now } ?? true }) {
+            let id = queue.remove(at: index)
+            notBefore[id] = nil
             guard var machine = tasks[id]?.machine, let action = try? machine.start() else { continue }
             tasks[id]?.machine = machine
             if action == .startTransfer { startRun(id) }
         }
+        // A task waiting for its time is started when it comes.
+        if let next = queue.compactMap({ notBefore[$0] }).min(), wakeAt.map({ next < $0 }) ?? true {
+            wakeAt = next
+            Task { [weak self] in
+                try? await Task.sleep(until: next)
+                await self?.wake(at: next)
+            }
+        }
+    }
+
+    private func wake(at instant: ContinuousClock.Instant) {
+        if wakeAt == instant { wakeAt = nil }
+        schedule()
+    }
+
+    /// Task `id`'s run ended before the task had a plan because its stream did not answer
+    /// (`error`, whose cause is a ``PlaylistFetcher/RetryLater``): the task waits in the queue
+    /// again, holding no slot, until the retry policy's next delay (or the server's
+    /// `Retry-After`) has passed. False when the policy says not to wait that long.
+    private func deferStart(_ id: String, _ error: CarryonError, machine: inout DownloadTaskStateMachine) async -> Bool {
+        guard let later = error.cause as? PlaylistFetcher.RetryLater, !isShutDown else { return false }
+        let attempt = (tasks[id]?.startAttempts ?? 0) + 1
+        guard case .retry(let delay) = configuration.retry.decision(afterAttempt: attempt, retryAfter: later.retryAfter,
+                                                                    randomUnit: Double.random(in: 0...1)),
+              (try? machine.deferStart()) != nil else { return false }
+        tasks[id]?.startAttempts = attempt
+        AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: (try? await index.asset(id))??.url ?? id,
+                                                errorDomain: "carryon", errorCode: error.code.rawValue,
+                                                comment: "\(error.message); trying again in \(delay), holding no task slot meanwhile"), for: id)
+        try? await setState(id, machine)
+        notBefore[id] = ContinuousClock.now + delay
+        queue.append(id)
+        return true
     }
 
     /// Starts task `id`'s run: what the machine's `startTransfer` asks for.
@@ -226,6 +268,9 @@ public actor DownloadSession {
                 try? await setState(id, machine, error: stopped.message)
                 try? await perform(action, for: id)
             case .failure(let failure):
+                // A stream that did not answer before the task had a plan: tried again later,
+                // the slot given to the next task meanwhile.
+                if await deferStart(id, failure, machine: &machine) { break }
                 // A stall is the server's fault and a storage rule the library's, not the
                 // download's: suspended with what arrived kept, for `resume` once the server
                 // answers again or there is room. Anything else fails the task.
@@ -236,6 +281,7 @@ public actor DownloadSession {
                 try? await perform(action, for: id)
             }
         }
+        if !queue.contains(id) { tasks[id]?.startAttempts = 0 }
         finishing.remove(id)
         notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)
         schedule()

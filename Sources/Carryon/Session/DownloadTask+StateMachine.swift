@@ -60,6 +60,14 @@ struct DownloadTaskStateMachine: Sendable, Hashable {
         return .startTransfer
     }
 
+    /// The task could not start (its stream did not answer) and waits for room again, to try
+    /// later without holding one of the session's task slots meanwhile.
+    mutating func deferStart() throws(InvalidTransition) -> Action {
+        guard state == .running else { throw InvalidTransition(state: state, event: "defer") }
+        state = .waiting
+        return .none
+    }
+
     /// The user asks to pause, or the process is shutting down.
     mutating func suspend() -> Action {
         switch state {

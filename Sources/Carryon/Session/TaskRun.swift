@@ -15,6 +15,9 @@ struct SessionTask {
     /// The last run's progress, exact to the byte (partial files included), for snapshots
     /// after it stopped.
     var lastProgress: ProgressTracker?
+    /// Runs in a row whose stream did not answer before the task had a plan: each gave up its
+    /// slot to wait for the next (see `DownloadSession.deferStart`).
+    var startAttempts = 0
 }
 
 /// What one run of a task owns while it goes on: the work itself, the bundle's lock, and once

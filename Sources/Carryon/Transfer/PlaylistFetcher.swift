@@ -35,6 +35,11 @@ public struct PlaylistFetcher: Sendable {
     /// Which locations this fetcher reads (``LocationRule/anyLocation`` by default: what a
     /// person types). A fetcher for what a stream names is made with ``forStream(_:)``.
     public var rule: LocationRule = .anyLocation
+    /// Whether a failed attempt that another might mend ends the fetch at once, its error's
+    /// cause a ``RetryLater`` (with any `Retry-After`), instead of waiting to retry here: for
+    /// a task's first manifest, so that a stream that does not answer waits for its next try
+    /// without holding a task slot.
+    var defersRetries = false
     /// How playlists are read: leniently by default, recovering with a warning from what players
     /// survive; `Playlist.ParseOptions.strict` (module `HLS`) refuses every deviation.
     public var parseOptions: Playlist.ParseOptions = []
@@ -170,6 +175,10 @@ public struct PlaylistFetcher: Sendable {
                 failure = error
             }
             guard failure.retryable, !Task.isCancelled else { throw failure.error }
+            if defersRetries {
+                throw CarryonError(failure.error.code, failure.error.message,
+                                   cause: RetryLater(retryAfter: failure.retryAfter, underlying: failure.error.cause))
+            }
             switch retry.decision(afterAttempt: attempt, retryAfter: failure.retryAfter, randomUnit: Double.random(in: 0...1)) {
             case .retry(let delay):
                 do { try await Task.sleep(for: delay) } catch { throw CarryonError(.cancelled, "stopped") }
@@ -179,6 +188,15 @@ public struct PlaylistFetcher: Sendable {
                 throw CarryonError(failure.error.code, "\(failure.error.message), \(retry.tooLong(wait))", cause: failure.error.cause)
             }
         }
+    }
+
+    /// The cause of an attempt's error that another attempt may mend, when the fetcher
+    /// ``defersRetries``.
+    struct RetryLater: Error, Sendable {
+        /// The wait the server asked for (`Retry-After`), if it did.
+        var retryAfter: Duration?
+        /// What the error's cause would have been.
+        var underlying: (any Error & Sendable)?
     }
 
     /// A request body to POST, and its content type.
