@@ -9,81 +9,107 @@ import GRDB
 /// the value again (`carryon policy`) writes a readable one.
 extension AssetRecord {
     init(row: Row) throws {
-        var problems: [String] = []
-        func value(_ column: String) -> DatabaseValue {
-            (row[column] as DatabaseValue?) ?? .null
-        }
-        func unreadable(_ column: String, _ what: String, readAs fallback: String) {
-            problems.append("its \(what) (\(column) \(Self.excerpt(value(column)))) cannot be read; it counts as \(fallback)")
-        }
-        func text(_ column: String, _ what: String, or fallback: String) -> String {
-            if let text = String.fromDatabaseValue(value(column)) { return text }
-            unreadable(column, what, readAs: fallback.isEmpty ? "empty" : fallback)
-            return fallback
-        }
-        func date(_ column: String, _ what: String, or fallback: String) -> Date?? {
-            let stored = value(column)
-            if stored.isNull { return .some(nil) }
-            if let date = IndexDate.date(from: stored), date.timeIntervalSince1970.isFinite, date <= DateText.latest,
-               date >= Date(timeIntervalSince1970: -62_135_596_800) {
-                return .some(date)
-            }
-            unreadable(column, what, readAs: fallback)
-            return nil
-        }
-        func json<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, or fallback: String) -> T?? {
-            let stored = value(column)
-            if stored.isNull { return .some(nil) }
-            if let text = String.fromDatabaseValue(stored),
-               let decoded = try? Self.databaseJSONDecoder(for: column).decode(T.self, from: Data(text.utf8)) {
-                return .some(decoded)
-            }
-            unreadable(column, what, readAs: fallback)
-            return nil
-        }
-
-        id = text("id", "id", or: "")
-        name = text("name", "name", or: id)
-        url = text("url", "stream URL", or: "")
-        if let stateText = String.fromDatabaseValue(value("state")), let stored = DownloadState(rawValue: stateText) {
-            state = stored
-        } else {
-            unreadable("state", "state", readAs: "suspended")
-            state = .suspended
-        }
-        errorMessage = String.fromDatabaseValue(value("errorMessage"))
-        options = (json(DownloadOptions.self, "options", "download options", or: "the defaults") ?? nil) ?? DownloadOptions()
-        headers = (json([HTTPHeader].self, "headers", "request headers", or: "none") ?? nil) ?? []
-        selection = json(MediaSelection.self, "selection", "selection", or: "none until the playlists are read again") ?? nil
-        planned = Bool.fromDatabaseValue(value("planned")) ?? false
-        let created = date("createdAt", "creation date", or: "1970-01-01") ?? nil
-        let updated = date("updatedAt", "last change", or: "its creation date") ?? nil
+        var reader = TolerantRow(row: row)
+        id = reader.text("id", "id", or: "")
+        name = reader.text("name", "name", or: id)
+        url = reader.text("url", "stream URL", or: "")
+        state = reader.state()
+        errorMessage = String.fromDatabaseValue(reader.value("errorMessage"))
+        options = reader.json(DownloadOptions.self, "options", "download options", or: "the defaults") ?? DownloadOptions()
+        headers = reader.json([HTTPHeader].self, "headers", "request headers", or: "none") ?? []
+        selection = reader.json(MediaSelection.self, "selection", "selection", or: "none until the playlists are read again")
+        planned = Bool.fromDatabaseValue(reader.value("planned")) ?? false
+        let created = reader.date("createdAt", "creation date", or: "1970-01-01")
+        let updated = reader.date("updatedAt", "last change", or: "its creation date")
         createdAt = created ?? updated ?? Date(timeIntervalSince1970: 0)
         updatedAt = updated ?? createdAt
-        completedAt = date("completedAt", "completion date", or: "unknown") ?? nil
-        duration = Double.fromDatabaseValue(value("duration")).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        expiresAt = date("expiresAt", "expiry", or: "never until a new policy is set") ?? nil
-        if value("priority").isNull {
-            priority = .default
-        } else if let text = String.fromDatabaseValue(value("priority")), let stored = AssetPriority(rawValue: text) {
-            priority = stored
-        } else {
-            unreadable("priority", "priority", readAs: "default")
-            priority = .default
+        completedAt = reader.date("completedAt", "completion date", or: "unknown")
+        duration = reader.duration()
+        expiresAt = reader.date("expiresAt", "expiry", or: "never until a new policy is set")
+        priority = reader.priority()
+        lastPlayedAt = reader.date("lastPlayedAt", "last playback", or: "never played")
+        format = String.fromDatabaseValue(reader.value("format")) ?? "hls"
+        problems = reader.problems
+    }
+}
+
+/// A row read value by value, each value that cannot be read noted in ``problems``.
+private struct TolerantRow {
+    let row: Row
+    /// What could not be read, in words.
+    var problems: [String] = []
+
+    init(row: Row) {
+        self.row = row
+    }
+
+    /// The stored value of `column` (NULL when the row has no such column).
+    func value(_ column: String) -> DatabaseValue {
+        (row[column] as DatabaseValue?) ?? .null
+    }
+
+    /// Notes that `column`, the asset's `what`, cannot be read and counts as `fallback`.
+    mutating func unreadable(_ column: String, _ what: String, readAs fallback: String) {
+        problems.append("its \(what) (\(column) \(Self.excerpt(value(column)))) cannot be read; it counts as \(fallback)")
+    }
+
+    mutating func text(_ column: String, _ what: String, or fallback: String) -> String {
+        if let text = String.fromDatabaseValue(value(column)) { return text }
+        unreadable(column, what, readAs: fallback.isEmpty ? "empty" : fallback)
+        return fallback
+    }
+
+    /// A date within what the library keeps; nil when NULL, or when unreadable (noted).
+    mutating func date(_ column: String, _ what: String, or fallback: String) -> Date? {
+        let stored = value(column)
+        if stored.isNull { return nil }
+        if let date = IndexDate.date(from: stored), date.timeIntervalSince1970.isFinite, date <= DateText.latest,
+           date >= Date(timeIntervalSince1970: -62_135_596_800) {
+            return date
         }
-        lastPlayedAt = date("lastPlayedAt", "last playback", or: "never played") ?? nil
-        format = String.fromDatabaseValue(value("format")) ?? "hls"
-        self.problems = problems
+        unreadable(column, what, readAs: fallback)
+        return nil
+    }
+
+    /// JSON text decoded as GRDB encodes the record's nested values; nil when NULL, or when
+    /// unreadable (noted).
+    mutating func json<T: Decodable>(_ type: T.Type, _ column: String, _ what: String, or fallback: String) -> T? {
+        let stored = value(column)
+        if stored.isNull { return nil }
+        if let text = String.fromDatabaseValue(stored),
+           let decoded = try? AssetRecord.databaseJSONDecoder(for: column).decode(T.self, from: Data(text.utf8)) {
+            return decoded
+        }
+        unreadable(column, what, readAs: fallback)
+        return nil
+    }
+
+    mutating func state() -> DownloadState {
+        if let text = String.fromDatabaseValue(value("state")), let state = DownloadState(rawValue: text) { return state }
+        unreadable("state", "state", readAs: "suspended")
+        return .suspended
+    }
+
+    mutating func priority() -> AssetPriority {
+        let stored = value("priority")
+        if stored.isNull { return .default }
+        if let text = String.fromDatabaseValue(stored), let priority = AssetPriority(rawValue: text) { return priority }
+        unreadable("priority", "priority", readAs: "default")
+        return .default
+    }
+
+    func duration() -> Double? {
+        guard let seconds = Double.fromDatabaseValue(value("duration")), seconds.isFinite, seconds >= 0 else { return nil }
+        return seconds
     }
 
     /// What a problem quotes of a stored value: at most 24 printable characters.
-    private static func excerpt(_ value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null: return "NULL"
-        case .int64(let number): return String(number)
-        case .double(let number): return String(number)
-        case .string(let text): return DateText.excerpt(text, limit: 24)
-        case .blob(let data): return "a blob of \(data.count) bytes"
-        }
+    static func excerpt(_ value: DatabaseValue) -> String {
+        if let text = String.fromDatabaseValue(value) { return DateText.excerpt(text, limit: 24) }
+        if value.isNull { return "NULL" }
+        if let number = Int64.fromDatabaseValue(value) { return String(number) }
+        if let number = Double.fromDatabaseValue(value) { return String(number) }
+        if let data = Data.fromDatabaseValue(value) { return "a blob of \(data.count) bytes" }
+        return "a value"
     }
 }

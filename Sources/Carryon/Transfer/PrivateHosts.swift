@@ -98,21 +98,22 @@ enum PrivateHosts {
 
     private static func address(_ pointer: UnsafeMutablePointer<sockaddr>) -> Address? {
         switch Int32(pointer.pointee.sa_family) {
-        case AF_INET: return address(pointer, as: sockaddr_in.self, family: AF_INET) { $0.sin_addr }
-        case AF_INET6: return address(pointer, as: sockaddr_in6.self, family: AF_INET6) { $0.sin6_addr }
-        default: return nil
+        case AF_INET:
+            let bytes = pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin_addr) { Array($0) } }
+            return address(bytes, family: AF_INET)
+        case AF_INET6:
+            let bytes = pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { withUnsafeBytes(of: $0.pointee.sin6_addr) { Array($0) } }
+            return address(bytes, family: AF_INET6)
+        default:
+            return nil
         }
     }
 
-    /// The address in a `sockaddr` of type `Socket` (`sockaddr_in`, `sockaddr_in6`), whose
-    /// address field `field` reads.
-    private static func address<Socket, Raw>(_ pointer: UnsafeMutablePointer<sockaddr>, as type: Socket.Type, family: Int32,
-                                             _ field: (Socket) -> Raw) -> Address {
-        pointer.withMemoryRebound(to: Socket.self, capacity: 1) { socket in
-            var raw = field(socket.pointee)
-            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-            inet_ntop(family, &raw, &text, socklen_t(text.count))
-            return Address(bytes: withUnsafeBytes(of: &raw) { Array($0) }, text: String(cString: text))
-        }
+    /// The address of `bytes` (4 for `AF_INET`, 16 for `AF_INET6`), with its text.
+    private static func address(_ bytes: [UInt8], family: Int32) -> Address {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &text, socklen_t(text.count)) }
+        let end = text.firstIndex(of: 0) ?? text.count
+        return Address(bytes: bytes, text: String(decoding: text[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 }
