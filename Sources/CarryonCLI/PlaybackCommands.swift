@@ -140,8 +140,13 @@ struct Serve: AsyncParsableCommand {
             `download --json` prints them); GET /api/openapi.json describes it all. Downloads run in \
             this process; Ctrl-C or SIGTERM suspends them, and `carryon serve --resume` (or \
             `carryon resume`) continues them. The API takes http(s) stream URLs only, local files \
-            only under a folder named by --allow-files; a request that changes anything is \
-            refused when it comes from another web page (its Origin header).
+            only under a folder named by --allow-files (and what a local stream names, at every \
+            level, only there too); a request that changes anything is refused when it comes \
+            from another web page (its Origin header). Bound beyond loopback, the API fetches \
+            no stream from this machine, its loopback or link-local addresses unless \
+            --allow-private-origins. A connection has --head-timeout seconds to send a \
+            request (408 after), --idle-timeout seconds idle between requests, and at most \
+            --max-connections are open at once (503 past it).
 
             A complete asset plays whole. An asset another carryon process is downloading plays \
             as it arrives: a request for a file not yet downloaded waits for it. An asset that \
