@@ -94,6 +94,8 @@ struct OriginCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Whether playlists get faults too (they do by default).")
     var faultsOnPlaylists = true
 
+    @OptionGroup var connections: ConnectionLimitOptions
+
     func validate() throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -157,7 +159,9 @@ struct OriginCommand: AsyncParsableCommand {
         do {
             let json = self.json
             let folder = self.folder
-            try await Origin(root: folder, host: host, port: port, profile: linkProfile).run { origin in
+            var server = Origin(root: folder, host: host, port: port, profile: linkProfile)
+            server.limits = connections.limits
+            try await server.run { origin in
                 if json {
                     try? printJSONLine(Listening(url: origin.baseURL, folder: folder, profile: origin.profile))
                 } else {

@@ -56,22 +56,7 @@ struct ServerOptions: ParsableArguments {
     @Flag(help: "Print one JSON object a line: where the server listens, then each request it answers.")
     var json = false
 
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
-        "The most connections open at once; one more is answered 503 and closed (raise `ulimit -n` with it).", valueName: "count"))
-    var maxConnections: Int = ConnectionLimits().maximumConnections
-
-    @Option(name: .customLong("head-timeout"), help: ArgumentHelp(
-        "Seconds a client has to send a request's head (408 after); a body must then come at 1 KB/s or more.", valueName: "seconds"))
-    var headTimeout: Int = Int(ConnectionLimits().headTimeout.components.seconds)
-
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
-        "Seconds a connection may wait idle for its next request before it is closed.", valueName: "seconds"))
-    var idleTimeout: Int = Int(ConnectionLimits().idleTimeout.components.seconds)
-
-    /// The connection limits the options give.
-    var limits: ConnectionLimits {
-        ConnectionLimits(headTimeout: .seconds(headTimeout), idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
-    }
+    @OptionGroup var connections: ConnectionLimitOptions
 
     /// Whether the server listens beyond this machine's own loopback address: any `--bind`
     /// other than 127.0.0.1 and ::1 (127.0.0.2 stands for a network address in tests, where
@@ -88,10 +73,6 @@ struct ServerOptions: ParsableArguments {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
-        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000 (got \(maxConnections))") }
-        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout)] where !(1...86_400).contains(seconds) {
-            throw ValidationError("\(flag) must be between 1 and 86400 seconds (got \(seconds))")
-        }
         if let bind, !PlaybackServer.isIPAddress(bind) {
             throw ValidationError("--bind must be an IP address of this machine (127.0.0.1, ::1, 0.0.0.0, 192.168.1.20, …), not \(bind)")
         }
@@ -107,7 +88,7 @@ struct ServerOptions: ParsableArguments {
             var server = try PlaybackServer(source: source, host: address, names: host.filter { $0 != address }, port: port, token: token) { request in
                 if json { try? printJSONLine(RequestLine(request)) }
             }
-            server.limits = limits
+            server.limits = connections.limits
             return server
         } catch {
             throw fail(error)

@@ -1,0 +1,30 @@
+import ArgumentParser
+import CarryonServer
+
+/// `--max-connections`, `--head-timeout` and `--idle-timeout`: the ``ConnectionLimits`` of a
+/// server, shared by `serve`, `play` and `origin`.
+struct ConnectionLimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "The most connections open at once; one more is answered 503 and closed (raise `ulimit -n` with it).", valueName: "count"))
+    var maxConnections: Int = ConnectionLimits().maximumConnections
+
+    @Option(name: .customLong("head-timeout"), help: ArgumentHelp(
+        "Seconds a client has to send a request's head (408 after); a body must then come at 1 KB/s or more.", valueName: "seconds"))
+    var headTimeout: Int = Int(ConnectionLimits().headTimeout.components.seconds)
+
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
+        "Seconds a connection may wait idle for its next request before it is closed.", valueName: "seconds"))
+    var idleTimeout: Int = Int(ConnectionLimits().idleTimeout.components.seconds)
+
+    func validate() throws {
+        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000 (got \(maxConnections))") }
+        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout)] where !(1...86_400).contains(seconds) {
+            throw ValidationError("\(flag) must be between 1 and 86400 seconds (got \(seconds))")
+        }
+    }
+
+    /// The connection limits the options give.
+    var limits: ConnectionLimits {
+        ConnectionLimits(headTimeout: .seconds(headTimeout), idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
+    }
+}
