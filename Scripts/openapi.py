@@ -44,11 +44,15 @@ doc = {
       {200: js("StreamReport"), 400: "error", 404: "error", 422: "error"},
       params=[{"name": "url", "in": "query", "required": False, "schema": {"type": "string"}},
               {"name": "catalog", "in": "query", "required": False, "schema": {"type": "string"}}], op_id="inspectStream")},
-  "/api/assets/{id}/logs": {"get": op("Its access and error logs, as carryon logs ID --json gives them",
+  "/api/assets/{id}/logs": {"get": op("Its access and error logs, as carryon logs ID --json gives them: the newest limit entries of each (1000 by default, at most 10000) after the newest offset, oldest first, with each log's total",
       {200: {"description": "OK", "content": {"application/json": {"schema": {"type": "object", "properties": {
           "access": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}},
-          "error": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}}}}}}},
-       404: "error"}, params=idp, op_id="assetLogs")},
+          "error": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "string"}}},
+          "total": {"type": "object", "additionalProperties": {"type": "integer"}}}}}}},
+       400: "error", 404: "error"},
+      params=idp + [{"name": "limit", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
+                    {"name": "offset", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647}}],
+      op_id="assetLogs")},
   "/api/catalog": {"get": op("The catalog's streams with their offline state (none without serve --catalog)", {200: js("CatalogStream", True)}, op_id="catalog")},
   "/api/storage": {
     "get": op("The storage settings and use, as carryon storage --json gives them", {200: js("StorageReport")}, op_id="storage"),
@@ -85,9 +89,10 @@ doc = {
        "state": {"enum": ["waiting", "running", "suspended", "completed", "failed", "cancelled"]},
        "error": {"type": "string"}, "format": {"enum": ["hls", "dash"]}, "bundlePath": {"type": "string"},
        "playlist": {"type": "string"}, "mpd": {"type": "string"}, "bytesOnDisk": {"type": "integer"},
-       "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"}}},
+       "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"},
+       "problems": {"type": "array", "items": {"type": "string"}, "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"}}},
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
-       "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time; null: never"},
+       "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},
    "StreamReport": {"type": "object", "required": ["type", "url", "warnings"], "description": "HLS (type multivariant or media: variants, renditions, each with its size) or MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size), as carryon inspect --sizes --json gives it", "properties": {
        "type": {"enum": ["multivariant", "media", "dash"]}, "url": {"type": "string"},

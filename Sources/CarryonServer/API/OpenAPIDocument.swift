@@ -805,6 +805,13 @@ enum OpenAPIDocument {
           },
           "duration": {
             "type": "number"
+          },
+          "problems": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            },
+            "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"
           }
         }
       },
@@ -817,7 +824,7 @@ enum OpenAPIDocument {
               "string",
               "null"
             ],
-            "description": "ISO 8601 date and time; null: never"
+            "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"
           },
           "priority": {
             "enum": [

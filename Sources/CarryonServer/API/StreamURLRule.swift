@@ -24,7 +24,7 @@ public struct StreamURLRule: Sendable {
     ///
     ///     let rule = StreamURLRule(allowedFolders: ["/srv/media"])
     public init(allowedFolders: [String] = [], loopbackOnly: Bool = false, refusesPrivateOrigins: Bool = false) {
-        self.allowedFolders = allowedFolders.map { Self.canonicalPath($0) }
+        self.allowedFolders = allowedFolders.map { LocationRule.canonicalPath($0) }
         self.loopbackOnly = loopbackOnly
         self.refusesPrivateOrigins = refusesPrivateOrigins
     }
@@ -59,17 +59,12 @@ public struct StreamURLRule: Sendable {
             throw APIError(400, "url-refused", "\(url): the API downloads http and https URLs only",
                            hint: "Local streams are served only from folders the daemon allows: carryon serve --allow-files DIR.")
         }
-        let canonical = Self.canonicalPath(path)
+        let canonical = LocationRule.canonicalPath(path)
         guard allowedFolders.contains(where: { canonical.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
             throw APIError(400, "url-refused", "\(url) is a local file outside the folders the daemon allows",
                            hint: "Start the daemon with --allow-files naming the folder, or serve the stream over http.")
         }
         return URL(fileURLWithPath: canonical).absoluteString
-    }
-
-    /// `path` absolute, without `.` and `..`, its symbolic links resolved: what a check compares.
-    static func canonicalPath(_ path: String) -> String {
-        LocationRule.canonicalPath(path)
     }
 
     /// The rule for every location a stream the API took may name: http(s), and local files
