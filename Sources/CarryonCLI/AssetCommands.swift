@@ -239,11 +239,14 @@ struct Resume: AsyncParsableCommand {
 
     @OptionGroup var refresh: RefreshOptions
 
+    @OptionGroup var ownership: OwnershipOptions
+
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
         refresh.configure(&configuration)
+        ownership.configure(&configuration)
         let session = try await openSession(try library.open(), configuration)
         var tasks: [DownloadTask] = []
         do {
@@ -264,35 +267,6 @@ struct Resume: AsyncParsableCommand {
             return
         }
         try await TaskRunner(session: session, json: json).run(tasks)
-    }
-}
-
-/// `carryon cancel`: stop a download and remove its data.
-struct Cancel: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Stop a download and remove what it downloaded (the asset stays listed as cancelled).",
-        discussion: "Example:\n  carryon cancel 7k2m9x4q1b"
-    )
-
-    @Argument(help: "The asset's id.")
-    var id: String
-
-    @Flag(help: "Print the asset as JSON afterwards.")
-    var json = false
-
-    @OptionGroup var library: LibraryOptions
-
-    func run() async throws {
-        try await library.withSession { session in
-            do {
-                let task = try await session.task(id: id)
-                try await task.cancel()
-                let snapshot = try await task.snapshot()
-                if json { try printJSON(snapshot) } else { print("\(snapshot.id) cancelled") }
-            } catch let error as CarryonError {
-                throw fail(error, id: id)
-            }
-        }
     }
 }
 

@@ -53,6 +53,8 @@ struct Download: AsyncParsableCommand {
 
     @OptionGroup var refresh: RefreshOptions
 
+    @OptionGroup var ownership: OwnershipOptions
+
     @Flag(inversion: .prefixedNo, help: "Whether the content keys of an encrypted stream are obtained before any media (they are by default); without, `carryon keys fetch ID` gets them later.")
     var prefetchKeys = true
 
@@ -77,6 +79,7 @@ struct Download: AsyncParsableCommand {
         configuration.prefetchKeys = prefetchKeys
         transfer.configure(&configuration)
         refresh.configure(&configuration)
+        ownership.configure(&configuration)
         let session = try await openSession(library, configuration)
         let task: DownloadTask
         do {

@@ -165,6 +165,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var rate: RateLimitOptions
+    @OptionGroup var ownership: OwnershipOptions
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -190,6 +191,7 @@ struct Serve: AsyncParsableCommand {
         let rule = StreamURLRule(allowedFolders: allowFiles, refusesPrivateOrigins: server.servesNetwork && !allowPrivateOrigins)
         var configuration = rate.configuration
         configuration.locationRule = rule.locationRule
+        ownership.configure(&configuration)
         try await library.withSession(configuration: configuration) { [streams] session in
             let token = try tokenFile.map(Self.token(keptIn:))
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)

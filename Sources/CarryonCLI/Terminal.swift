@@ -118,7 +118,7 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .invalidState:
         return "`carryon show \(asset)` shows the asset's state."
     case .busy:
-        return "Another carryon process (a download, resume or serve) holds \(asset): stop it there (Ctrl-C), or wait until it ends."
+        return "Another carryon process (a download, resume or serve, on this host or another) runs or has queued \(asset), as the message says: `carryon show \(asset)` shows its progress, `carryon suspend \(asset)` stops it there."
     case .cancelled:
         return "`carryon show \(asset)` shows its state; a suspended download continues with `carryon resume \(asset)`."
     case .notFound:

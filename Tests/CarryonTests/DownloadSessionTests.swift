@@ -144,14 +144,18 @@ struct DownloadSessionTests {
                 var states: [DownloadState] = []
                 for id in ids { states.append(try await session.task(id: id).snapshot().state) }
                 #expect(states == [.suspended, .suspended, .failed])
-                // Recorded, not only known to this session.
+                // Read so by every process, the list included, without a session writing anything:
+                // opening a session changes no row (issue 31); whoever resumes the task claims it.
+                #expect(try await library.assets().map(\.state) == [.suspended, .suspended, .failed])
                 var stored: [String] = []
                 for id in ids {
                     stored.append(try await library.sqlite.database.read { db in
                         try String.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) ?? "-"
                     })
                 }
-                #expect(stored == ["suspended", "suspended", "failed"])
+                #expect(stored == ["running", "waiting", "failed"])
+                try await session.task(id: ids[0]).resume()
+                #expect(try await session.task(id: ids[0]).snapshot().state != .suspended)
             }
         }
     }

@@ -132,5 +132,5 @@ struct SharedFetchTests {
 
 extension DownloadSession {
     /// How many wait for resource `id`'s fetch under way: the transfer, and players.
-    func waiters(of id: Int64) -> Int { fetches[id]?.waiters.count ?? 0 }
+    func waiters(of id: Int64) -> Int { fetches.running[id]?.waiters.count ?? 0 }
 }

@@ -82,16 +82,16 @@ struct StorageManagerTests {
         }
     }
 
-    /// Runs `body` while asset "downloading" is locked as a download in progress and asset
-    /// "playing" is leased by a playback server, with a storage manager whose quota is 100 bytes.
+    /// Runs `body` while asset "downloading" is claimed by another process as a download in
+    /// progress and asset "playing" is leased by a playback server, with a storage manager
+    /// whose quota is 100 bytes.
     func withAssetsInUse(_ library: OfflineLibrary, _ body: (StorageManager, PlaybackLeases) async throws -> Void) async throws {
-        let lock = try #require(FileLock(path: library.bundleURL(for: "downloading").appendingPathComponent(".lock").path))
+        _ = try await library.holdAsAnotherProcess("downloading")
         let leases = PlaybackLeases(library: library)
-        leases.hold("playing")
+        await leases.hold("playing")
         let storage = manager(library)
         try await storage.setSettings(LibraryStorageSettings(quotaBytes: 100))
         try await body(storage, leases)
-        withExtendedLifetime(lock) {}
     }
 
     @Test("an asset being played (a playback server's lease held) or downloaded (its lock held) is never removed")
@@ -121,7 +121,7 @@ struct StorageManagerTests {
                 #expect(plan.removals.map(\.id) == ["played"])
                 #expect(plan.kept == [.init(id: "playing", bytes: 400, reason: .expired, use: .playing, processes: [getpid()]),
                                       .init(id: "downloading", bytes: 200, reason: .quota, use: .downloading)])
-                leases.releaseAll()
+                await leases.releaseAll()
                 let after = try await storage.plan()
                 #expect(after.removals.map(\.id) == ["played", "playing"])
                 #expect(after.kept.map(\.id) == ["downloading"])
@@ -138,16 +138,16 @@ struct StorageManagerTests {
             let start = ContinuousClock.now
             let elapsed = Locked(Duration.zero)
             let leases = PlaybackLeases(library: library, idleLimit: .seconds(60)) { start + elapsed.withLock { $0 } }
-            leases.hold("a")
-            leases.hold("b")
-            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "a")) == [getpid()])
+            await leases.hold("a")
+            await leases.hold("b")
+            #expect(try await PlaybackLeases.holders(of: "a", in: library) == [getpid()])
             elapsed.withLock { $0 = .seconds(50) }
-            leases.hold("a")
+            await leases.hold("a")
             elapsed.withLock { $0 = .seconds(100) }
-            leases.hold("a")
+            await leases.hold("a")
             #expect(leases.assets == ["a"])
-            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "b")).isEmpty)
-            #expect(PlaybackLeases.holders(of: library.bundleURL(for: "a")) == [getpid()])
+            #expect(try await PlaybackLeases.holders(of: "b", in: library).isEmpty)
+            #expect(try await PlaybackLeases.holders(of: "a", in: library) == [getpid()])
         }
     }
 
@@ -183,8 +183,8 @@ struct StorageManagerTests {
             let library = try OfflineLibrary(root: folder)
             try await Self.addAsset(library, "busy", bytes: 10)
             let session = try await DownloadSession(library: library)
-            var lock = FileLock(path: library.bundleURL(for: "busy").appendingPathComponent(".lock").path)
-            #expect(lock != nil)
+            // Another process downloads it and does not answer requests.
+            let claim = try await library.holdAsAnotherProcess("busy")
             do {
                 try await session.delete("busy")
                 Issue.record("the delete was accepted")
@@ -192,7 +192,7 @@ struct StorageManagerTests {
                 #expect(error.code == .busy && error.message.contains("another process"))
             }
             #expect(FileManager.default.fileExists(atPath: library.bundleURL(for: "busy").path))
-            lock = nil
+            try await library.release(claim)
             try await session.delete("busy")
             #expect(!FileManager.default.fileExists(atPath: library.bundleURL(for: "busy").path))
             await session.shutdown()

@@ -78,14 +78,11 @@ struct TaskEndTests {
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library)
             let task = try await session.makeTask(url: "http://127.0.0.1:9/main.m3u8")
-            // The other process's hold on the bundle.
-            try FileManager.default.createDirectory(at: library.bundleURL(for: task.id), withIntermediateDirectories: true)
-            let lock = FileLock(path: library.bundleURL(for: task.id).appendingPathComponent(".lock").path)
-            #expect(lock != nil)
+            // The other process's claim in the index.
+            _ = try await library.holdAsAnotherProcess(task.id)
             let error = await #expect(throws: CarryonError.self) { try await task.resume() }
             #expect(error?.code == .busy && error?.message.contains("another process") == true, "\(String(describing: error))")
             await session.shutdown()
-            withExtendedLifetime(lock) {}
         }
     }
 
@@ -126,5 +123,5 @@ struct TaskEndTests {
 
 extension DownloadSession {
     /// How many wait for task `id` to finish.
-    func finishWaiterCount(_ id: String) -> Int { finishWaiters[id]?.count ?? 0 }
+    func finishWaiterCount(_ id: String) -> Int { tasks[id]?.waiters.count ?? 0 }
 }

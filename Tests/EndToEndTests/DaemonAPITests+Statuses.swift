@@ -68,13 +68,11 @@ extension DaemonAPITests {
                         "\(method) \(path) \(headers): \(answer.status) \(answer.json ?? "")")
                 reached.insert("\(method) \(documented) \(answer.status)")
             }
-            // Another process downloading the asset holds its bundle's lock: DELETE waits for it to stop.
-            let lock = open(daemon.session.library.bundleURL(for: done).appendingPathComponent(".lock").path, O_RDWR | O_CREAT, 0o644)
-            #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+            // Another process downloads the asset and does not answer the request to stop: DELETE is busy.
+            _ = try await daemon.session.library.holdAsAnotherProcess(done)
             let busy = try await daemon.call("DELETE", "assets/\(done)")
             #expect(busy.status == 409 && daemon.error(busy.json)["code"] as? String == "busy", "\(busy.json ?? "")")
             reached.insert("DELETE /api/assets/{id} \(busy.status)")
-            close(lock)
 
             let document = try #require(try await daemon.call("GET", "openapi.json").json as? [String: Any])
             let paths = try #require(document["paths"] as? [String: [String: Any]])

@@ -24,10 +24,6 @@ protocol AssetIndex: Sendable {
     /// Records asset `id`'s state at `date`, and `error` as its error message when given (a
     /// task set waiting clears its message); completion records `completedAt`.
     func setState(_ state: DownloadState, of id: String, error: String?, at date: Date) async throws(CarryonError)
-    /// The assets recorded as running or waiting: after a crash, those whose process is gone.
-    func interruptedAssetIDs() async throws(CarryonError) -> [String]
-    /// Records asset `id` suspended, if it is still recorded as running or waiting.
-    func suspendIfInterrupted(_ id: String) async throws(CarryonError)
     /// Records a new choice of options for asset `id`.
     func setOptions(_ options: DownloadOptions, of id: String) async throws(CarryonError)
     /// Removes asset `id` with its renditions, resources and keys.
@@ -38,7 +34,8 @@ protocol AssetIndex: Sendable {
     /// Records asset `id`'s plan: its renditions, resources and fallbacks (replacing any), its selection,
     /// duration and format. With `keeping`, a resource already recorded with the same URI,
     /// byte range and file keeps its state, size and validators.
-    func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date) async throws(CarryonError)
+    /// With `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset.
+    func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError)
     /// Forgets asset `id`'s plan: its renditions, resources and fallbacks; the asset is unplanned.
     func forgetPlan(of id: String) async throws(CarryonError)
     /// Other locations of asset `id`'s files, as its plan recorded them.
@@ -65,14 +62,57 @@ protocol AssetIndex: Sendable {
     func pendingCount(of resourceIDs: [Int64]) async throws(CarryonError) -> Int
     /// The bytes asset `id`'s resources not on disk are expected to take.
     func pendingBytes(of id: String) async throws(CarryonError) -> Int
-    /// Records resource `resourceID` on disk with `bytes` bytes and the response's validators.
-    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?) async throws(CarryonError)
-    /// Moves resources of asset `id` to fresh locations (their signed URLs expired).
-    func relocate(_ moves: [(id: Int64, uri: String)], of id: String) async throws(CarryonError)
+    /// Records resource `resourceID` on disk with `bytes` bytes and the response's validators;
+    /// with `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset.
+    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError)
+    /// Moves resources of asset `id` to fresh locations (their signed URLs expired); with
+    /// `fence`, refused unless the run still holds the asset.
+    func relocate(_ moves: [(id: Int64, uri: String)], of id: String, fence: Fence?) async throws(CarryonError)
     /// For each of asset `id`'s renditions, how many resources it has and how many are done.
     func resourceCounts(of id: String) async throws(CarryonError) -> [String: (done: Int, total: Int)]
     /// Asset `id`'s bundle files with the URI each came from, each once, in fetch order.
     func files(of id: String) async throws(CarryonError) -> [(fileName: String, uri: String)]
+
+    // MARK: Ownership (see Ownership: each decision is one transaction)
+
+    /// Records `instance` alive until `until` (a session that queues or runs tasks), at `now`.
+    func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError)
+    /// Removes instance `instanceID`: its process stops; what it queued is no one's.
+    func unregister(_ instanceID: String) async throws(CarryonError)
+    /// Who holds asset `id`, or nil when there is no such asset.
+    func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
+    /// Who holds each asset.
+    func ownerships(_ context: OwnershipContext) async throws(CarryonError) -> [String: TaskOwnership]
+    /// Queues asset `id` for instance `instance` (to start no sooner than `start`) when the rules
+    /// allow it, and returns what they decided and who held it before.
+    func enqueue(_ id: String, by instance: String, startingAt start: Date?,
+                 _ context: OwnershipContext) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?)
+    /// Claims the first task `instance` queued whose time has come (priority, then time
+    /// queued): running, owned by it under a new epoch until the lease ends. Nil: none.
+    func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence?
+    /// Renews `instance`'s heartbeat and the leases of its runs; returns the runs whose claim is lost.
+    func renew(_ instance: String, aliveUntil: Date, fences: [Fence], lease: Double,
+               _ context: OwnershipContext) async throws(CarryonError) -> [Fence]
+    /// Ends the run `fence` names: records `state` (and `error`) and releases the asset; with
+    /// `requeueAt`, it waits in its owner's queue until then. Refused when the claim is lost.
+    func endRun(_ fence: Fence, state: DownloadState, error: String?, requeueAt: Date?, at date: Date) async throws(CarryonError)
+    /// Records `state` for asset `id` unless another live instance holds it; returns that
+    /// holder (nothing written) or nil (written).
+    func setStateUnlessHeld(_ state: DownloadState, of id: String, by instance: String, error: String?,
+                            _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
+    /// Leaves `request` for the live instance holding asset `id`.
+    func request(_ request: Ownership.Request, of id: String, by instance: String,
+                 _ context: OwnershipContext) async throws(CarryonError) -> RequestOutcome
+    /// The requests left for the tasks `instance` runs or has queued.
+    func requests(for instance: String) async throws(CarryonError) -> [(id: String, request: Ownership.Request)]
+    /// Records the progress of the run `fence` names, for other processes to show.
+    func writeProgress(_ progress: DownloadProgress, fence: Fence) async throws(CarryonError)
+    /// Records a player's lease on asset `assetID` held by `instance` until `until`.
+    func holdPlayback(_ assetID: String, by instance: Instance, until: Date) async throws(CarryonError)
+    /// Ends holder `holder`'s leases on `assetIDs` (all of them when nil).
+    func releasePlayback(_ assetIDs: [String]?, by holder: String) async throws(CarryonError)
+    /// The live players' leases, by asset.
+    func playbackHolders(_ context: OwnershipContext) async throws(CarryonError) -> [String: [Instance]]
 
     // MARK: Content keys (sealed: the index never holds a key in clear)
 

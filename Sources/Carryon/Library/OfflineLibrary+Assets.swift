@@ -6,21 +6,28 @@ import Foundation
 extension OfflineLibrary {
     /// Every asset in the library, oldest first, as it is now.
     ///
-    /// An asset recorded as running or waiting whose process is gone (no process holds its
-    /// bundle's lock) is shown suspended, as the next session will record it. A running
-    /// download's progress is that of its last recorded resource; a session's own
-    /// ``DownloadTask/snapshot()`` is exact to the byte.
+    /// An asset recorded as running or waiting that no live process holds (its process died,
+    /// or its lease ran out) is shown suspended: any process may resume it. A download another
+    /// process runs shows the progress its owner wrote to the index, at most half a second old.
     public func assets() async throws(CarryonError) -> [AssetSnapshot] {
         var snapshots: [AssetSnapshot] = []
-        for id in try await index.assetIDs() { snapshots.append(try await snapshot(of: id, live: nil)) }
+        let ownerships = try await index.ownerships(ownershipContext())
+        for id in try await index.assetIDs() { snapshots.append(try await snapshot(of: id, live: nil, ownership: ownerships[id])) }
         return snapshots
+    }
+
+    /// How this process reads who holds what: now, with owners on this host known dead as
+    /// soon as their process is gone.
+    func ownershipContext() -> OwnershipContext {
+        OwnershipContext(now: Date(), checksProcesses: true)
     }
 
     /// The asset with `id` (the whole id, or a unique prefix of it), as ``assets()`` shows it.
     ///
     /// - Throws: ``CarryonError/Code/unknownAsset`` when no asset, or several, match.
     public func asset(_ id: String) async throws(CarryonError) -> AssetSnapshot {
-        try await snapshot(of: try await resolveID(id), live: nil)
+        let id = try await resolveID(id)
+        return try await snapshot(of: id, live: nil, ownership: try await index.ownership(of: id, ownershipContext()))
     }
 
     /// Resolves a full id or a unique prefix.
@@ -43,9 +50,9 @@ extension OfflineLibrary {
         var lastError: CarryonError?
     }
 
-    /// Asset `id` as it is now: the index's record and counts, the bundle's bytes on disk, and
-    /// what `live` knows of a task this process runs.
-    func snapshot(of id: String, live: LiveState?) async throws(CarryonError) -> AssetSnapshot {
+    /// Asset `id` as it is now: the index's record and counts, the bundle's bytes on disk, what
+    /// `live` knows of a task this process runs, and who holds it (`ownership`).
+    func snapshot(of id: String, live: LiveState?, ownership: TaskOwnership?) async throws(CarryonError) -> AssetSnapshot {
         guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
@@ -61,21 +68,23 @@ extension OfflineLibrary {
                 return empty
             }
         }
-        let progress: DownloadProgress
+        var progress: DownloadProgress
         if let tracker = live?.tracker {
             progress = tracker.snapshot(at: DownloadSession.now())
         } else {
             progress = ProgressTracker(resources: await readOrNote("resources", []) { () async throws(CarryonError) in
                 try await index.resources(of: id)
             }).snapshot(at: 0)
+            // Another process's download: the bytes its owner counted, partial files included.
+            if let owned = ownership?.progress {
+                let ranges = progress.loadedTimeRanges
+                progress = owned
+                progress.loadedTimeRanges = ranges
+            }
         }
         let renditions = await readOrNote("renditions", []) { () async throws(CarryonError) in try await index.renditions(of: id) }
         let counts = await readOrNote("resource counts", [:]) { () async throws(CarryonError) in try await index.resourceCounts(of: id) }
-        var state = live?.state ?? asset.state
-        if live?.state == nil, state == .running || state == .waiting,
-           !FileLock.isHeld(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) {
-            state = .suspended
-        }
+        let state = live?.state ?? ownership?.effectiveState ?? asset.state
         let error = state == .failed ? (live?.lastError?.message ?? asset.errorMessage) : asset.errorMessage
         let usage = BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") }
         return AssetSnapshot(

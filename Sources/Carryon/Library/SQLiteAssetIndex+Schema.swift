@@ -103,6 +103,43 @@ extension SQLiteAssetIndex {
                 t.add(column: "query", .text)
             }
         }
+        migrator.registerMigration("v7: ownership") { db in
+            // Who runs what (see Ownership): the owner and its lease, the fencing epoch, the queue
+            // and requests from other processes. Rows an earlier release left running or waiting
+            // have no owner and no queuer: no live process holds them, so they read as suspended
+            // and any process may claim them.
+            try db.alter(table: "asset") { t in
+                t.add(column: "owner", .text)
+                t.add(column: "leaseUntil", .double)
+                t.add(column: "epoch", .integer).notNull().defaults(to: 0)
+                t.add(column: "queuedBy", .text)
+                t.add(column: "queuedAt", .double)
+                t.add(column: "request", .text)
+                t.add(column: "progress", .jsonText)
+            }
+            try db.create(index: "asset_by_owner", on: "asset", columns: ["owner"])
+            try db.create(index: "asset_by_queue", on: "asset", columns: ["queuedBy", "state"])
+            // Sessions that queue or run tasks, each alive while its heartbeat lasts.
+            try db.create(table: "instance") { t in
+                t.primaryKey("id", .text)
+                t.column("host", .text).notNull()
+                t.column("pid", .integer).notNull()
+                t.column("processStart", .integer)
+                t.column("label", .text).notNull()
+                t.column("startedAt", .double).notNull()
+                t.column("aliveUntil", .double).notNull()
+            }
+            // Players' leases: an asset being played, which a purge keeps.
+            try db.create(table: "playbackLease") { t in
+                t.column("assetId", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("holder", .text).notNull()
+                t.column("host", .text).notNull()
+                t.column("pid", .integer).notNull()
+                t.column("processStart", .integer)
+                t.column("until", .double).notNull()
+                t.primaryKey(["assetId", "holder"])
+            }
+        }
         return migrator
     }
 }

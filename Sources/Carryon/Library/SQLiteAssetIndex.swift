@@ -106,16 +106,6 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
-    func interruptedAssetIDs() async throws(CarryonError) -> [String] {
-        try await read { db in try String.fetchAll(db, sql: "SELECT id FROM asset WHERE state IN ('running', 'waiting')") }
-    }
-
-    func suspendIfInterrupted(_ id: String) async throws(CarryonError) {
-        try await write { db in
-            try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state IN ('running', 'waiting')", arguments: [id])
-        }
-    }
-
     func setOptions(_ options: DownloadOptions, of id: String) async throws(CarryonError) {
         let encoded = String(decoding: (try? JSONEncoder().encode(options)) ?? Data(), as: UTF8.self)
         try await write { db in try db.execute(sql: "UPDATE asset SET options = ? WHERE id = ?", arguments: [encoded, id]) }
@@ -127,9 +117,10 @@ final class SQLiteAssetIndex: AssetIndex {
 
     // MARK: Plans
 
-    func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date) async throws(CarryonError) {
+    func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError) {
         let plan = planned.plan
         try await write { db in
+            if let fence { try Self.check(fence, db) }
             var kept: [String: ResourceRecord] = [:]
             if keeping {
                 for resource in try ResourceRecord.filter(Column("assetId") == id).fetchAll(db) {
@@ -247,9 +238,10 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
-    func relocate(_ moves: [(id: Int64, uri: String)], of id: String) async throws(CarryonError) {
+    func relocate(_ moves: [(id: Int64, uri: String)], of id: String, fence: Fence?) async throws(CarryonError) {
         guard !moves.isEmpty else { return }
         try await write { db in
+            if let fence { try Self.check(fence, db) }
             let update = try db.makeStatement(sql: "UPDATE resource SET uri = ? WHERE id = ? AND assetId = ?")
             for move in moves {
                 update.setUncheckedArguments([move.uri, move.id, id])
@@ -258,8 +250,9 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
-    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?) async throws(CarryonError) {
+    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError) {
         try await write { db in
+            if let fence { try Self.check(fence, db) }
             // Once per resource: the statement is compiled once per connection.
             try db.cachedStatement(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?")
                 .execute(arguments: [bytes, etag, lastModified, resourceID])

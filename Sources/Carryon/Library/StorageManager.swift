@@ -141,10 +141,15 @@ public struct StorageManager: Sendable {
         let settings = try await settings()
         let assets = try await library.index.allAssets()
         let date = now()
+        // Who holds what, from the index: a download a live process runs or has queued, a
+        // player's lease.
+        let context = library.ownershipContext()
+        let ownerships = try await library.index.ownerships(context)
+        let playing = try await library.index.playbackHolders(context)
         let candidates = assets.map { asset in
             let bundle = library.bundleURL(for: asset.id)
-            let downloading = busy.contains(asset.id) || FileLock.isHeld(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path)
-            let players = downloading ? [] : PlaybackLeases.holders(of: bundle)
+            let downloading = busy.contains(asset.id) || ownerships[asset.id]?.holder != nil
+            let players = downloading ? [] : (playing[asset.id] ?? []).map(\.pid).sorted()
             return PurgeCandidate(id: asset.id, bytes: BundleFiles.totalUsage(of: bundle), expiresAt: asset.expiresAt,
                                   priority: asset.priority, lastPlayedAt: asset.lastPlayedAt, createdAt: asset.createdAt,
                                   use: downloading ? .downloading : players.isEmpty ? nil : .playing, players: players)

@@ -1,27 +1,28 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// The assets a playback server in this process is playing, each held by a lease: a file
-/// `.playing-<pid>` in its bundle, locked (`flock`) while the lease lasts. A purge, in any
-/// process, keeps an asset whose lease is held, and names the processes holding it.
+/// The assets a playback server in this process is playing, each held by a lease: a row in the
+/// library's index naming the holder (an ``Instance``: its host and process) and when the lease
+/// ends. A purge, in any process on any host, keeps an asset whose lease is held, and names the
+/// processes holding it.
 ///
 /// A lease is taken at an asset's first request and lasts until the server stops
-/// (``releaseAll()``, or this object's end), until the process exits (the system drops its
-/// locks, even after `kill -9`), or until no request has come for the asset in ``idleLimit``:
-/// a player that has gone without a word no longer holds an asset for ever.
+/// (``releaseAll()``), until no request has come for the asset in ``idleLimit`` (a player that
+/// has gone without a word no longer holds an asset for ever), or until its process is gone (on
+/// the same host this is known at once, even after `kill -9`; from another host, when the
+/// lease's time runs out).
 public final class PlaybackLeases: Sendable {
     /// How long an asset no request has come for stays leased.
     public let idleLimit: Duration
     private let library: OfflineLibrary
     private let clock: @Sendable () -> ContinuousClock.Instant
+    /// Who holds the leases in the index.
+    let holder = Instance.make()
     private let held = Locked<[String: Lease]>([:])
 
     private struct Lease {
-        let lock: FileLock
-        let path: String
         var lastUse: ContinuousClock.Instant
+        /// When the row was last written: it is written again once a tenth of the idle limit has passed.
+        var written: ContinuousClock.Instant
     }
 
     /// Leases on assets of `library`; `idleLimit` is ten minutes unless given.
@@ -33,28 +34,28 @@ public final class PlaybackLeases: Sendable {
     }
 
     deinit {
-        releaseAll()
+        let index = library.index
+        let holder = holder.id
+        if !held.withLock({ $0.isEmpty }) { Task { try? await index.releasePlayback(nil, by: holder) } }
     }
 
     /// Takes a lease on `assetID`, or renews the one held; ends the leases idle for longer
-    /// than ``idleLimit``. An asset whose bundle cannot take the lease file (it is being
-    /// deleted) is not leased.
-    public func hold(_ assetID: String) {
+    /// than ``idleLimit``. An asset the index no longer has is not leased.
+    public func hold(_ assetID: String) async {
         let now = clock()
-        let ended = held.withLock { held -> [Lease] in
-            let idle = held.filter { $0.key != assetID && now - $0.value.lastUse > idleLimit }
-            for key in idle.keys { held[key] = nil }
-            if held[assetID] != nil {
-                held[assetID]?.lastUse = now
-            } else {
-                let path = Self.leasePath(in: library.bundleURL(for: assetID), pid: getpid())
-                if FileManager.default.fileExists(atPath: library.bundleURL(for: assetID).path), let lock = FileLock(path: path) {
-                    held[assetID] = Lease(lock: lock, path: path, lastUse: now)
-                }
-            }
-            return Array(idle.values)
+        let (ended, write) = held.withLock { held -> ([String], Bool) in
+            let idle = held.filter { $0.key != assetID && now - $0.value.lastUse > idleLimit }.map(\.key)
+            for key in idle { held[key] = nil }
+            let write = held[assetID].map { now - $0.written >= idleLimit / 10 } ?? true
+            held[assetID, default: Lease(lastUse: now, written: now)].lastUse = now
+            if write { held[assetID]?.written = now }
+            return (idle, write)
         }
-        for lease in ended { Self.end(lease) }
+        if !ended.isEmpty { try? await library.index.releasePlayback(ended, by: holder.id) }
+        if write {
+            let seconds = Double(idleLimit.components.seconds) + Double(idleLimit.components.attoseconds) / 1e18
+            try? await library.index.holdPlayback(assetID, by: holder, until: Date().addingTimeInterval(seconds))
+        }
     }
 
     /// The assets leased now.
@@ -63,28 +64,14 @@ public final class PlaybackLeases: Sendable {
     }
 
     /// Ends every lease: the server has stopped.
-    public func releaseAll() {
-        for lease in held.withLock({ held in defer { held.removeAll() }; return Array(held.values) }) { Self.end(lease) }
+    public func releaseAll() async {
+        held.withLock { $0.removeAll() }
+        try? await library.index.releasePlayback(nil, by: holder.id)
     }
 
-    private static func end(_ lease: Lease) {
-        unlink(lease.path)
-        withExtendedLifetime(lease.lock) {}
-    }
-
-    /// The file of process `pid`'s lease in `bundle`.
-    static func leasePath(in bundle: URL, pid: Int32) -> String {
-        bundle.appending(path: ".playing-\(pid)", directoryHint: .notDirectory).path
-    }
-
-    /// The processes holding a lease on the asset whose bundle is `bundle`, lowest first. A
-    /// lease file whose process has gone is not a lease (it is left: the same process id
-    /// reuses it, and the bundle's removal takes it).
-    public static func holders(of bundle: URL) -> [Int32] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
-        return names.compactMap { name -> Int32? in
-            guard name.hasPrefix(".playing-"), let pid = Int32(name.dropFirst(".playing-".count)) else { return nil }
-            return FileLock.isHeld(path: bundle.appending(path: name, directoryHint: .notDirectory).path) ? pid : nil
-        }.sorted()
+    /// The processes holding a lease on asset `assetID` now (in any process of any host), by
+    /// process id, lowest first.
+    public static func holders(of assetID: String, in library: OfflineLibrary) async throws(CarryonError) -> [Int32] {
+        (try await library.index.playbackHolders(library.ownershipContext())[assetID] ?? []).map(\.pid).sorted()
     }
 }

@@ -85,7 +85,7 @@ public struct PlaybackSource: Sendable {
         guard var asset = try await library.index.asset(assetID) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")
         }
-        leases.hold(assetID)
+        await leases.hold(assetID)
         if !asset.planned {
             // A download that has just begun is reading the playlists: wait for them.
             asset = try await waitUntilPlanned(assetID) ?? asset
@@ -129,10 +129,13 @@ public struct PlaybackSource: Sendable {
         return ClearKeyLicense.response(keys)
     }
 
-    /// Whether the asset is being downloaded now, by this process or another.
+    /// Whether the asset is being downloaded now, by this process or another (a live process
+    /// holds its claim in the index).
     public func isDownloading(_ assetID: String) async -> Bool {
         if let session, await session.isTransferring(assetID) { return true }
-        return FileLock.isHeld(path: library.bundleURL(for: assetID).appending(path: ".lock", directoryHint: .notDirectory).path)
+        guard let ownership = try? await library.index.ownership(of: assetID, library.ownershipContext()),
+              case .running? = ownership.holder else { return false }
+        return true
     }
 
     /// Waits while the asset is downloading until its playlists are read; nil if it stops

@@ -78,6 +78,15 @@ extension DownloadSession {
         /// rendition, segment, init section, key, XLink — is checked, after `..`,
         /// percent-encoding and symbolic links are resolved, and read from its checked path.
         public var locationRule: LocationRule = .anyLocation
+        /// How long a claim on a running task holds without renewal (30 seconds by default):
+        /// the session renews it every third of that while the task runs. A task whose owner
+        /// stopped renewing (paused, partitioned, killed) may be claimed by another process once
+        /// its lease has run out; every write its old run makes from then on is refused.
+        public var lease: Duration = .seconds(30)
+        /// Whether an owner on this host whose process is gone counts as gone at once (the
+        /// default), so that `resume` after a `kill -9` does not wait for its lease to run out.
+        /// Off, only the lease decides, as it does for owners on other hosts.
+        public var checksOwnerProcesses = true
         /// The manifest formats the session reads, tried in order on a new asset's first
         /// manifest (see `StreamFormat`); the first is also the one that reads what none
         /// recognises. HLS and MPEG-DASH by default.

@@ -1,23 +1,17 @@
 import Foundation
 
-/// The session's events: every task's, to every subscriber.
+/// The session's events: every task's, to every subscriber (see ``EventFanout``).
 extension DownloadSession {
-    /// A stream of every task's events from now on. Each call makes a new stream.
+    /// A stream of every task's events from now on — of downloads other processes run in the
+    /// same library too, whose state and progress the session reads from the index about twice
+    /// a second while anyone listens. Each call makes a new stream.
     public func events() -> AsyncStream<DownloadEvent> {
-        let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
-        let id = UUID()
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.unsubscribe(id) }
-        }
+        let stream = fanout.subscribe()
+        startSteering()
         return stream
     }
 
-    func unsubscribe(_ id: UUID) {
-        subscribers[id] = nil
-    }
-
     func emit(_ event: DownloadEvent) {
-        for continuation in subscribers.values { continuation.yield(event) }
+        fanout.emit(event)
     }
 }

@@ -7,8 +7,7 @@ extension DownloadSession {
     // MARK: Downloading
 
     func perform(_ id: String) async throws(CarryonError) {
-        let bundle = library.bundleURL(for: id)
-        tasks[id]?.run?.lock = try lockBundle(id)
+        let bundle = try makeBundleFolder(id)
         guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
@@ -22,7 +21,7 @@ extension DownloadSession {
             }
             // Keys before any media: a key Carryon cannot obtain fails the task here.
             if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
-            try await persist(planned, for: asset)
+            try await persist(planned, for: asset, fence: tasks[id]?.run?.fence)
             if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
             reportPlaylistWarnings(planned.plan.warnings, for: asset)
         }
@@ -67,11 +66,13 @@ extension DownloadSession {
     /// anything is downloaded.
     public func prepare(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
-        guard tasks[id]?.run == nil, !queue.contains(id) else {
+        guard tasks[id]?.isIdle ?? true else {
             throw CarryonError(.invalidState, "\(id) is downloading")
         }
-        let lock = try lockBundle(id)
-        defer { withExtendedLifetime(lock) {} }
+        if let ownership = try await scheduler.ownership(of: id), ownership.holder != nil {
+            throw TaskScheduler.busy(id, ownership, "its playlists are read by that process")
+        }
+        _ = try makeBundleFolder(id)
         guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
@@ -129,18 +130,15 @@ extension DownloadSession {
         return fetcher.forStream(asset.url)
     }
 
-    /// Creates an asset's bundle folder and takes its lock: this process works on it now.
-    func lockBundle(_ id: String) throws(CarryonError) -> FileLock {
+    /// Creates an asset's bundle folder, and returns it.
+    func makeBundleFolder(_ id: String) throws(CarryonError) -> URL {
         let bundle = library.bundleURL(for: id)
         do {
             try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
         } catch {
             throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
         }
-        guard let lock = FileLock(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) else {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process")
-        }
-        return lock
+        return bundle
     }
 
     /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
@@ -211,11 +209,9 @@ extension DownloadSession {
         var machine = try await machine(id)
         let action: DownloadTaskStateMachine.Action
         do { action = try machine.addMedia() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
-        let bundle = library.bundleURL(for: id)
-        guard let lock = FileLock(path: bundle.appending(path: ".lock", directoryHint: .notDirectory).path) else {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before renditions are added")
+        if let ownership = try await scheduler.ownership(of: id), let holder = ownership.holder, holder.instance != scheduler.instance.id {
+            throw TaskScheduler.busy(id, ownership, "it must stop before renditions are added")
         }
-        defer { withExtendedLifetime(lock) {} }
         guard let asset = try await index.asset(id), asset.planned,
               let current = asset.selection else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
@@ -257,7 +253,10 @@ extension DownloadSession {
         saved.options = options
         try await persist(planned, for: saved, keeping: true)
         try await index.setOptions(options, of: id)
-        try await setState(id, machine)
+        if let holder = try await scheduler.setStateUnlessHeld(machine.state, of: id) {
+            throw TaskScheduler.busy(id, holder, "it must stop before renditions are added")
+        }
+        record(id, machine)
         try await perform(action, for: id)
         emit(.mediaSelectionResolved(taskID: id, selection: selection))
         // The playlists the added renditions bring; the others were reported when first read.
@@ -268,11 +267,12 @@ extension DownloadSession {
 
     /// Writes a plan's playlists and rows, and the format that planned it. With `keeping`,
     /// resources the bundle already has (the same URI and byte range, at the same file) keep
-    /// their state, size and validators.
-    func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false) async throws(CarryonError) {
+    /// their state, size and validators. With `fence` (a run's), nothing is written to the
+    /// index once another process has claimed the task.
+    func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false, fence: Fence? = nil) async throws(CarryonError) {
         let format = try configuration.formats.format(named: planned.format)
         try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id)
-        try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date())
+        try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date(), fence: fence)
         try await writeManifest(asset.id)
     }
 }

@@ -58,7 +58,7 @@ extension DownloadSession {
                   uri != (run.freshLocations[resourceID] ?? resource.uri) else { continue }
             moved.append((resourceID, uri))
         }
-        try await index.relocate(moved, of: id)
+        try await index.relocate(moved, of: id, fence: run.fence)
         for (resourceID, uri) in moved { run.freshLocations[resourceID] = uri }
         run.refreshes += 1
         AssetLogs(library: library).error(

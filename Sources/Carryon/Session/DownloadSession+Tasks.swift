@@ -42,101 +42,162 @@ extension DownloadSession {
         try await library.resolveID(text)
     }
 
+    /// Queues task `id` in the index for this session to run when it has room.
+    ///
+    /// - Throws: ``CarryonError/Code/busy`` when another live process runs the task or has
+    ///   queued it (nothing changes), ``CarryonError/Code/invalidState`` for a cancelled task.
     func resume(_ id: String) async throws(CarryonError) {
         await settle(id)
-        if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process already")
-        }
+        if let task = tasks[id], task.run != nil || task.isQueued { return }
+        try await recordUnrecordedEnd(id)
         var machine = try await machine(id)
-        let action: DownloadTaskStateMachine.Action
-        do { action = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
-        try await setState(id, machine)
-        tasks[id]?.lastError = nil
-        try await perform(action, for: id)
+        do { _ = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        let (decision, before) = try await scheduler.enqueue(id)
+        switch decision {
+        case .busy:
+            throw TaskScheduler.busy(id, before!, "")
+        case .complete:
+            return
+        case .cancelled:
+            throw CarryonError(.invalidState, "\(id): cannot resume a task that is cancelled")
+        case .queue, .alreadyHeld:
+            startSteering()
+            tasks[id]?.lastError = nil
+            tasks[id]?.activity = .queued
+            record(id, DownloadTaskStateMachine(state: .waiting))
+            await fill()
+        }
     }
 
-    func suspend(_ id: String) async throws(CarryonError) {
-        await settle(id)
-        // Another process's download is its own to suspend: writing its state here would leave
-        // it downloading under a state that says it is not.
-        if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; only that process can suspend it")
-        }
-        var machine = try await machine(id)
-        let action = machine.suspend()
-        try await setState(id, machine)
-        queue.removeAll { $0 == id }
-        try await perform(action, for: id)
-        if tasks[id]?.run == nil { notifyFinished(id, machine.state) }
+    /// Suspends task `id` — run or queued by this session, or by another process, which is
+    /// asked to and applies it within a second — and returns the state it ended in.
+    @discardableResult
+    func suspend(_ id: String) async throws(CarryonError) -> DownloadState {
+        try await steer(id, .suspend)
     }
 
-    func cancel(_ id: String) async throws(CarryonError) {
-        await settle(id)
-        if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; only that process can cancel it")
-        }
-        var machine = try await machine(id)
-        let action: DownloadTaskStateMachine.Action
-        do { action = try machine.cancel() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
-        // Recorded first, so that the run, stopping, finds the task no longer running.
-        tasks[id]?.machine = machine
-        try await perform(action, for: id)
-        try await setState(id, machine)
-        notifyFinished(id, .cancelled)
+    /// Cancels task `id` (its data goes) wherever it runs; returns the state it ended in.
+    @discardableResult
+    func cancel(_ id: String) async throws(CarryonError) -> DownloadState {
+        try await steer(id, .cancel)
     }
 
-    /// Removes an asset: its bundle and its rows. A running task is stopped first.
+    /// Removes an asset: its bundle and its rows. A running task is stopped first — by the
+    /// process that runs it, which is asked to and does it within a second.
     ///
-    /// - Throws: ``CarryonError/Code/busy`` when another process is downloading the asset (its
-    ///   files are in use there: it must stop first). A player reading it through a
-    ///   playback server gets 404s from then on.
+    /// - Throws: ``CarryonError/Code/busy`` when the process running the asset does not apply
+    ///   the request in time. A player reading it through a playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
         let id = try await resolveID(id)
-        await settle(id)
-        if tasks[id]?.run == nil, isDownloadedElsewhere(id) {
-            throw CarryonError(.busy, "\(id) is being downloaded by another process; it must stop before the asset is deleted")
-        }
-        var machine = try await machine(id)
-        // A completed asset has no transfer to stop; any other is cancelled on its way out.
-        let action = (try? machine.cancel()) ?? .stopAndRemoveData
-        tasks[id]?.machine = machine
-        try await perform(action == .none ? .stopAndRemoveData : action, for: id)
-        try await index.deleteAsset(id)
-        AssetLogs(library: library).remove(id)
-        tasks[id] = nil
-        notifyFinished(id, .cancelled)
+        _ = try await steer(id, .delete)
     }
 
-    /// Whether another process (or session) holds the asset's bundle lock, downloading it.
-    func isDownloadedElsewhere(_ id: String) -> Bool {
-        tasks[id]?.run?.lock == nil && FileLock.isHeld(path: library.bundleURL(for: id).appending(path: ".lock", directoryHint: .notDirectory).path)
+    /// Applies `request` to task `id`: here, when this session runs or queued it, or no live
+    /// process holds it; else through the index, to the process that does, waiting for it to
+    /// apply it.
+    private func steer(_ id: String, _ request: Ownership.Request) async throws(CarryonError) -> DownloadState {
+        await settle(id)
+        try? await recordUnrecordedEnd(id)
+        if let task = tasks[id], !task.isIdle { return try await applyHere(id, request) }
+        switch try await scheduler.request(request, of: id) {
+        case .unheld, .mine:
+            return try await applyHere(id, request)
+        case .sent(let ownership):
+            return try await awaitRequest(request, of: id, sentTo: ownership)
+        }
+    }
+
+    /// Waits until the process holding task `id` has applied `request`, and returns the state
+    /// the task ended in.
+    private func awaitRequest(_ request: Ownership.Request, of id: String, sentTo ownership: TaskOwnership) async throws(CarryonError) -> DownloadState {
+        let clock = ContinuousClock()
+        // The holder looks for requests twice a second; a run stops within a moment of being asked.
+        let deadline = clock.now + .seconds(10)
+        while clock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { throw CarryonError(.cancelled, "stopped waiting for \(id)") }
+            guard let now = try await scheduler.ownership(of: id) else { return .cancelled }
+            if now.holder == nil || now.row.request == nil && ![.running, .waiting].contains(now.effectiveState) {
+                tasks[id]?.machine = DownloadTaskStateMachine(state: now.effectiveState)
+                return now.effectiveState
+            }
+        }
+        throw TaskScheduler.busy(id, ownership, "it was asked to \(request.rawValue) and has not within 10 s")
+    }
+
+    /// Applies `request` to task `id` in this session.
+    private func applyHere(_ id: String, _ request: Ownership.Request) async throws(CarryonError) -> DownloadState {
+        var machine = try await machine(id)
+        let wasQueued = tasks[id]?.isQueued == true
+        let action: DownloadTaskStateMachine.Action
+        switch request {
+        case .suspend:
+            action = machine.suspend()
+        case .cancel:
+            do { action = try machine.cancel() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        case .delete:
+            // A completed asset has no transfer to stop; any other is cancelled on its way out.
+            let cancelling = (try? machine.cancel()) ?? .stopAndRemoveData
+            action = cancelling == .none ? .stopAndRemoveData : cancelling
+        }
+        if tasks[id]?.run == nil {
+            // Not running here: the row is written now, unless a live process took it meanwhile.
+            if let holder = try await scheduler.setStateUnlessHeld(machine.state, of: id) {
+                throw TaskScheduler.busy(id, holder, "only that process can \(request.rawValue) it")
+            }
+            if wasQueued { tasks[id]?.activity = .idle }
+        }
+        // Recorded first, so that the run, stopping, finds the task no longer running and ends it so.
+        record(id, machine)
+        try await perform(action, for: id)
+        if request == .delete {
+            try await index.deleteAsset(id)
+            AssetLogs(library: library).remove(id)
+            let waiters = tasks[id]?.waiters ?? []
+            tasks[id] = nil
+            for waiter in waiters { waiter.resume(returning: .cancelled) }
+            return .cancelled
+        }
+        if tasks[id]?.run == nil {
+            if request == .cancel, try await scheduler.setStateUnlessHeld(.cancelled, of: id) != nil {
+                throw CarryonError(.busy, "\(id) was claimed by another process while it was being cancelled")
+            }
+            notifyFinished(id, machine.state)
+        }
+        return machine.state
+    }
+
+    /// Whether another live process runs task `id` or has queued it.
+    func isHeldElsewhere(_ id: String) async -> Bool {
+        guard tasks[id]?.isIdle ?? true, let ownership = try? await scheduler.ownership(of: id), let holder = ownership.holder else { return false }
+        return holder.instance != scheduler.instance.id
     }
 
     /// Waits, when task `id`'s run has ended and its end is still being recorded, until it is:
     /// what the user asks of the task then (suspend, cancel, delete, resume) applies to the
     /// state it ended in, and is not undone by the end being written after it.
     func settle(_ id: String) async {
-        if finishing.contains(id) { _ = await waitUntilFinished(id) }
+        if tasks[id]?.isFinishing == true { _ = await waitUntilFinished(id) }
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {
-        if tasks[id]?.run == nil && !queue.contains(id) && !finishing.contains(id) {
+        guard let task = tasks[id], !task.isIdle else {
             return (try? await machine(id).state) ?? .cancelled
         }
         return await withCheckedContinuation { continuation in
-            finishWaiters[id, default: []].append(continuation)
+            tasks[id]?.waiters.append(continuation)
         }
     }
 
+    /// Answers everyone waiting for task `id` once it is idle here.
     func notifyFinished(_ id: String, _ state: DownloadState) {
-        guard tasks[id]?.run == nil, !queue.contains(id), !finishing.contains(id) else { return }
-        for waiter in finishWaiters.removeValue(forKey: id) ?? [] { waiter.resume(returning: state) }
+        guard let task = tasks[id], task.isIdle else { return }
+        tasks[id]?.waiters.removeAll()
+        for waiter in task.waiters { waiter.resume(returning: state) }
     }
 
     /// Forgets a task's plan and removes its bundle (off the actor: a long asset's bundle has
     /// tens of thousands of files).
     func removeData(_ id: String) async throws(CarryonError) {
-        tasks[id]?.run?.lock = nil
         try await index.forgetPlan(of: id)
         try await BundleWriter(library: library).remove(id)
     }

@@ -194,7 +194,8 @@ extension DownloadSession {
     func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
         let id = resource.assetID
         tasks[id]?.run?.concurrency?.completed(bytes, at: ContinuousClock.now)
-        try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified)
+        try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified,
+                                 fence: tasks[id]?.run?.fence)
         // A fetch that playback still waited for can end after the run: the index then says
         // whether the rendition is complete.
         let run = tasks[id]?.run

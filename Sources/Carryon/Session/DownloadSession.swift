@@ -11,6 +11,13 @@ import NIOPosix
 /// the library, so after a restart — even after `kill -9` — ``tasks()`` lists them with their
 /// state and progress, and a task that was running comes back suspended, ready to ``DownloadTask/resume()``.
 ///
+/// The library's index decides who runs what (see ``Configuration/lease``): a session claims
+/// the tasks it queued, holds each under a lease it renews, and any process may steer them
+/// (suspend, cancel, delete: the request is recorded and this session applies it). Several
+/// processes — a daemon, a terminal, a script — work on one library without stepping on each
+/// other's downloads: resuming one that another process runs or has queued answers
+/// ``CarryonError/Code/busy`` and changes nothing.
+///
 /// ```swift
 /// let library = try OfflineLibrary(root: OfflineLibrary.defaultRoot())
 /// let session = try await DownloadSession(library: library)
@@ -38,33 +45,25 @@ public actor DownloadSession {
     nonisolated let client: HTTPClient
     let logger: Logger
     let requests: AsyncSemaphore
-    /// Every task this session has touched: its life cycle and, while it runs here, its run.
+    /// Every task this session has touched: its life cycle and what it does here.
     var tasks: [String: SessionTask] = [:]
-    /// Tasks waiting for room, in order.
-    var queue: [String] = []
-    /// Queued tasks that may not start before a time: their stream did not answer, and they
-    /// try again then (``deferStart(_:after:)``).
-    var notBefore: [String: ContinuousClock.Instant] = [:]
-    /// When the scheduler is next woken for a task whose time has come.
-    var wakeAt: ContinuousClock.Instant?
+    /// The session's claims, leases and requests in the index.
+    nonisolated let scheduler: TaskScheduler
     /// The storage rules every transfer's chunks are charged against as they arrive.
     let budget: ByteBudget
-    /// Fetches under way, by resource id: the transfer and playback wait on the same one, so
-    /// a resource is never fetched twice.
-    var fetches: [Int64: SharedFetch] = [:]
-    /// Fetches every waiter left, until they have stopped writing.
-    var cancelledFetches: [Int64: (generation: UInt64, task: Task<Void, Never>)] = [:]
-    /// The last number handed out to tell fetches and their waiters apart.
-    var tickets: UInt64 = 0
-    var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
-    var finishWaiters: [String: [CheckedContinuation<DownloadState, Never>]] = [:]
-    /// Tasks whose run has ended and whose end is being recorded: their state still says
-    /// running, so ``waitUntilFinished(_:)`` waits for the recorded end rather than answer that.
-    var finishing: Set<String> = []
+    /// Fetches under way, shared by the transfer and playback.
+    var fetches = FetchRegistry()
+    /// Every event, to every subscriber.
+    nonisolated let fanout = EventFanout()
+    /// The loop that renews leases, applies requests, starts queued tasks whose time has come
+    /// and follows other processes' downloads; started by the first queued task or subscriber.
+    var steering: Task<Void, Never>?
+    /// Whether claims are being made now, and whether another pass was asked for meanwhile.
+    var filling = (now: false, again: false)
     var isShutDown = false
 
-    /// Opens a session over `library`. Tasks recorded as running whose process is gone (no
-    /// process holds their lock) come back suspended.
+    /// Opens a session over `library`. Nothing is written to the library until a task is
+    /// resumed: opening a session changes no row another process holds.
     ///
     /// Call ``shutdown()`` when done, or use ``withDownloadSession(library:configuration:logger:_:)``.
     public init(library: OfflineLibrary, configuration: Configuration = Configuration(), logger: Logger? = nil) async throws(CarryonError) {
@@ -78,7 +77,8 @@ public actor DownloadSession {
         self.requests = AsyncSemaphore(configuration.adaptsConcurrency
             ? max(configuration.maximumConcurrentRequests, configuration.maximumConnections) : configuration.maximumConcurrentRequests)
         self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
-        try await recoverCrashedTasks()
+        self.scheduler = TaskScheduler(index: library.index, lease: configuration.lease, checksProcesses: configuration.checksOwnerProcesses,
+                                       label: ProcessInfo.processInfo.arguments.prefix(2).joined(separator: " "))
     }
 
     /// The event loops every session's connections run on: the process's own group for
@@ -96,76 +96,88 @@ public actor DownloadSession {
         // AsyncHTTPClient traps when a client that is still running is released. Its
         // asynchronous shutdown keeps the client alive until it has finished.
         if !isShutDown { client.shutdown { _ in } }
+        steering?.cancel()
     }
 
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
-    /// Tasks still waiting for room stay waiting, in the library, for a later session. Every
-    /// ``DownloadTask/waitUntilFinished()`` is answered before it returns.
+    /// Tasks still waiting for room stay waiting, in the library, until this session's
+    /// instance is gone from the index: then they read as suspended, for any process to
+    /// resume. Every ``DownloadTask/waitUntilFinished()`` is answered before it returns.
     public func shutdown() async {
         guard !isShutDown else { return }
         isShutDown = true
-        let queued = queue
-        queue.removeAll()
-        for id in queued { notifyFinished(id, tasks[id]?.machine.state ?? .waiting) }
+        steering?.cancel()
+        for (id, task) in tasks where task.isQueued {
+            tasks[id]?.activity = .idle
+            notifyFinished(id, .waiting)
+        }
         let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
         for id in running { try? await suspend(id) }
-        for id in running { await tasks[id]?.run?.work.value }
+        for id in running { await tasks[id]?.run?.ended?.value }
         // Runs that ended just before, still recording how.
-        for id in finishing { await settle(id) }
+        for (id, task) in tasks where task.isFinishing { await settle(id) }
+        await steering?.value
+        for (id, task) in tasks where task.unrecordedEnd != nil { try? await recordUnrecordedEnd(id) }
         await stopFetches()
+        await scheduler.unregister()
         try? await client.shutdown()
-        for continuation in subscribers.values { continuation.finish() }
-        subscribers.removeAll()
-        for (id, waiters) in finishWaiters {
-            for waiter in waiters { waiter.resume(returning: tasks[id]?.machine.state ?? .cancelled) }
+        fanout.finish()
+        for (id, task) in tasks {
+            for waiter in task.waiters { waiter.resume(returning: task.machine.state) }
+            tasks[id]?.waiters.removeAll()
         }
-        finishWaiters.removeAll()
     }
 
     // MARK: The life cycle
 
-    /// The state machine of task `id`: this session's, else the one its recorded state gives.
+    /// The state machine of task `id`: this session's while the task is active here, else the
+    /// one the index gives now (another process may have changed it since).
     func machine(_ id: String) async throws(CarryonError) -> DownloadTaskStateMachine {
-        if let task = tasks[id] { return task.machine }
-        guard let state = try await index.state(of: id) else {
+        if let task = tasks[id], task.knowsBest { return task.machine }
+        guard let ownership = try await scheduler.ownership(of: id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
-        let machine = DownloadTaskStateMachine(state: state)
-        tasks[id] = SessionTask(machine: machine)
+        let machine = DownloadTaskStateMachine(state: ownership.effectiveState)
+        if tasks[id] == nil { tasks[id] = SessionTask(machine: machine) } else { tasks[id]?.machine = machine }
         return machine
     }
 
-    /// Records the state `machine` has reached for task `id`, and tells observers if it changed.
-    func setState(_ id: String, _ machine: DownloadTaskStateMachine, error: String? = nil) async throws(CarryonError) {
+    /// Records the end of task `id`'s last run that could not be recorded when it ended (a full
+    /// disk), before anything else is asked of the task.
+    func recordUnrecordedEnd(_ id: String) async throws(CarryonError) {
+        guard let end = tasks[id]?.unrecordedEnd, let state = tasks[id]?.machine.state else { return }
+        do {
+            try await index.endRun(end.fence, state: state, error: end.error, requeueAt: nil, at: Date())
+        } catch where error.cause is LostClaim {
+            // Another process claimed it since: its state is that process's.
+        }
+        tasks[id]?.unrecordedEnd = nil
+    }
+
+    /// Keeps the state `machine` has reached for task `id` (the index was written by the claim,
+    /// the run's end or the request that led here), and tells observers if it changed.
+    func record(_ id: String, _ machine: DownloadTaskStateMachine) {
         let previous = tasks[id]?.machine.state
         if tasks[id] == nil { tasks[id] = SessionTask(machine: machine) } else { tasks[id]?.machine = machine }
-        try await index.setState(machine.state, of: id, error: error, at: Date())
         if previous != machine.state { emit(.stateChanged(taskID: id, state: machine.state)) }
     }
 
-    /// Does what a transition of task `id`'s machine asks: every action the machine returns is
-    /// performed here (the scheduler, which cannot wait, starts a run through the same
-    /// `startRun` that `startTransfer` performs).
+    /// Does what a transition of task `id`'s machine asks.
     func perform(_ action: DownloadTaskStateMachine.Action, for id: String) async throws(CarryonError) {
         switch action {
         case .none:
             break
         case .enqueue:
-            notBefore[id] = nil
-            if tasks[id]?.run == nil, !queue.contains(id) {
-                queue.append(id)
-                schedule()
-            }
+            await fill()
         case .startTransfer:
-            startRun(id)
+            // A transfer starts only from a claim (``fill()``): nothing else asks for one.
+            break
         case .stopTransfer:
-            queue.removeAll { $0 == id }
             tasks[id]?.run?.work.cancel()
         case .stopAndRemoveData:
-            queue.removeAll { $0 == id }
             if let run = tasks[id]?.run {
                 run.work.cancel()
-                await run.work.value
+                await run.ended?.value
             }
             try await removeData(id)
         case .finish:
@@ -180,150 +192,6 @@ public actor DownloadSession {
             default:
                 break
             }
-        }
-    }
-
-    // MARK: Scheduling
-
-    func schedule() {
-        guard !isShutDown else { return }
-        let now = ContinuousClock.now
-        while tasks.values.count(where: { $0.run != nil }) < configuration.maximumConcurrentTasks,
-              let index = queue.firstIndex(where: { notBefore[$0].map { $0 <= now } ?? true }) {
-            let id = queue.remove(at: index)
-            notBefore[id] = nil
-            guard var machine = tasks[id]?.machine, let action = try? machine.start() else { continue }
-            tasks[id]?.machine = machine
-            if action == .startTransfer { startRun(id) }
-        }
-        // A task waiting for its time is started when it comes.
-        if let next = queue.compactMap({ notBefore[$0] }).min(), wakeAt.map({ next < $0 }) ?? true {
-            wakeAt = next
-            Task { [weak self] in
-                try? await Task.sleep(until: next)
-                await self?.wake(at: next)
-            }
-        }
-    }
-
-    private func wake(at instant: ContinuousClock.Instant) {
-        if wakeAt == instant { wakeAt = nil }
-        schedule()
-    }
-
-    /// Task `id`'s run ended before the task had a plan because its stream did not answer
-    /// (`error`, whose cause is a ``PlaylistFetcher/RetryLater``): the task waits in the queue
-    /// again, holding no slot, until the retry policy's next delay (or the server's
-    /// `Retry-After`) has passed. False when the policy says not to wait that long.
-    private func deferStart(_ id: String, _ error: CarryonError, machine: inout DownloadTaskStateMachine) async -> Bool {
-        guard let later = error.cause as? PlaylistFetcher.RetryLater, !isShutDown else { return false }
-        let attempt = (tasks[id]?.startAttempts ?? 0) + 1
-        guard case .retry(let delay) = configuration.retry.decision(afterAttempt: attempt, retryAfter: later.retryAfter,
-                                                                    randomUnit: Double.random(in: 0...1)),
-              (try? machine.deferStart()) != nil else { return false }
-        tasks[id]?.startAttempts = attempt
-        AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: (try? await index.asset(id))??.url ?? id,
-                                                errorDomain: "carryon", errorCode: error.code.rawValue,
-                                                comment: "\(error.message); trying again in \(delay), holding no task slot meanwhile"), for: id)
-        try? await setState(id, machine)
-        notBefore[id] = ContinuousClock.now + delay
-        queue.append(id)
-        return true
-    }
-
-    /// Starts task `id`'s run: what the machine's `startTransfer` asks for.
-    private func startRun(_ id: String) {
-        let work = Task { await self.run(id) }
-        tasks[id]?.run = TaskRun(work: work, bundle: library.bundleURL(for: id))
-    }
-
-    func run(_ id: String) async {
-        let outcome: Result<Void, CarryonError>
-        do {
-            if let machine = tasks[id]?.machine { try await setState(id, machine) }
-            try await perform(id)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
-        // The run is over whatever ended it: what it owned goes (the bundle's lock with it),
-        // so the actions below find no run to stop.
-        let run = tasks[id]?.run
-        tasks[id]?.run = nil
-        finishing.insert(id)
-        if let progress = run?.finalProgress() { tasks[id]?.lastProgress = progress }
-        if var machine = tasks[id]?.machine, machine.state == .running {
-            switch outcome {
-            case .success:
-                let action = (try? machine.complete()) ?? .none
-                try? await setState(id, machine)
-                try? await perform(action, for: id)
-            case .failure(let error) where error.code == .cancelled:
-                // Suspended or cancelled, the state was set by whoever stopped the task; one
-                // still running was stopped by no one. It must not stay "running" with nothing
-                // downloading, where `resume` would do nothing.
-                let action = machine.suspend()
-                let stopped = CarryonError(.transfer, "the transfer stopped without being asked to; resume goes on")
-                await stop(id, with: stopped)
-                try? await setState(id, machine, error: stopped.message)
-                try? await perform(action, for: id)
-            case .failure(let failure):
-                // A stream that did not answer before the task had a plan: tried again later,
-                // the slot given to the next task meanwhile.
-                if await deferStart(id, failure, machine: &machine) { break }
-                // A stall is the server's fault and a storage rule the library's, not the
-                // download's: suspended with what arrived kept, for `resume` once the server
-                // answers again or there is room. Anything else fails the task.
-                let error = needing(failure, id)
-                let action = error.code == .stalled || error.code == .storage ? machine.suspend() : machine.fail()
-                await stop(id, with: error)
-                try? await setState(id, machine, error: error.message)
-                try? await perform(action, for: id)
-            }
-        }
-        if !queue.contains(id) { tasks[id]?.startAttempts = 0 }
-        finishing.remove(id)
-        notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)
-        schedule()
-    }
-
-    /// Keeps `error` as what stopped task `id`, and writes it to the task's error log.
-    private func stop(_ id: String, with error: CarryonError) async {
-        tasks[id]?.lastError = error
-        let url = (try? await index.asset(id))??.url
-        AssetLogs(library: library).error(.init(date: Date(), event: "download", uri: url ?? id, errorDomain: "carryon",
-                                                errorCode: error.code.rawValue, comment: error.message), for: id)
-    }
-
-    /// A full disk's error, with how much more the download needs.
-    private func needing(_ error: CarryonError, _ id: String) -> CarryonError {
-        guard error.code == .disk, let progress = (tasks[id]?.run?.tracker ?? tasks[id]?.lastProgress)?.snapshot(at: Self.now()) else {
-            return error
-        }
-        let left = max(0, progress.bytesExpected - progress.bytesDone)
-        return CarryonError(error.code, "\(error.message); the download still needs \(progress.isExact ? "" : "about ")\(left) more bytes",
-                            cause: error.cause)
-    }
-
-    // MARK: Recovery
-
-    /// Tasks recorded as running or waiting whose process is gone (no process holds their
-    /// bundle's lock) are recorded suspended: their process died mid-download.
-    func recoverCrashedTasks() async throws(CarryonError) {
-        for id in try await index.interruptedAssetIDs() where !FileLock.isHeld(path: library.bundleURL(for: id).appending(path: ".lock", directoryHint: .notDirectory).path) {
-            guard var machine = try? await machine(id) else { continue }
-            // A running task's process died; a waiting one's queue died with its process.
-            let action = machine.state == .running ? machine.recoverAfterCrash() : machine.suspend()
-            do {
-                try await index.suspendIfInterrupted(id)
-            } catch where error.code == .disk {
-                // On a full disk the session still opens, to read: the task is suspended here,
-                // and recorded so by the first session that has room to.
-                logger.warning("a crashed task's state cannot be recorded", metadata: ["asset": "\(id)", "error": "\(error.message)"])
-            }
-            tasks[id]?.machine = machine
-            // Nothing runs here yet: recovery asks for nothing to be done, and that is done.
-            try await perform(action, for: id)
         }
     }
 }

@@ -20,14 +20,26 @@ public struct DownloadTask: Sendable, Hashable {
     public static func == (lhs: DownloadTask, rhs: DownloadTask) -> Bool { lhs.id == rhs.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
 
-    /// Starts or continues the download. A failed or suspended task continues where it stopped.
+    /// Starts or continues the download: queues it in the library's index, for this session to
+    /// run when it has room. A failed or suspended task continues where it stopped, as does one
+    /// whose process died (even under `kill -9`).
+    ///
+    /// - Throws: ``CarryonError/Code/busy`` when another live process runs the task or has
+    ///   queued it: nothing changes, and nothing is fetched twice.
     public func resume() async throws(CarryonError) { try await session.resume(id) }
 
-    /// Pauses the download, keeping what is on disk.
-    public func suspend() async throws(CarryonError) { try await session.suspend(id) }
+    /// Pauses the download, keeping what is on disk — wherever it runs: a download another
+    /// process runs is asked to stop, and that process does within a second. Returns the state
+    /// the task ended in.
+    ///
+    /// - Throws: ``CarryonError/Code/busy`` when the process running it does not stop it in time.
+    @discardableResult
+    public func suspend() async throws(CarryonError) -> DownloadState { try await session.suspend(id) }
 
-    /// Stops the download and removes its data.
-    public func cancel() async throws(CarryonError) { try await session.cancel(id) }
+    /// Stops the download and removes its data, wherever it runs (as ``suspend()`` does).
+    /// Returns the state the task ended in.
+    @discardableResult
+    public func cancel() async throws(CarryonError) -> DownloadState { try await session.cancel(id) }
 
     /// The task's state, progress and selection now.
     public func snapshot() async throws(CarryonError) -> AssetSnapshot { try await session.snapshot(id) }

@@ -1,14 +1,25 @@
 import Foundation
 
-/// One task as a session holds it: its life cycle, and what it owns while it runs here.
-///
-/// `run` is set exactly while the task runs in this session (the machine says `running`): the
-/// session sets it when the machine's `start()` asks for a transfer, and clears it when the run
-/// ends, whatever ended it. A task the machine says is running without a run is another
-/// process's download.
+/// One task as a session holds it: its life cycle, what it is doing here — and while it runs
+/// here, the run itself — and who waits for it to finish.
 struct SessionTask {
+    /// What the task is doing in this session.
+    enum Activity {
+        /// Nothing here: its state is the index's (another process may run it).
+        case idle
+        /// Queued by this session in the index, waiting for a claim.
+        case queued
+        /// Running here, under the claim its run holds.
+        case running(TaskRun)
+        /// Its run has ended and its end is being recorded: what the user asks of it next
+        /// waits for that (``DownloadSession/settle(_:)``).
+        case finishing
+    }
+
     var machine: DownloadTaskStateMachine
-    var run: TaskRun?
+    var activity = Activity.idle
+    /// Callers of ``DownloadTask/waitUntilFinished()``, answered when the task is idle again.
+    var waiters: [CheckedContinuation<DownloadState, Never>] = []
     /// The error that last stopped the task in this session, also kept here because recording
     /// it in the index can fail for the same reason the task did (a full disk).
     var lastError: CarryonError?
@@ -18,17 +29,59 @@ struct SessionTask {
     /// Runs in a row whose stream did not answer before the task had a plan: each gave up its
     /// slot to wait for the next (see `DownloadSession.deferStart`).
     var startAttempts = 0
+    /// The end of this session's last run, when it could not be recorded (a full disk): the
+    /// machine is the truth until it is, and it is written again before the task is next asked
+    /// to do anything.
+    var unrecordedEnd: UnrecordedEnd?
+
+    struct UnrecordedEnd {
+        var fence: Fence
+        var error: String?
+    }
+
+    init(machine: DownloadTaskStateMachine) {
+        self.machine = machine
+    }
+
+    /// The run, while the task runs here.
+    var run: TaskRun? {
+        if case .running(let run) = activity { run } else { nil }
+    }
+
+    var isIdle: Bool {
+        if case .idle = activity { true } else { false }
+    }
+
+    /// Whether this session knows the task's state better than the index: it is active here,
+    /// or its last end is not recorded yet.
+    var knowsBest: Bool { !isIdle || unrecordedEnd != nil }
+
+    var isQueued: Bool {
+        if case .queued = activity { true } else { false }
+    }
+
+    var isFinishing: Bool {
+        if case .finishing = activity { true } else { false }
+    }
 }
 
-/// What one run of a task owns while it goes on: the work itself, the bundle's lock, and once
-/// its transfer starts, the fetcher, the progress and the bookkeeping that turns finished
+/// What one run of a task owns while it goes on: the work itself, the claim it runs under, and
+/// once its transfer starts, the fetcher, the progress and the bookkeeping that turns finished
 /// resources into events. Confined to the session's actor; the session cancels ``work`` to stop
-/// the run, and drops the whole object when it ends, which releases the lock.
+/// the run, and drops the whole object when it ends.
 final class TaskRun {
-    /// The run; cancelling it stops planning or the transfer.
-    let work: Task<Void, Never>
-    /// The bundle's lock: this process works on the bundle while it is held.
-    var lock: FileLock?
+    /// The run's work — planning, then the transfer; cancelling it stops them.
+    let work: Task<Void, any Error>
+    /// The whole run, to the recording of its end: it waits for ``work`` and is never
+    /// cancelled, so that the end of a stopped run is still written.
+    var ended: Task<Void, Never>?
+    /// The claim the run holds: every write it makes to the index carries it.
+    let fence: Fence
+    /// Whether another process claimed the task after this run's lease ran out: the run stops
+    /// and writes nothing more.
+    var lost = false
+    /// The progress last written to the index for other processes to show.
+    var progressWritten: DownloadProgress?
     /// The bundle the run downloads into.
     let bundle: URL
     /// How the transfer fetches, set when it starts, so that playback can ask for a resource
@@ -62,9 +115,21 @@ final class TaskRun {
     /// A fresh manifest URL the session's ``ManifestURLProvider`` gave, used from then on.
     var manifestURL: String?
 
-    init(work: Task<Void, Never>, bundle: URL) {
+    init(work: Task<Void, any Error>, bundle: URL, fence: Fence) {
         self.work = work
         self.bundle = bundle
+        self.fence = fence
+    }
+
+    /// The progress to write to the index for other processes, when it changed since the last.
+    func progressToWrite(at now: Double) -> DownloadProgress? {
+        guard let tracker else { return nil }
+        var progress = tracker.snapshot(at: now)
+        progress.connections = requestsInFlight
+        progress.loadedTimeRanges = [:]
+        guard progress != progressWritten else { return nil }
+        progressWritten = progress
+        return progress
     }
 
     /// The transfer starts over `resources` (all of the task's, done or not).

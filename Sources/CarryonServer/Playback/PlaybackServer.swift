@@ -114,15 +114,26 @@ public struct PlaybackServer: Sendable {
     /// Serves until the task is cancelled or the process receives SIGINT or SIGTERM; calls
     /// `onReady` once listening. When it stops, the assets it played are no longer leased.
     public func run(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void = { _ in }) async throws {
-        defer { source.leases.releaseAll() }
-        try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
+        do {
+            try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
+        } catch {
+            await source.leases.releaseAll()
+            throw error
+        }
+        await source.leases.releaseAll()
     }
 
     /// Runs the server for as long as `body` runs. When it stops, the assets it played are no
     /// longer leased.
     public func withRunning<T: Sendable>(_ body: @Sendable (PlaybackServerHandle) async throws -> T) async throws -> T {
-        defer { source.leases.releaseAll() }
-        return try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
+        do {
+            let result = try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
+            await source.leases.releaseAll()
+            return result
+        } catch {
+            await source.leases.releaseAll()
+            throw error
+        }
     }
 
     private func makeApplication(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void) -> some Service {

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+
+/// Who runs what, in one transaction per decision: the rows are read, ``Ownership``'s pure rules
+/// decide, and what they decide is written before the transaction ends — a claim is a
+/// compare-and-set on the row's state and epoch that no other process can come between.
+extension SQLiteAssetIndex {
+    func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError) {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO instance (id, host, pid, processStart, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil
+                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, label,
+                                 now.timeIntervalSince1970, until.timeIntervalSince1970])
+            // Instances gone for a day hold nothing any more: their rows read as no one's.
+            try db.execute(sql: "DELETE FROM instance WHERE aliveUntil < ?", arguments: [now.timeIntervalSince1970 - 86_400])
+        }
+    }
+
+    func unregister(_ instanceID: String) async throws(CarryonError) {
+        try await write { db in try db.execute(sql: "DELETE FROM instance WHERE id = ?", arguments: [instanceID]) }
+    }
+
+    func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership? {
+        try await read { db in try Self.ownerships(db, context, id: id)[id] }
+    }
+
+    func ownerships(_ context: OwnershipContext) async throws(CarryonError) -> [String: TaskOwnership] {
+        try await read { db in try Self.ownerships(db, context, id: nil) }
+    }
+
+    func enqueue(_ id: String, by instance: String, startingAt start: Date?,
+                 _ context: OwnershipContext) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?) {
+        try await write { db in
+            guard let current = try Self.ownerships(db, context, id: id)[id] else {
+                throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+            }
+            let decision = Ownership.enqueue(current.row, by: instance, now: context.seconds) { Self.alive($0, db, context) }
+            if decision == .queue {
+                // Owned by no one until claimed: a run that held it before (its lease ran out)
+                // is fenced off from here on.
+                try db.execute(sql: """
+                    UPDATE asset SET state = 'waiting', owner = NULL, leaseUntil = NULL, queuedBy = ?, queuedAt = ?,
+                    request = NULL, progress = NULL, errorMessage = NULL, updatedAt = ? WHERE id = ?
+                    """, arguments: [instance, (start ?? context.now).timeIntervalSince1970, IndexDate(context.now), id])
+            }
+            return (decision, current)
+        }
+    }
+
+    func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
+        try await write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id FROM asset WHERE queuedBy = ? AND state = 'waiting' AND COALESCE(queuedAt, 0) <= ?
+                ORDER BY CASE priority WHEN 'important' THEN 0 ELSE 1 END, queuedAt, rowid LIMIT 1
+                """, arguments: [instance, context.seconds])
+            guard let id: String = rows.first?["id"], let row = try Self.row(db, id: id),
+                  let claim = Ownership.claim(row, by: instance, now: context.seconds, lease: lease) else { return nil }
+            try db.execute(sql: """
+                UPDATE asset SET state = 'running', owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL, request = NULL,
+                updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting'
+                """, arguments: [instance, claim.leaseUntil, claim.epoch, IndexDate(context.now), id, row.epoch])
+            return db.changesCount == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
+        }
+    }
+
+    func renew(_ instance: String, aliveUntil: Date, fences: [Fence], lease: Double,
+               _ context: OwnershipContext) async throws(CarryonError) -> [Fence] {
+        try await write { db in
+            try db.execute(sql: "UPDATE instance SET aliveUntil = ? WHERE id = ?", arguments: [aliveUntil.timeIntervalSince1970, instance])
+            var lost: [Fence] = []
+            for fence in fences {
+                guard let row = try Self.row(db, id: fence.assetID),
+                      let until = Ownership.renew(row, fence, now: context.seconds, lease: lease) else {
+                    lost.append(fence)
+                    continue
+                }
+                try db.execute(sql: "UPDATE asset SET leaseUntil = ? WHERE id = ?", arguments: [until, fence.assetID])
+            }
+            return lost
+        }
+    }
+
+    func endRun(_ fence: Fence, state: DownloadState, error: String?, requeueAt: Date?, at date: Date) async throws(CarryonError) {
+        try await write { db in
+            try Self.check(fence, db)
+            try db.execute(sql: """
+                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, request = NULL, progress = NULL,
+                queuedBy = CASE WHEN ? IS NULL THEN NULL ELSE owner END, queuedAt = ?, updatedAt = ?,
+                errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
+                completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
+                """, arguments: [state, requeueAt?.timeIntervalSince1970, requeueAt?.timeIntervalSince1970, IndexDate(date),
+                                 error != nil, error, state.rawValue, IndexDate(date), fence.assetID])
+        }
+    }
+
+    func setStateUnlessHeld(_ state: DownloadState, of id: String, by instance: String, error: String?,
+                            _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership? {
+        try await write { db in
+            guard let current = try Self.ownerships(db, context, id: id)[id] else {
+                throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+            }
+            if let holder = current.holder, holder.instance != instance, !(holder == .queued(instance)) { return current }
+            try db.execute(sql: """
+                UPDATE asset SET state = ?, queuedBy = NULL, queuedAt = NULL, request = NULL, updatedAt = ?,
+                errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
+                """, arguments: [state, IndexDate(context.now), error != nil, error, id, current.row.epoch])
+            return nil
+        }
+    }
+
+    func request(_ request: Ownership.Request, of id: String, by instance: String,
+                 _ context: OwnershipContext) async throws(CarryonError) -> RequestOutcome {
+        try await write { db in
+            guard let current = try Self.ownerships(db, context, id: id)[id] else {
+                throw CarryonError(.unknownAsset, "no asset has the id \(id)")
+            }
+            guard let holder = current.holder else { return .unheld }
+            if holder.instance == instance { return .mine }
+            // A later request replaces an earlier one unless it asks less (a delete stays a delete).
+            if current.row.request == .delete, request != .delete { return .sent(current) }
+            try db.execute(sql: "UPDATE asset SET request = ? WHERE id = ? AND epoch = ?", arguments: [request.rawValue, id, current.row.epoch])
+            return .sent(current)
+        }
+    }
+
+    func requests(for instance: String) async throws(CarryonError) -> [(id: String, request: Ownership.Request)] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, request FROM asset WHERE request IS NOT NULL AND (owner = ? OR (queuedBy = ? AND state = 'waiting'))
+                """, arguments: [instance, instance]).compactMap { row in
+                Ownership.Request(rawValue: row["request"] ?? "").map { (row["id"], $0) }
+            }
+        }
+    }
+
+    func writeProgress(_ progress: DownloadProgress, fence: Fence) async throws(CarryonError) {
+        var compact = progress
+        compact.loadedTimeRanges = [:]
+        let text = String(decoding: (try? JSONEncoder().encode(compact)) ?? Data("{}".utf8), as: UTF8.self)
+        try await write { db in
+            try db.execute(sql: "UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ?",
+                           arguments: [text, fence.assetID, fence.owner, fence.epoch])
+        }
+    }
+
+    // MARK: Players' leases
+
+    func holdPlayback(_ assetID: String, by instance: Instance, until: Date) async throws(CarryonError) {
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO playbackLease (assetId, holder, host, pid, processStart, until)
+                SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM asset WHERE id = ?)
+                ON CONFLICT(assetId, holder) DO UPDATE SET until = excluded.until
+                """, arguments: [assetID, instance.id, instance.host, instance.pid, instance.processStart, until.timeIntervalSince1970, assetID])
+        }
+    }
+
+    func releasePlayback(_ assetIDs: [String]?, by holder: String) async throws(CarryonError) {
+        try await write { db in
+            if let assetIDs {
+                for id in assetIDs {
+                    try db.execute(sql: "DELETE FROM playbackLease WHERE holder = ? AND assetId = ?", arguments: [holder, id])
+                }
+            } else {
+                try db.execute(sql: "DELETE FROM playbackLease WHERE holder = ?", arguments: [holder])
+            }
+        }
+    }
+
+    func playbackHolders(_ context: OwnershipContext) async throws(CarryonError) -> [String: [Instance]] {
+        try await read { db in
+            var holders: [String: [Instance]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM playbackLease WHERE until > ?", arguments: [context.seconds]) {
+                let instance = Instance(id: row["holder"], host: row["host"], pid: row["pid"], processStart: row["processStart"])
+                // A lease's heartbeat is its end: alive until then, unless its process is gone.
+                if context.isAlive(instance, aliveUntil: row["until"]) { holders[row["assetId"], default: []].append(instance) }
+            }
+            return holders
+        }
+    }
+
+    // MARK: Reading rows
+
+    /// Refuses a write under `fence` when the row is no longer the fence's: another process
+    /// claimed it after this one's lease ran out.
+    static func check(_ fence: Fence, _ db: Database) throws {
+        guard let row = try row(db, id: fence.assetID) else {
+            throw CarryonError(.unknownAsset, "no asset has the id \(fence.assetID)")
+        }
+        guard Ownership.admits(row, fence) else {
+            throw CarryonError(.busy, "\(fence.assetID) was claimed by another process after this one's lease ran out; this run stops and writes nothing more",
+                                cause: LostClaim())
+        }
+    }
+
+    static func row(_ db: Database, id: String) throws -> Ownership.Row? {
+        try Row.fetchOne(db, sql: """
+            SELECT CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request FROM asset WHERE id = ?
+            """, arguments: [id]).map(ownershipRow)
+    }
+
+    private static func ownershipRow(_ row: Row) -> Ownership.Row {
+        Ownership.Row(state: DownloadState(rawValue: row["state"] ?? "") ?? .suspended, owner: row["owner"], leaseUntil: row["leaseUntil"],
+                      epoch: row["epoch"] ?? 0, queuedBy: row["queuedBy"], queuedAt: row["queuedAt"],
+                      request: (row["request"] as String?).flatMap(Ownership.Request.init(rawValue:)))
+    }
+
+    /// Whether instance `id` is alive.
+    private static func alive(_ id: String, _ db: Database, _ context: OwnershipContext) -> Bool {
+        guard let row = try? Row.fetchOne(db, sql: "SELECT * FROM instance WHERE id = ?", arguments: [id]) else { return false }
+        return context.isAlive(instance(row), aliveUntil: row["aliveUntil"])
+    }
+
+    private static func instance(_ row: Row) -> Instance {
+        Instance(id: row["id"], host: row["host"], pid: row["pid"], processStart: row["processStart"])
+    }
+
+    /// The ownership of asset `id` (of every asset when nil).
+    static func ownerships(_ db: Database, _ context: OwnershipContext, id: String?) throws -> [String: TaskOwnership] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request, progress FROM asset
+            """ + (id == nil ? "" : " WHERE id = ?"), arguments: id.map { [$0] } ?? [])
+        guard !rows.isEmpty else { return [:] }
+        var instances: [String: (Instance, Bool)] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM instance") {
+            let instance = instance(row)
+            instances[instance.id] = (instance, context.isAlive(instance, aliveUntil: row["aliveUntil"]))
+        }
+        var result: [String: TaskOwnership] = [:]
+        for row in rows {
+            let record = ownershipRow(row)
+            let isAlive = { (id: String) in instances[id]?.1 ?? false }
+            let holder = Ownership.holder(of: record, now: context.seconds, isAlive: isAlive)
+            let progress = holder == nil ? nil : (row["progress"] as String?).flatMap { try? JSONDecoder().decode(DownloadProgress.self, from: Data($0.utf8)) }
+            result[row["id"]] = TaskOwnership(row: record, holder: holder, holderInstance: holder.flatMap { instances[$0.instance]?.0 },
+                                              effectiveState: Ownership.effectiveState(of: record, now: context.seconds, isAlive: isAlive),
+                                              progress: progress)
+        }
+        return result
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A session's part in who runs what: its instance in the index, the claims it makes from its
+/// queue there, the leases it renews and the requests it reads. The decisions are
+/// ``Ownership``'s, taken in the index's transactions; this type only says when to ask.
+///
+/// Nothing is written until the session first queues a task: a session that only reads, plays
+/// or prefetches keys never appears in the index and never changes another process's rows.
+final class TaskScheduler: Sendable {
+    /// Who this session is in the index.
+    let instance: Instance
+    private let index: any AssetIndex
+    /// How long a claim holds without renewal.
+    let lease: Duration
+    private let checksProcesses: Bool
+    private let clock: @Sendable () -> Date
+    private let label: String
+    private let state = Locked(State())
+
+    private struct State {
+        var registered = false
+        var lastRenewed: Date?
+    }
+
+    init(index: any AssetIndex, lease: Duration, checksProcesses: Bool, label: String,
+         clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.instance = Instance.make()
+        self.index = index
+        self.lease = lease
+        self.checksProcesses = checksProcesses
+        self.label = label
+        self.clock = clock
+    }
+
+    var leaseSeconds: Double { Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18 }
+
+    /// The rules' view of now.
+    func context() -> OwnershipContext {
+        OwnershipContext(now: clock(), checksProcesses: checksProcesses)
+    }
+
+    var isRegistered: Bool { state.withLock { $0.registered } }
+
+    /// Records this instance alive, once, before it first queues anything.
+    func register() async throws(CarryonError) {
+        guard !isRegistered else { return }
+        let now = clock()
+        try await index.register(instance, label: label, until: now.addingTimeInterval(leaseSeconds), at: now)
+        state.withLock {
+            $0.registered = true
+            $0.lastRenewed = now
+        }
+    }
+
+    /// Removes this instance from the index: the session stops. What it queued is no one's.
+    func unregister() async {
+        guard isRegistered else { return }
+        try? await index.unregister(instance.id)
+        state.withLock { $0.registered = false }
+    }
+
+    /// Queues asset `id` here, to start no sooner than `start`.
+    func enqueue(_ id: String, startingAt start: Date? = nil) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?) {
+        try await register()
+        return try await index.enqueue(id, by: instance.id, startingAt: start, context())
+    }
+
+    /// Claims the next task this instance queued whose time has come.
+    func claimNext() async throws(CarryonError) -> Fence? {
+        guard isRegistered else { return nil }
+        return try await index.claimNext(by: instance.id, lease: leaseSeconds, context())
+    }
+
+    /// Renews the heartbeat and `fences`' leases when a third of the lease has passed since
+    /// the last renewal; returns the runs whose claim was lost (another process claimed them).
+    func renewIfDue(_ fences: [Fence]) async throws(CarryonError) -> [Fence] {
+        let now = clock()
+        let due = state.withLock { state -> Bool in
+            guard state.registered else { return false }
+            return Ownership.renewalDue(lastRenewed: state.lastRenewed?.timeIntervalSince1970 ?? 0, now: now.timeIntervalSince1970,
+                                        lease: leaseSeconds)
+        }
+        guard due else { return [] }
+        let lost = try await index.renew(instance.id, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: fences,
+                                         lease: leaseSeconds, context())
+        state.withLock { $0.lastRenewed = now }
+        return lost
+    }
+
+    /// The requests other processes left for this instance's tasks.
+    func requests() async throws(CarryonError) -> [(id: String, request: Ownership.Request)] {
+        guard isRegistered else { return [] }
+        return try await index.requests(for: instance.id)
+    }
+
+    /// Who holds asset `id`.
+    func ownership(of id: String) async throws(CarryonError) -> TaskOwnership? {
+        try await index.ownership(of: id, context())
+    }
+
+    /// Records `state` for asset `id` unless another live instance holds it; returns that holder.
+    func setStateUnlessHeld(_ state: DownloadState, of id: String, error: String? = nil) async throws(CarryonError) -> TaskOwnership? {
+        try await index.setStateUnlessHeld(state, of: id, by: instance.id, error: error, context())
+    }
+
+    /// Leaves `request` for whoever holds asset `id`.
+    func request(_ request: Ownership.Request, of id: String) async throws(CarryonError) -> RequestOutcome {
+        try await index.request(request, of: id, by: instance.id, context())
+    }
+
+    /// The error for a task another live process holds.
+    static func busy(_ id: String, _ ownership: TaskOwnership, _ doing: String) -> CarryonError {
+        let what: String
+        switch ownership.holder {
+        case .queued?: what = "is queued by another process (\(ownership.holderDescription))"
+        default: what = "is being downloaded by another process (\(ownership.holderDescription))"
+        }
+        return CarryonError(.busy, "\(id) \(what)\(doing.isEmpty ? "" : "; " + doing)")
+    }
+}
