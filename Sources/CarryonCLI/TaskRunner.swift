@@ -76,9 +76,10 @@ struct TaskRunner {
             } else if let stopped {
                 printError("\(task.id): suspended: \(stopped.message)", hint: hint(for: stopped, id: task.id))
             } else if state == .running || state == .waiting {
-                // The session answers only once a task has stopped; never report success for one that has not.
-                printError("\(task.id): the session stopped waiting while the task was still \(state.rawValue)",
-                           hint: "`carryon show \(task.id)` tells what it did; `carryon resume \(task.id)` goes on.")
+                // The session answers only once a task has stopped; never report success for one
+                // that has not. Taken over by another process: that process finishes it.
+                let why = await session.lastError(of: task.id)?.message ?? "the session stopped waiting while the task was still \(state.rawValue)"
+                printError("\(task.id): \(why)", hint: "`carryon show \(task.id)` tells what it did; `carryon resume \(task.id)` goes on.")
             }
             if json {
                 var done = EventLine(event: "done", id: task.id)

@@ -105,6 +105,8 @@ protocol AssetIndex: Sendable {
                  _ context: OwnershipContext) async throws(CarryonError) -> RequestOutcome
     /// The requests left for the tasks `instance` runs or has queued.
     func requests(for instance: String) async throws(CarryonError) -> [(id: String, request: Ownership.Request)]
+    /// Whether the run `fence` names still holds its asset (no one claimed it since).
+    func holds(_ fence: Fence) async throws(CarryonError) -> Bool
     /// Records the progress of the run `fence` names, for other processes to show.
     func writeProgress(_ progress: DownloadProgress, fence: Fence) async throws(CarryonError)
     /// Records a player's lease on asset `assetID` held by `instance` until `until`.

@@ -134,6 +134,10 @@ extension SQLiteAssetIndex {
         }
     }
 
+    func holds(_ fence: Fence) async throws(CarryonError) -> Bool {
+        try await read { db in try Self.row(db, id: fence.assetID).map { Ownership.admits($0, fence) } ?? false }
+    }
+
     func writeProgress(_ progress: DownloadProgress, fence: Fence) async throws(CarryonError) {
         var compact = progress
         compact.loadedTimeRanges = [:]

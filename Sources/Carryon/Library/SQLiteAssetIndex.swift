@@ -40,7 +40,10 @@ final class SQLiteAssetIndex: AssetIndex {
     /// Writes to the index in one transaction, turning a failure into a
     /// ``CarryonError/Code/library`` error (or ``CarryonError/Code/disk`` when the disk is full).
     func write<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws(CarryonError) -> T {
-        do { return try await database.write(body) } catch {
+        do { return try await database.write(body) } catch let error as CarryonError {
+            // A decision the transaction made (a claim refused, a fence), not a failure of the index.
+            throw error
+        } catch {
             throw indexError(error, reading: false)
         }
     }

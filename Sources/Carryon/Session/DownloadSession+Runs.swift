@@ -58,6 +58,7 @@ extension DownloadSession {
         if run.lost {
             // Another process claimed the task: it is that process's now, and this run writes nothing.
             logger.warning("another process claimed the task after this one's lease ran out", metadata: ["asset": "\(id)"])
+            tasks[id]?.lastError = CarryonError(.busy, "another process took the download over after this one's lease ran out (it was paused or cut off); that process finishes it")
             machine = DownloadTaskStateMachine(state: .running)
         } else {
             if machine.state == .running {

@@ -52,6 +52,7 @@ extension DownloadSession {
         try await recordUnrecordedEnd(id)
         var machine = try await machine(id)
         do { _ = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
+        startSteering()
         let (decision, before) = try await scheduler.enqueue(id)
         switch decision {
         case .busy:
@@ -61,7 +62,6 @@ extension DownloadSession {
         case .cancelled:
             throw CarryonError(.invalidState, "\(id): cannot resume a task that is cancelled")
         case .queue, .alreadyHeld:
-            startSteering()
             tasks[id]?.lastError = nil
             tasks[id]?.activity = .queued
             record(id, DownloadTaskStateMachine(state: .waiting))

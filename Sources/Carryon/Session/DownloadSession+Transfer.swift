@@ -169,8 +169,19 @@ extension DownloadSession {
                   server: url?.host.map { host in url?.port.map { "\(host):\($0)" } ?? host }, status: result.status,
                   bytes: result.transferred,
                   duration: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), for: assetID)
+        // A run whose task another process has claimed puts nothing in place.
+        try await checkClaim(assetID)
         try await BundleWriter(library: library).place(resource, in: bundle)
         try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
+    }
+
+    /// Refuses to go on once another process has claimed task `assetID` from this session's
+    /// run (its lease ran out while this process was paused or cut off).
+    func checkClaim(_ assetID: String) async throws(CarryonError) {
+        guard let run = tasks[assetID]?.run, !(try await index.holds(run.fence)) else { return }
+        run.lost = true
+        throw CarryonError(.busy, "\(assetID) was claimed by another process after this one's lease ran out; this run stops and writes nothing more",
+                           cause: LostClaim())
     }
 
     func recordBytes(_ delta: Int, resource: Int64, asset: String) {

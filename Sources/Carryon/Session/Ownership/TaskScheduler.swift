@@ -62,6 +62,8 @@ final class TaskScheduler: Sendable {
     /// Queues asset `id` here, to start no sooner than `start`.
     func enqueue(_ id: String, startingAt start: Date? = nil) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?) {
         try await register()
+        // Alive in the index while it queues: what it queues is its own only while it lives.
+        _ = try await renewIfDue([])
         return try await index.enqueue(id, by: instance.id, startingAt: start, context())
     }
 
