@@ -83,12 +83,33 @@ struct OwnershipCommandTests {
         }
     }
 
+    /// Pauses `process` (SIGSTOP) at a moment it holds no write transaction on the library's
+    /// index. A process paused inside one holds SQLite's write lock, and every other process's
+    /// writes wait for it (README: "Who owns a download"); this test is about leases, so it
+    /// pauses between writes, as a process mostly is.
+    static func pause(_ process: RunningProcess, outsideWritesTo library: URL) async throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(0.3)
+        let index = try DatabaseQueue(path: library.appendingPathComponent("index.sqlite").path, configuration: configuration)
+        for _ in 0..<50 {
+            process.kill(SIGSTOP)
+            do {
+                try await index.writeWithoutTransaction { db in try db.inTransaction(.immediate) { .commit } }
+                return
+            } catch {
+                process.kill(SIGCONT)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        Issue.record("the process held the index's write lock at every pause")
+    }
+
     @Test("a run whose lease was taken over while it was paused (SIGSTOP) writes nothing after its successor claimed, once it is continued; the bundle is the origin's bytes")
     func fencedAfterPause() async throws {
         try await Self.withOrigin(copies: 1, bandwidth: 30_000) { origin, library in
             let lease = ["--lease", "2"]
             let (paused, id) = try await Self.downloadUnderWay([origin.baseURL + "/s0/main.m3u8", "--library", library.path] + Self.small + lease, past: 0.1)
-            paused.kill(SIGSTOP)
+            try await Self.pause(paused, outsideWritesTo: library)
             // Held while its lease lasts (its process is alive, only paused), then no one's.
             let refused = try await runCarryon(["resume", id, "--library", library.path] + lease)
             #expect(refused.status == 1 && refused.standardError.contains("another process"), "\(refused.standardError)")
@@ -141,6 +162,166 @@ struct OwnershipCommandTests {
             #expect(try await Self.shownState(id, library.path) == "completed")
             try Self.expectIdentical(id, library: library, origin: origin, root: library.deletingLastPathComponent().appendingPathComponent("origin"))
             Self.expectFetchedAtMost(2, await origin.requests())
+        }
+    }
+
+    @Test("a daemon's queued downloads stay queued while other processes use the library — list, show, keys, storage, purge, a fifth download, a resume of a queued one (busy) — and all complete, none failed, nothing fetched twice; the daemon shows the terminal's download and its progress")
+    func daemonQueueUntouched() async throws {
+        try await Self.withOrigin(copies: 5, bandwidth: 15_000) { origin, library in
+            // The daemon's downloads held to about 6 s each, so that its queue waits while the
+            // other processes come and go, however slow the machine.
+            let server = try RunningProcess(carryon: ["serve", "--limit-rate", "60K", "--library", library.path])
+            var lines = server.lines.makeAsyncIterator()
+            let base = try #require(await lines.next().flatMap(URL.init(string:)), "serve printed no base URL: \(server.standardError)")
+            let port = try #require(base.port)
+            func call(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: [String: Any]?) {
+                var request = "\(method) \(base.path)/api/\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+                if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)" } else { request += "\r\n" }
+                let response = try await rawHTTP(port: port, request)
+                return (response.status, try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            }
+            func states(_ ids: [String]) async throws -> [String] {
+                var states: [String] = []
+                for id in ids { states.append(try await call("GET", "assets/\(id)").json?["state"] as? String ?? "?") }
+                return states
+            }
+            var ids: [String] = []
+            for index in 0..<4 {
+                let body = #"{"url": "\#(origin.baseURL)/s\#(index)/main.m3u8", "maxResolution": "320x180", "audio": "en", "subtitles": "none"}"#
+                let started = try await call("POST", "assets", body: body)
+                #expect(started.status == 201)
+                ids.append(try #require(started.json?["id"] as? String))
+            }
+            // Two run, two wait in the daemon's queue.
+            let queued = Array(ids.suffix(2))
+            #expect(try await states(queued) == ["waiting", "waiting"])
+
+            // Other processes open the library; the queue is the daemon's, as every process reads it.
+            for command in [["list"], ["show", queued[0]], ["keys", "list"], ["storage"], ["purge"]] {
+                let result = try await runCarryon(command + ["--library", library.path])
+                #expect(result.status == 0, "\(command): \(result.standardError)")
+                #expect(try await states(queued) == ["waiting", "waiting"], "after \(command)")
+                #expect(try await Self.shownState(queued[1], library.path) == "waiting", "after \(command)")
+            }
+            let (fifth, fifthID) = try await Self.downloadUnderWay([origin.baseURL + "/s4/main.m3u8", "--library", library.path] + Self.small, past: 0)
+            // The daemon's event stream and API show the terminal's download making progress.
+            let stream = try await rawHTTPStream(port: port, "GET \(base.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", seconds: 20) { text in
+                text.split(separator: "\n").contains { $0.contains("\"progress\"") && $0.contains(fifthID) }
+            }
+            #expect(stream.contains(fifthID))
+            let shown = try await call("GET", "assets/\(fifthID)").json
+            #expect(shown?["state"] as? String == "running", "\(shown ?? [:])")
+            #expect(((shown?["progress"] as? [String: Any])?["bytesDone"] as? Int ?? 0) > 0, "\(shown ?? [:])")
+            // Resuming what the daemon queued is busy, names the daemon, and changes nothing.
+            let resumed = try await runCarryon(["resume", queued[1], "--library", library.path])
+            #expect(resumed.status == 1 && resumed.standardError.contains("is queued by another process (pid \(server.pid) on "), "\(resumed.standardError)")
+            #expect(await fifth.wait() == 0, "\(fifth.standardError)")
+
+            var done: [String] = []
+            for _ in 0..<600 {
+                done = try await states(ids)
+                if done.allSatisfy({ ["completed", "failed", "suspended", "cancelled"].contains($0) }) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(done == ["completed", "completed", "completed", "completed"])
+            server.kill(SIGTERM)
+            #expect(await server.wait() == 0)
+            let root = library.deletingLastPathComponent().appendingPathComponent("origin")
+            for id in ids + [fifthID] { try Self.expectIdentical(id, library: library, origin: origin, root: root) }
+            Self.expectFetchedAtMost(1, await origin.requests())
+        }
+    }
+
+    @Test("probes — a purge's plan, a player asking whether an asset downloads, a listing — in a tight loop never make a starting download fail")
+    func probesNeverFailAStart() async throws {
+        try await Self.withOrigin(copies: 1, bandwidth: 2_000_000) { origin, folder in
+            let library = try OfflineLibrary(root: folder)
+            var configuration = DownloadSession.Configuration(maximumConcurrentTasks: 4)
+            configuration.lease = .seconds(5)
+            try await withDownloadSession(library: library, configuration: configuration) { session in
+                let options = DownloadOptions(maximumResolution: .init(width: 320, height: 180), audio: .none, subtitles: .none)
+                var tasks: [DownloadTask] = []
+                for _ in 0..<12 { tasks.append(try await session.makeTask(url: origin.baseURL + "/s0/main.m3u8", options: options)) }
+                let ids = tasks.map(\.id)
+                let probing = Task {
+                    let source = PlaybackSource(library: library)
+                    var probes = 0
+                    while !Task.isCancelled {
+                        _ = try? await StorageManager(library: library).plan()
+                        for id in ids { _ = await source.isDownloading(id) }
+                        _ = try? await library.assets()
+                        probes += 1
+                    }
+                    return probes
+                }
+                for task in tasks { try await task.resume() }
+                var states: [DownloadState] = []
+                for task in tasks { states.append(await task.waitUntilFinished()) }
+                probing.cancel()
+                #expect(await probing.value > 0)
+                #expect(states == Array(repeating: .completed, count: 12), "\(states)")
+            }
+        }
+    }
+
+    @Test("stress: 3 processes at a time on one library, each downloading its share of 20 assets and resuming any of them at random, one killed mid-way, end with every asset completed and byte-identical, none failed, each resource fetched at most twice")
+    func threeProcessesTwentyAssets() async throws {
+        try await Self.withOrigin(copies: 20, bandwidth: 60_000) { origin, library in
+            let seed = UInt64.random(in: 1...UInt64.max)
+            let known = Locked<[String]>([])
+            let problems = Locked<[String]>([])
+            /// One worker: its downloads and resumes, one process at a time, in a random order.
+            @Sendable func worker(_ number: Int) async throws {
+                var generator = SeededGenerator(seed: seed &+ UInt64(number))
+                let mine = (0..<20).filter { $0 % 3 == number }
+                var steps = mine.map { Optional($0) } + Array(repeating: nil, count: 20 - mine.count)
+                steps.shuffle(using: &generator)
+                var downloads = 0
+                for step in steps {
+                    if let index = step {
+                        let url = origin.baseURL + "/s\(index)/main.m3u8"
+                        downloads += 1
+                        if number == 0 && downloads == 2 {
+                            // Killed mid-way: its download is no one's, for any resume to take over.
+                            let (killed, id) = try await Self.downloadUnderWay([url, "--library", library.path] + Self.small, past: 0.3)
+                            killed.kill(SIGKILL)
+                            _ = await killed.wait()
+                            known.withLock { $0.append(id) }
+                            continue
+                        }
+                        let result = try await runCarryon(["download", url, "--library", library.path] + Self.small)
+                        if result.status != 0 { problems.withLock { $0.append("download s\(index): \(result.standardError)") } }
+                        if let id = result.standardOutput.split(separator: "\n").last.map(String.init) { known.withLock { $0.append(id) } }
+                    } else {
+                        guard let id = known.withLock({ $0.randomElement(using: &generator) }) else { continue }
+                        let result = try await runCarryon(["resume", id, "--library", library.path])
+                        // Done, or busy because another process runs it: nothing else.
+                        if result.status != 0 && !result.standardError.contains("by another process") {
+                            problems.withLock { $0.append("resume \(id): \(result.status) \(result.standardError)") }
+                        }
+                    }
+                }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for number in 0..<3 { group.addTask { try await worker(number) } }
+                try await group.waitForAll()
+            }
+            #expect(problems.withLock { $0 }.isEmpty, "seed \(seed): \(problems.withLock { $0 })")
+            // What no worker happened to resume after the kill.
+            let rest = try await runCarryon(["resume", "--library", library.path])
+            #expect(rest.status == 0, "\(rest.standardError)")
+            let listed = try await runCarryon(["list", "--json", "--library", library.path])
+            let assets = try JSONDecoder.iso8601.decode([AssetSnapshot].self, from: Data(listed.standardOutput.utf8))
+            #expect(assets.count == 20)
+            #expect(assets.allSatisfy { $0.state == .completed }, "seed \(seed): \(assets.map { "\($0.id) \($0.state)" })")
+            let root = library.deletingLastPathComponent().appendingPathComponent("origin")
+            for asset in assets { try Self.expectIdentical(asset.id, library: library, origin: origin, root: root) }
+            Self.expectFetchedAtMost(2, await origin.requests())
+            // None ever failed: no error log names a failure.
+            for asset in assets {
+                let logs = try await runCarryon(["logs", asset.id, "--error", "--library", library.path])
+                #expect(!logs.standardOutput.contains("failed"), "\(asset.id): \(logs.standardOutput)")
+            }
         }
     }
 }

@@ -23,9 +23,28 @@ final class SQLiteAssetIndex: AssetIndex {
             // secure_delete: a deleted (invalidated) sealed key is overwritten, not left in a free page.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA secure_delete = ON") }
             database = try DatabasePool(path: root.appending(path: "index.sqlite", directoryHint: .notDirectory).path, configuration: configuration)
-            try Self.migrator.migrate(database)
+            try Self.migrate(database)
         } catch {
             throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
+        }
+    }
+
+    /// Brings the index to the current schema. Processes opening one library at once (a
+    /// fresh library, or the first run of a new release) race to migrate it: GRDB reads which
+    /// migrations are applied outside their transactions, so the loser's migration meets a
+    /// table the winner made, and rolls back. It then reads again and finds nothing left to do.
+    private static func migrate(_ database: DatabasePool) throws {
+        var attempt = 0
+        while true {
+            do {
+                try migrator.migrate(database)
+                return
+            } catch {
+                attempt += 1
+                if try database.read({ try migrator.hasCompletedMigrations($0) }) { return }
+                guard attempt < 20 else { throw error }
+                usleep(UInt32.random(in: 10_000...50_000))
+            }
         }
     }
 
