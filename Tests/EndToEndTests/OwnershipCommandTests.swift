@@ -324,4 +324,23 @@ struct OwnershipCommandTests {
             }
         }
     }
+
+    @Test("carryon suspend from another process stops a download where it runs, within a second or two, and prints the state it ended in; resume from a third process finishes it")
+    func suspendFromAnotherProcess() async throws {
+        try await Self.withOrigin(copies: 1, bandwidth: 20_000) { origin, library in
+            let (running, id) = try await Self.downloadUnderWay([origin.baseURL + "/s0/main.m3u8", "--library", library.path] + Self.small, past: 0.05)
+            let started = ContinuousClock.now
+            let suspended = try await runCarryon(["suspend", id, "--library", library.path])
+            #expect(suspended.status == 0 && suspended.standardOutput == "\(id) suspended\n", "\(suspended.standardOutput) \(suspended.standardError)")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            // The downloading process ends with its task suspended, not failed.
+            #expect(await running.wait() == 0, "\(running.standardError)")
+            #expect(try await Self.shownState(id, library.path) == "suspended")
+            let resumed = try await runCarryon(["resume", id, "--library", library.path])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            #expect(try await Self.shownState(id, library.path) == "completed")
+            try Self.expectIdentical(id, library: library, origin: origin, root: library.deletingLastPathComponent().appendingPathComponent("origin"))
+            Self.expectFetchedAtMost(2, await origin.requests())
+        }
+    }
 }

@@ -8,25 +8,25 @@ import Darwin
 /// One process's claim to be someone in the index: what owns downloads and queues them. Each
 /// session (and each player's lease holder) is an instance of its own, with an id unique across
 /// hosts and restarts, and the host name and process id people need to find it.
-public struct Instance: Sendable, Hashable, Codable {
+struct Instance: Sendable, Hashable, Codable {
     /// Random, unique across hosts and restarts.
-    public var id: String
+    var id: String
     /// The host the process runs on.
-    public var host: String
+    var host: String
     /// The process's id on that host.
-    public var pid: Int32
+    var pid: Int32
     /// When the process started, in clock ticks after boot (Linux's `/proc/PID/stat`): tells the
     /// process from a later one given the same id. Nil where it cannot be read.
-    public var processStart: Int64?
+    var processStart: Int64?
 
     /// A new instance of this process.
-    public static func make() -> Instance {
+    static func make() -> Instance {
         Instance(id: UUID().uuidString.lowercased(), host: ProcessProbe.hostName, pid: getpid(),
                  processStart: ProcessProbe.startTime(of: getpid()))
     }
 
     /// How people find it: `pid 1234 on host-a`.
-    public var description: String { "pid \(pid) on \(host)" }
+    var description: String { "pid \(pid) on \(host)" }
 }
 
 /// Whether a process on this host is still running: how a dead owner is known at once on one
