@@ -25,8 +25,10 @@ struct TaskRunner {
         let events = await session.events()
         let display = ProgressDisplay(json: json)
         let shown = ShownEvents()
+        // The session reports other processes' downloads in the library too: only these show.
+        let ids = Set(tasks.map(\.id))
         let watcher = Task {
-            for await event in events {
+            for await event in events where ids.contains(event.taskID) {
                 display.show(event)
                 if shown.record(event) { break }
             }

@@ -63,6 +63,8 @@ struct OwnershipCommandTests {
         var id: String?
         for await line in process.lines {
             guard let event = try? JSONDecoder().decode(CrashResumeTests.Event.self, from: Data(line.utf8)) else { continue }
+            // Its own task's events only, whatever else runs in the library.
+            #expect(id == nil || id == event.id, "another task's event in a download's output: \(line)")
             id = event.id
             if event.event == "progress", (event.fraction ?? 0) > fraction { break }
         }
@@ -216,6 +218,10 @@ struct OwnershipCommandTests {
             let resumed = try await runCarryon(["resume", queued[1], "--library", library.path])
             #expect(resumed.status == 1 && resumed.standardError.contains("is queued by another process (pid \(server.pid) on "), "\(resumed.standardError)")
             #expect(await fifth.wait() == 0, "\(fifth.standardError)")
+            // Its output is its own download's, though the daemon's ran beside it.
+            for await line in fifth.lines where line.hasPrefix("{") {
+                #expect(line.contains("\"id\":\"\(fifthID)\""), "\(line)")
+            }
 
             var done: [String] = []
             for _ in 0..<600 {
