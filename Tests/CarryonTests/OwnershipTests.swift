@@ -117,4 +117,19 @@ struct OwnershipTests {
         #expect(!ProcessProbe.isRunning(pid: me, start: start + 1))
         #expect(!ProcessProbe.isRunning(pid: Int32.max - 1, start: nil))
     }
+
+    @Test("a process is judged by its id only within the same process table: the same host name in another container (another pid namespace) is alive while its heartbeat lasts")
+    func processScope() throws {
+        let context = OwnershipContext(now: Date(timeIntervalSince1970: t0), checksProcesses: true)
+        #expect(ProcessProbe.scope != nil)
+        let gone = Instance(id: "x", host: ProcessProbe.hostName, pid: Int32.max - 1, processStart: nil, processScope: ProcessProbe.scope)
+        #expect(!context.isAlive(gone, aliveUntil: t0 + 10))
+        var elsewhere = gone
+        elsewhere.processScope = "another boot pid:[1]"
+        #expect(context.isAlive(elsewhere, aliveUntil: t0 + 10))
+        #expect(!context.isAlive(elsewhere, aliveUntil: t0 - 1))
+        // The check off: only the heartbeat decides, here too.
+        let leaseOnly = OwnershipContext(now: Date(timeIntervalSince1970: t0), checksProcesses: false)
+        #expect(leaseOnly.isAlive(gone, aliveUntil: t0 + 10))
+    }
 }

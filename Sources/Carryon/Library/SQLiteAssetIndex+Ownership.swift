@@ -8,9 +8,9 @@ extension SQLiteAssetIndex {
     func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError) {
         try await write { db in
             try db.execute(sql: """
-                INSERT INTO instance (id, host, pid, processStart, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil
-                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, label,
+                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope, label,
                                  now.timeIntervalSince1970, until.timeIntervalSince1970])
             // Instances gone for a day hold nothing any more: their rows read as no one's.
             try db.execute(sql: "DELETE FROM instance WHERE aliveUntil < ?", arguments: [now.timeIntervalSince1970 - 86_400])
@@ -153,10 +153,13 @@ extension SQLiteAssetIndex {
     func holdPlayback(_ assetID: String, by instance: Instance, until: Date) async throws(CarryonError) {
         try await write { db in
             try db.execute(sql: """
-                INSERT INTO playbackLease (assetId, holder, host, pid, processStart, until)
-                SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM asset WHERE id = ?)
+                INSERT INTO playbackLease (assetId, holder, host, pid, processStart, processScope, until)
+                SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM asset WHERE id = ?)
                 ON CONFLICT(assetId, holder) DO UPDATE SET until = excluded.until
-                """, arguments: [assetID, instance.id, instance.host, instance.pid, instance.processStart, until.timeIntervalSince1970, assetID])
+                """, arguments: [assetID, instance.id, instance.host, instance.pid, instance.processStart, instance.processScope,
+                                 until.timeIntervalSince1970, assetID])
+            // Leases that ended a day ago (their process killed before it could end them).
+            try db.execute(sql: "DELETE FROM playbackLease WHERE until < ?", arguments: [Date().timeIntervalSince1970 - 86_400])
         }
     }
 
@@ -176,7 +179,8 @@ extension SQLiteAssetIndex {
         try await read { db in
             var holders: [String: [Instance]] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM playbackLease WHERE until > ?", arguments: [context.seconds]) {
-                let instance = Instance(id: row["holder"], host: row["host"], pid: row["pid"], processStart: row["processStart"])
+                let instance = Instance(id: row["holder"], host: row["host"], pid: row["pid"], processStart: row["processStart"],
+                                        processScope: row["processScope"])
                 // A lease's heartbeat is its end: alive until then, unless its process is gone.
                 if context.isAlive(instance, aliveUntil: row["until"]) { holders[row["assetId"], default: []].append(instance) }
             }
@@ -217,7 +221,7 @@ extension SQLiteAssetIndex {
     }
 
     private static func instance(_ row: Row) -> Instance {
-        Instance(id: row["id"], host: row["host"], pid: row["pid"], processStart: row["processStart"])
+        Instance(id: row["id"], host: row["host"], pid: row["pid"], processStart: row["processStart"], processScope: row["processScope"])
     }
 
     /// The ownership of asset `id` (of every asset when nil).

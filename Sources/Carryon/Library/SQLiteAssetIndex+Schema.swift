@@ -125,6 +125,7 @@ extension SQLiteAssetIndex {
                 t.column("host", .text).notNull()
                 t.column("pid", .integer).notNull()
                 t.column("processStart", .integer)
+                t.column("processScope", .text)
                 t.column("label", .text).notNull()
                 t.column("startedAt", .double).notNull()
                 t.column("aliveUntil", .double).notNull()
@@ -136,6 +137,7 @@ extension SQLiteAssetIndex {
                 t.column("host", .text).notNull()
                 t.column("pid", .integer).notNull()
                 t.column("processStart", .integer)
+                t.column("processScope", .text)
                 t.column("until", .double).notNull()
                 t.primaryKey(["assetId", "holder"])
             }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The assets a playback server in this process is playing, each held by a lease: a row in the
-/// library's index naming the holder (an ``Instance``: its host and process) and when the lease
-/// ends. A purge, in any process on any host, keeps an asset whose lease is held, and names the
-/// processes holding it.
+/// library's index naming the holder (an instance of this process: its host and process id) and
+/// when the lease ends. A purge, in any process on any host, keeps an asset whose lease is held,
+/// and names the processes holding it.
 ///
 /// A lease is taken at an asset's first request and lasts until the server stops
 /// (``releaseAll()``), until no request has come for the asset in ``idleLimit`` (a player that

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The session's events: every task's, to every subscriber (see ``EventFanout``).
+/// The session's events: every task's, to every subscriber (see `EventFanout`).
 extension DownloadSession {
     /// A stream of every task's events from now on — of downloads other processes run in the
     /// same library too, whose state and progress the session reads from the index about twice

@@ -18,11 +18,15 @@ struct Instance: Sendable, Hashable, Codable {
     /// When the process started, in clock ticks after boot (Linux's `/proc/PID/stat`): tells the
     /// process from a later one given the same id. Nil where it cannot be read.
     var processStart: Int64?
+    /// The process table its id belongs to: the kernel's boot and the pid namespace. Only a
+    /// process in the same scope can tell whether it runs — two containers with one host name
+    /// share neither — so only there does a gone process count as gone at once.
+    var processScope: String?
 
     /// A new instance of this process.
     static func make() -> Instance {
         Instance(id: UUID().uuidString.lowercased(), host: ProcessProbe.hostName, pid: getpid(),
-                 processStart: ProcessProbe.startTime(of: getpid()))
+                 processStart: ProcessProbe.startTime(of: getpid()), processScope: ProcessProbe.scope)
     }
 
     /// How people find it: `pid 1234 on host-a`.
@@ -37,6 +41,14 @@ enum ProcessProbe {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "localhost" }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
+
+    /// This process's process table: the kernel's boot id and its pid namespace; nil where they
+    /// cannot be read (then no process is judged by its id).
+    static let scope: String? = {
+        guard let boot = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8),
+              let namespace = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/pid") else { return nil }
+        return boot.trimmingCharacters(in: .whitespacesAndNewlines) + " " + namespace
     }()
 
     /// Whether process `pid`, started at `start` when known, is running on this host.

@@ -6,13 +6,15 @@ import Foundation
 struct OwnershipContext: Sendable {
     var now: Date
     var checksProcesses: Bool
-    var host: String = ProcessProbe.hostName
+    /// The reading process's process table (see ``Instance/processScope``).
+    var processScope: String? = ProcessProbe.scope
 
     var seconds: Double { now.timeIntervalSince1970 }
 
-    /// Whether an instance whose heartbeat lasts until `aliveUntil` is alive now.
+    /// Whether an instance whose heartbeat lasts until `aliveUntil` is alive now: its process
+    /// is asked about only when it shares this process's process table.
     func isAlive(_ instance: Instance, aliveUntil: Double) -> Bool {
-        let running: Bool? = checksProcesses && instance.host == host
+        let running: Bool? = checksProcesses && processScope != nil && instance.processScope == processScope
             ? ProcessProbe.isRunning(pid: instance.pid, start: instance.processStart) : nil
         return Ownership.isAlive(aliveUntil: aliveUntil, now: seconds, processRunning: running)
     }
