@@ -115,7 +115,8 @@ struct TaskRunner {
             source.setEventHandler {
                 flag.set(number)
                 Task {
-                    for task in tasks { try? await task.suspend() }
+                    // This process's own: a download another process took up goes on there.
+                    for task in tasks { await session.suspendIfHere(task.id) }
                 }
             }
             source.resume()

@@ -126,4 +126,55 @@ struct IndexOwnershipTests {
             #expect(try await pair.a.claimNext()?.assetID == "x")
         }
     }
+
+    @Test("a state written by a process holding no claim fences off the claim the row still names: a run paused past its lease and cancelled meanwhile cannot write completed over it")
+    func unheldWriteFencesOldRun() async throws {
+        try await withTemporaryDirectory { folder in
+            let pair = Pair(try OfflineLibrary(root: folder))
+            try await pair.addAsset("x")
+            _ = try await pair.a.enqueue("x")
+            let paused = try #require(try await pair.a.claimNext())
+            pair.advance(31)
+            // No live holder: b cancels it itself.
+            #expect(try await pair.b.setStateUnlessHeld(.cancelled, of: "x") == nil)
+            // a comes back: its renewal reports the loss, and its end is refused.
+            #expect(try await pair.a.renewIfDue([paused]) == [paused])
+            let refused = await #expect(throws: CarryonError.self) {
+                try await pair.library.index.endRun(paused, state: .completed, error: nil, requeueAt: nil, at: Date())
+            }
+            #expect(refused?.cause is LostClaim)
+            #expect(try await pair.library.index.state(of: "x") == .cancelled)
+        }
+    }
+
+    @Test("a queued task with a request waiting is not claimed; a run's end keeps a request it did not carry out, for the requester to apply")
+    func requestsOutliveClaimsAndEnds() async throws {
+        try await withTemporaryDirectory { folder in
+            let pair = Pair(try OfflineLibrary(root: folder))
+            try await pair.addAsset("x")
+            try await pair.addAsset("y")
+            _ = try await pair.a.enqueue("x")
+            _ = try await pair.a.enqueue("y")
+            let running = try #require(try await pair.a.claimNext())
+            #expect(running.assetID == "x")
+            // y waits in a's queue; b asks a to suspend it: a must not start it meanwhile.
+            guard case .sent = try await pair.b.request(.suspend, of: "y") else {
+                Issue.record("the request did not reach a")
+                return
+            }
+            #expect(try await pair.a.claimNext() == nil)
+            // x's run completes just as b asks to delete it: the request stays for b.
+            _ = try await pair.b.request(.delete, of: "x")
+            try await pair.library.index.endRun(running, state: .completed, error: nil, requeueAt: nil, at: Date())
+            let ended = try #require(try await pair.b.ownership(of: "x"))
+            #expect(ended.holder == nil && ended.row.request == .delete)
+            // A suspend the run carried out is cleared with its end.
+            try await pair.addAsset("z")
+            _ = try await pair.a.enqueue("z")
+            let z = try #require(try await pair.a.claimNext())
+            _ = try await pair.b.request(.suspend, of: "z")
+            try await pair.library.index.endRun(z, state: .suspended, error: nil, requeueAt: nil, at: Date())
+            #expect(try await pair.a.ownership(of: "z")?.row.request == nil)
+        }
+    }
 }

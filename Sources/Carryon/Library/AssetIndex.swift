@@ -34,7 +34,8 @@ protocol AssetIndex: Sendable {
     /// Records asset `id`'s plan: its renditions, resources and fallbacks (replacing any), its selection,
     /// duration and format. With `keeping`, a resource already recorded with the same URI,
     /// byte range and file keeps its state, size and validators.
-    /// With `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset.
+    /// With `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset;
+    /// without, refused while a run holds it.
     func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError)
     /// Forgets asset `id`'s plan: its renditions, resources and fallbacks; the asset is unplanned.
     func forgetPlan(of id: String) async throws(CarryonError)
@@ -91,7 +92,7 @@ protocol AssetIndex: Sendable {
     /// queued): running, owned by it under a new epoch until the lease ends. Nil: none.
     func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence?
     /// Renews `instance`'s heartbeat and the leases of its runs; returns the runs whose claim is lost.
-    func renew(_ instance: String, aliveUntil: Date, fences: [Fence], lease: Double,
+    func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence]
     /// Ends the run `fence` names: records `state` (and `error`) and releases the asset; with
     /// `requeueAt`, it waits in its owner's queue until then. Refused when the claim is lost.

@@ -51,23 +51,28 @@ extension SQLiteAssetIndex {
     func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
         try await write { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id FROM asset WHERE queuedBy = ? AND state = 'waiting' AND COALESCE(queuedAt, 0) <= ?
+                SELECT id FROM asset WHERE queuedBy = ? AND state = 'waiting' AND COALESCE(queuedAt, 0) <= ? AND request IS NULL
                 ORDER BY CASE priority WHEN 'important' THEN 0 ELSE 1 END, queuedAt, rowid LIMIT 1
                 """, arguments: [instance, context.seconds])
             guard let id: String = rows.first?["id"], let row = try Self.row(db, id: id),
                   let claim = Ownership.claim(row, by: instance, now: context.seconds, lease: lease) else { return nil }
             try db.execute(sql: """
-                UPDATE asset SET state = 'running', owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL, request = NULL,
-                updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting'
+                UPDATE asset SET state = 'running', owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL,
+                updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting' AND request IS NULL
                 """, arguments: [instance, claim.leaseUntil, claim.epoch, IndexDate(context.now), id, row.epoch])
             return db.changesCount == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
         }
     }
 
-    func renew(_ instance: String, aliveUntil: Date, fences: [Fence], lease: Double,
+    func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence] {
         try await write { db in
-            try db.execute(sql: "UPDATE instance SET aliveUntil = ? WHERE id = ?", arguments: [aliveUntil.timeIntervalSince1970, instance])
+            // Made again if another process cleared it (this one was asleep for a day).
+            try db.execute(sql: """
+                INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil
+                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope, label,
+                                 context.seconds, aliveUntil.timeIntervalSince1970])
             var lost: [Fence] = []
             for fence in fences {
                 guard let row = try Self.row(db, id: fence.assetID),
@@ -85,11 +90,12 @@ extension SQLiteAssetIndex {
         try await write { db in
             try Self.check(fence, db)
             try db.execute(sql: """
-                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, request = NULL, progress = NULL,
+                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, progress = NULL,
+                request = CASE WHEN (request = 'suspend' AND ? = 'suspended') OR (request = 'cancel' AND ? = 'cancelled') THEN NULL ELSE request END,
                 queuedBy = CASE WHEN ? IS NULL THEN NULL ELSE owner END, queuedAt = ?, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
                 completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
-                """, arguments: [state, requeueAt?.timeIntervalSince1970, requeueAt?.timeIntervalSince1970, IndexDate(date),
+                """, arguments: [state, state.rawValue, state.rawValue, requeueAt?.timeIntervalSince1970, requeueAt?.timeIntervalSince1970, IndexDate(date),
                                  error != nil, error, state.rawValue, IndexDate(date), fence.assetID])
         }
     }
@@ -100,9 +106,12 @@ extension SQLiteAssetIndex {
             guard let current = try Self.ownerships(db, context, id: id)[id] else {
                 throw CarryonError(.unknownAsset, "no asset has the id \(id)")
             }
-            if let holder = current.holder, holder.instance != instance, !(holder == .queued(instance)) { return current }
+            if let holder = current.holder, holder.instance != instance { return current }
+            // Written by a process that holds no claim: whatever claim the row still names (a
+            // lease run out, or this instance's own claim in flight) is fenced off from here on.
             try db.execute(sql: """
-                UPDATE asset SET state = ?, queuedBy = NULL, queuedAt = NULL, request = NULL, updatedAt = ?,
+                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, epoch = epoch + (owner IS NOT NULL),
+                queuedBy = NULL, queuedAt = NULL, request = NULL, progress = NULL, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
                 """, arguments: [state, IndexDate(context.now), error != nil, error, id, current.row.epoch])
             return nil

@@ -142,7 +142,13 @@ final class SQLiteAssetIndex: AssetIndex {
     func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError) {
         let plan = planned.plan
         try await write { db in
-            if let fence { try Self.check(fence, db) }
+            if let fence {
+                try Self.check(fence, db)
+            } else if let row = try Self.row(db, id: id), row.owner != nil, (row.leaseUntil ?? 0) > date.timeIntervalSince1970 {
+                // Planned by a process that holds no claim (keys prefetched, renditions added):
+                // never under a run.
+                throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
+            }
             var kept: [String: ResourceRecord] = [:]
             if keeping {
                 for resource in try ResourceRecord.filter(Column("assetId") == id).fetchAll(db) {

@@ -164,7 +164,7 @@ public struct StorageManager: Sendable {
     @discardableResult
     public func purge(with session: DownloadSession, incomingBytes: Int = 0) async throws(CarryonError) -> PurgePlan {
         let plan = try await plan(incomingBytes: incomingBytes)
-        for removal in plan.removals { try await session.delete(removal.id) }
+        for removal in plan.removals { try await session.delete(removal.id, unlessHeldElsewhere: true) }
         return plan
     }
 }

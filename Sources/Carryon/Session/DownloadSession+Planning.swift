@@ -170,7 +170,7 @@ extension DownloadSession {
             .admit(id, incomingBytes: try await index.pendingBytes(of: id), on: disk)
         for removal in admission.removals {
             logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
-            try await delete(removal.id)
+            try await delete(removal.id, unlessHeldElsewhere: true)
         }
         budget.measure(admission.rules, libraryBytes: admission.libraryBytes)
     }

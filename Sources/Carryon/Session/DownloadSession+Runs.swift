@@ -23,6 +23,13 @@ extension DownloadSession {
                     break
                 }
                 guard let fence = claimed else { break }
+                // Between the claim and now the task may have been suspended, cancelled or
+                // deleted here, or the session shut down: the claim is given back.
+                guard !isShutDown, tasks[fence.assetID]?.isQueued == true else {
+                    try? await index.endRun(fence, state: isShutDown ? .waiting : (tasks[fence.assetID]?.machine.state ?? .suspended),
+                                            error: nil, requeueAt: isShutDown ? Date() : nil, at: Date())
+                    continue
+                }
                 startRun(fence)
             }
         } while filling.again && !isShutDown
@@ -112,7 +119,7 @@ extension DownloadSession {
         } else {
             record(id, machine)
             try? await perform(action, for: id)
-            tasks[id]?.activity = requeueAt == nil ? .idle : .queued
+            tasks[id]?.activity = requeueAt == nil || isShutDown ? .idle : .queued
         }
         if requeueAt == nil { tasks[id]?.startAttempts = 0 }
         notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)

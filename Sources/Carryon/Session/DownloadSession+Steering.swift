@@ -15,27 +15,57 @@ extension DownloadSession {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: Self.steeringInterval) } catch { return }
                 guard let self else { return }
-                await self.steer()
+                // Each pass in a task of its own, which stopping the loop (shutdown) does not
+                // cancel: a pass cut short would have its index writes refused half-way.
+                await Task { await self.steer() }.value
             }
         }
     }
 
     private func steer() async {
         guard !isShutDown else { return }
+        // Leases first: nothing below may hold them up.
         let runs = tasks.values.compactMap(\.run).filter { !$0.lost }
-        let now = Self.now()
-        for run in runs {
-            if let progress = run.progressToWrite(at: now) { try? await index.writeProgress(progress, fence: run.fence) }
-        }
         do {
             for fence in try await scheduler.renewIfDue(runs.map(\.fence)) { loseClaim(fence) }
         } catch {
             logger.warning("cannot renew the session's leases", metadata: ["error": "\(error.message)"])
         }
-        for (id, request) in (try? await scheduler.requests()) ?? [] { await apply(request, to: id) }
+        let now = Self.now()
+        for run in runs where !run.lost {
+            if let progress = run.progressToWrite(at: now) { try? await index.writeProgress(progress, fence: run.fence) }
+        }
+        // A request is applied beside the loop: a delete waits for its run and removes a bundle.
+        for (id, request) in (try? await scheduler.requests()) ?? [] where tasks[id]?.applyingRequest == false {
+            tasks[id]?.applyingRequest = true
+            Task {
+                await self.apply(request, to: id)
+                await self.requestApplied(id)
+            }
+        }
+        await reconcileQueue()
         await fill()
         if fanout.hasSubscribers, let ownerships = try? await index.ownerships(scheduler.context()) {
             fanout.observe(ownerships.filter { tasks[$0.key].map(\.isIdle) ?? true })
+        }
+    }
+
+    private func requestApplied(_ id: String) {
+        tasks[id]?.applyingRequest = false
+    }
+
+    /// Tasks this session queued whose rows say otherwise — another process took one over while
+    /// this one was paused past its heartbeat, say — are no longer waited for here.
+    private func reconcileQueue() async {
+        let queued = tasks.filter { $0.value.isQueued && !$0.value.enqueuing }.map(\.key)
+        guard !queued.isEmpty, let ownerships = try? await index.ownerships(scheduler.context()) else { return }
+        for id in queued where tasks[id]?.isQueued == true && tasks[id]?.enqueuing == false {
+            let row = ownerships[id]?.row
+            if row?.state == .waiting, row?.queuedBy == scheduler.instance.id { continue }
+            tasks[id]?.activity = .idle
+            let state = ownerships[id]?.effectiveState ?? .cancelled
+            tasks[id]?.machine = DownloadTaskStateMachine(state: state)
+            notifyFinished(id, state)
         }
     }
 

@@ -47,26 +47,45 @@ extension DownloadSession {
     /// - Throws: ``CarryonError/Code/busy`` when another live process runs the task or has
     ///   queued it (nothing changes), ``CarryonError/Code/invalidState`` for a cancelled task.
     func resume(_ id: String) async throws(CarryonError) {
+        guard !isShutDown else { throw CarryonError(.cancelled, "the download session is shut down") }
         await settle(id)
         if let task = tasks[id], task.run != nil || task.isQueued { return }
         try await recordUnrecordedEnd(id)
         var machine = try await machine(id)
         do { _ = try machine.resume() } catch { throw CarryonError(.invalidState, "\(id): \(error)") }
         startSteering()
-        let (decision, before) = try await scheduler.enqueue(id)
-        switch decision {
+        // Queued here before the row is: a claim made while the row is being written (the
+        // heartbeat's pass) finds the task queued, and runs it.
+        tasks[id]?.activity = .queued
+        tasks[id]?.enqueuing = true
+        let outcome: (Ownership.EnqueueDecision, TaskOwnership?)
+        do { outcome = try await scheduler.enqueue(id) } catch {
+            unqueue(id)
+            throw error
+        }
+        tasks[id]?.enqueuing = false
+        switch outcome.0 {
         case .busy:
-            throw TaskScheduler.busy(id, before!, "")
+            unqueue(id)
+            throw TaskScheduler.busy(id, outcome.1!, "")
         case .complete:
-            return
+            unqueue(id)
         case .cancelled:
+            unqueue(id)
             throw CarryonError(.invalidState, "\(id): cannot resume a task that is cancelled")
         case .queue, .alreadyHeld:
             tasks[id]?.lastError = nil
-            tasks[id]?.activity = .queued
-            record(id, DownloadTaskStateMachine(state: .waiting))
+            // Unless a claim has started it meanwhile.
+            if tasks[id]?.isQueued == true { record(id, DownloadTaskStateMachine(state: .waiting)) }
             await fill()
         }
+    }
+
+    /// Task `id`, queued here for a resume that did not queue it in the index, is not.
+    private func unqueue(_ id: String) {
+        tasks[id]?.enqueuing = false
+        if tasks[id]?.isQueued == true { tasks[id]?.activity = .idle }
+        if let state = tasks[id]?.machine.state { notifyFinished(id, state) }
     }
 
     /// Suspends task `id` — run or queued by this session, or by another process, which is
@@ -88,8 +107,25 @@ extension DownloadSession {
     /// - Throws: ``CarryonError/Code/busy`` when the process running the asset does not apply
     ///   the request in time. A player reading it through a playback server gets 404s from then on.
     public func delete(_ id: String) async throws(CarryonError) {
+        try await delete(id, unlessHeldElsewhere: false)
+    }
+
+    /// Removes an asset; with `unlessHeldElsewhere` (a purge), not one another live process
+    /// runs or has queued — it may have started since the purge was planned — which is
+    /// ``CarryonError/Code/busy`` instead.
+    func delete(_ id: String, unlessHeldElsewhere: Bool) async throws(CarryonError) {
         let id = try await resolveID(id)
+        if unlessHeldElsewhere, await isHeldElsewhere(id), let ownership = try await scheduler.ownership(of: id) {
+            throw TaskScheduler.busy(id, ownership, "a purge leaves it")
+        }
         _ = try await steer(id, .delete)
+    }
+
+    /// Suspends task `id` if this session runs it or has it queued, and leaves it alone if
+    /// another process does: what Ctrl-C in `carryon download` and `resume` stops.
+    public func suspendIfHere(_ id: String) async {
+        guard let task = tasks[id], task.run != nil || task.isQueued else { return }
+        _ = try? await suspend(id)
     }
 
     /// Applies `request` to task `id`: here, when this session runs or queued it, or no live
@@ -116,10 +152,19 @@ extension DownloadSession {
         while clock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(100)) } catch { throw CarryonError(.cancelled, "stopped waiting for \(id)") }
             guard let now = try await scheduler.ownership(of: id) else { return .cancelled }
-            if now.holder == nil || now.row.request == nil && ![.running, .waiting].contains(now.effectiveState) {
+            guard now.holder == nil else { continue }
+            // The holder let go: it applied the request, or its run ended just before it could
+            // (the request then stays in the row). What it did not do is done here.
+            let applied = switch request {
+            case .suspend: ![.running, .waiting].contains(now.effectiveState)
+            case .cancel: now.effectiveState == .cancelled
+            case .delete: false
+            }
+            if applied {
                 tasks[id]?.machine = DownloadTaskStateMachine(state: now.effectiveState)
                 return now.effectiveState
             }
+            return try await applyHere(id, request)
         }
         throw TaskScheduler.busy(id, ownership, "it was asked to \(request.rawValue) and has not within 10 s")
     }

@@ -117,9 +117,12 @@ public actor DownloadSession {
         // Runs that ended just before, still recording how.
         for (id, task) in tasks where task.isFinishing { await settle(id) }
         await steering?.value
-        for (id, task) in tasks where task.unrecordedEnd != nil { try? await recordUnrecordedEnd(id) }
+        // In a task of its own: a shutdown called from a cancelled task still records these.
+        await Task {
+            for (id, task) in await self.tasks where task.unrecordedEnd != nil { try? await self.recordUnrecordedEnd(id) }
+            await self.scheduler.unregister()
+        }.value
         await stopFetches()
-        await scheduler.unregister()
         try? await client.shutdown()
         fanout.finish()
         for (id, task) in tasks {

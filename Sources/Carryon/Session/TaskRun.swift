@@ -33,6 +33,11 @@ struct SessionTask {
     /// machine is the truth until it is, and it is written again before the task is next asked
     /// to do anything.
     var unrecordedEnd: UnrecordedEnd?
+    /// Whether a request another process left for the task is being applied now.
+    var applyingRequest = false
+    /// Whether a resume is writing the task into the queue now (it is ``Activity/queued``
+    /// already, the row not yet).
+    var enqueuing = false
 
     struct UnrecordedEnd {
         var fence: Fence

@@ -114,24 +114,28 @@ public struct PlaybackServer: Sendable {
     /// Serves until the task is cancelled or the process receives SIGINT or SIGTERM; calls
     /// `onReady` once listening. When it stops, the assets it played are no longer leased.
     public func run(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void = { _ in }) async throws {
+        // Ended in a task of its own: the server stops by being cancelled, and a cancelled task's
+        // writes to the index are refused.
+        let leases = source.leases
         do {
             try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
         } catch {
-            await source.leases.releaseAll()
+            await Task { await leases.releaseAll() }.value
             throw error
         }
-        await source.leases.releaseAll()
+        await Task { await leases.releaseAll() }.value
     }
 
     /// Runs the server for as long as `body` runs. When it stops, the assets it played are no
     /// longer leased.
     public func withRunning<T: Sendable>(_ body: @Sendable (PlaybackServerHandle) async throws -> T) async throws -> T {
+        let leases = source.leases
         do {
             let result = try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
-            await source.leases.releaseAll()
+            await Task { await leases.releaseAll() }.value
             return result
         } catch {
-            await source.leases.releaseAll()
+            await Task { await leases.releaseAll() }.value
             throw error
         }
     }

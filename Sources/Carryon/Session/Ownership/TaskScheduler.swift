@@ -19,7 +19,10 @@ final class TaskScheduler: Sendable {
 
     private struct State {
         var registered = false
+        /// When the runs' leases (and the heartbeat) were last renewed.
         var lastRenewed: Date?
+        /// When the heartbeat alone was last renewed.
+        var lastHeartbeat: Date?
     }
 
     init(index: any AssetIndex, lease: Duration, checksProcesses: Bool, label: String,
@@ -49,6 +52,7 @@ final class TaskScheduler: Sendable {
         state.withLock {
             $0.registered = true
             $0.lastRenewed = now
+            $0.lastHeartbeat = now
         }
     }
 
@@ -63,7 +67,7 @@ final class TaskScheduler: Sendable {
     func enqueue(_ id: String, startingAt start: Date? = nil) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?) {
         try await register()
         // Alive in the index while it queues: what it queues is its own only while it lives.
-        _ = try await renewIfDue([])
+        try await keepAlive()
         return try await index.enqueue(id, by: instance.id, startingAt: start, context())
     }
 
@@ -83,10 +87,26 @@ final class TaskScheduler: Sendable {
                                         lease: leaseSeconds)
         }
         guard due else { return [] }
-        let lost = try await index.renew(instance.id, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: fences,
+        let lost = try await index.renew(instance, label: label, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: fences,
                                          lease: leaseSeconds, context())
-        state.withLock { $0.lastRenewed = now }
+        state.withLock {
+            $0.lastRenewed = now
+            $0.lastHeartbeat = now
+        }
         return lost
+    }
+
+    /// Renews the heartbeat alone when a third of the lease has passed since it was last
+    /// renewed: the runs' leases keep their own schedule (``renewIfDue(_:)``).
+    private func keepAlive() async throws(CarryonError) {
+        let now = clock()
+        let due = state.withLock { state in
+            Ownership.renewalDue(lastRenewed: (state.lastHeartbeat ?? state.lastRenewed)?.timeIntervalSince1970 ?? 0,
+                                 now: now.timeIntervalSince1970, lease: leaseSeconds)
+        }
+        guard due else { return }
+        _ = try await index.renew(instance, label: label, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: [], lease: leaseSeconds, context())
+        state.withLock { $0.lastHeartbeat = now }
     }
 
     /// The requests other processes left for this instance's tasks.
