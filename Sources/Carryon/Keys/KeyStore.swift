@@ -110,6 +110,13 @@ public struct KeyStore: Sendable {
     /// Keeps `key` as `keyID` of asset `assetID`, replacing a key of that id.
     public func store(_ key: [UInt8], id keyID: String, assetID: String, uri: String, method: String, keyFormat: String,
                       lifetime: KeyLifetime, now: Date = Date()) async throws(CarryonError) {
+        try await store(key, id: keyID, assetID: assetID, uri: uri, method: method, keyFormat: keyFormat, lifetime: lifetime, now: now, fence: nil)
+    }
+
+    /// Keeps a key as ``store(_:id:assetID:uri:method:keyFormat:lifetime:now:)`` does; with
+    /// `fence` (a run's), refused once another process has claimed the asset's download.
+    func store(_ key: [UInt8], id keyID: String, assetID: String, uri: String, method: String, keyFormat: String,
+               lifetime: KeyLifetime, now: Date = Date(), fence: Fence?) async throws(CarryonError) {
         try lifetime.check()
         let master = try sealingKey()
         let sealed: Data
@@ -120,7 +127,7 @@ public struct KeyStore: Sendable {
         }
         let info = ContentKeyInfo(id: keyID, assetID: assetID, method: method, keyFormat: keyFormat, uri: Self.shown(uri),
                                   storedAt: now, lifetime: lifetime, firstPlayedAt: nil, isInvalidated: false)
-        try await library.index.storeKey(info, sealed: sealed)
+        try await library.index.storeKey(info, sealed: sealed, fence: fence)
     }
 
     /// The keys of an asset (of every asset when nil), without the keys themselves.

@@ -121,7 +121,8 @@ protocol AssetIndex: Sendable {
 
     /// Keeps a sealed key as `info` describes it, replacing one of the same id; its first
     /// playback is forgotten.
-    func storeKey(_ info: ContentKeyInfo, sealed: Data) async throws(CarryonError)
+    /// With `fence` (a run's), refused unless the run still holds the asset.
+    func storeKey(_ info: ContentKeyInfo, sealed: Data, fence: Fence?) async throws(CarryonError)
     /// The keys of asset `assetID` (of every asset when nil), without their sealed bytes.
     func keys(of assetID: String?) async throws(CarryonError) -> [ContentKeyInfo]
     /// Key `keyID` of asset `assetID` with its sealed bytes (nil once invalidated), or nil.

@@ -5,9 +5,10 @@ import GRDB
 extension SQLiteAssetIndex {
     // MARK: Content keys
 
-    func storeKey(_ info: ContentKeyInfo, sealed: Data) async throws(CarryonError) {
+    func storeKey(_ info: ContentKeyInfo, sealed: Data, fence: Fence?) async throws(CarryonError) {
         let lifetime = String(decoding: (try? JSONEncoder().encode(info.lifetime)) ?? Data("{}".utf8), as: UTF8.self)
         try await write { db in
+            if let fence { try Self.check(fence, db) }
             try db.execute(sql: """
                 INSERT INTO contentKey (assetId, id, uri, method, keyFormat, sealed, storedAt, lifetime, firstPlayedAt)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)

@@ -157,7 +157,7 @@ extension DownloadSession {
         }
         for (key, response) in obtained {
             try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
-                                  lifetime: response.lifetime ?? lifetime ?? configuration.keyLifetime)
+                                  lifetime: response.lifetime ?? lifetime ?? configuration.keyLifetime, fence: tasks[id]?.run?.fence)
         }
     }
 
