@@ -352,4 +352,36 @@ struct OwnershipCommandTests {
             Self.expectFetchedAtMost(2, await origin.requests())
         }
     }
+
+    @Test("two sessions on one library, as two processes: one deletes and cancels downloads the other runs, the other applies each within a second, and nothing of a deleted asset is left")
+    func steeringAnotherSession() async throws {
+        // About 10 s a download: both still run when they are steered, however busy the machine.
+        try await Self.withOrigin(copies: 2, bandwidth: 3_000) { origin, folder in
+            let library = try OfflineLibrary(root: folder)
+            let options = DownloadOptions(maximumResolution: .init(width: 320, height: 180), audio: .none, subtitles: .none)
+            try await withDownloadSession(library: library) { owner in
+                let doomed = try await owner.makeTask(url: origin.baseURL + "/s0/main.m3u8", options: options)
+                let stopped = try await owner.makeTask(url: origin.baseURL + "/s1/main.m3u8", options: options)
+                try await doomed.resume()
+                try await stopped.resume()
+                let waiters = (Task { await doomed.waitUntilFinished() }, Task { await stopped.waitUntilFinished() })
+                try await withDownloadSession(library: library) { other in
+                    // Both under way in the owner.
+                    for _ in 0..<100 where try await library.asset(doomed.id).progress.bytesDone == 0 { try await Task.sleep(for: .milliseconds(50)) }
+                    let resumed = await #expect(throws: CarryonError.self) { try await other.task(id: stopped.id).resume() }
+                    #expect(resumed?.code == .busy)
+                    let clock = ContinuousClock()
+                    let start = clock.now
+                    try await other.delete(doomed.id)
+                    #expect(try await other.task(id: stopped.id).cancel() == .cancelled)
+                    #expect(clock.now - start < .seconds(5))
+                }
+                #expect(await waiters.0.value == .cancelled)
+                #expect(await waiters.1.value == .cancelled)
+                #expect(try await library.index.asset(doomed.id) == nil)
+                #expect(!FileManager.default.fileExists(atPath: library.bundleURL(for: doomed.id).path))
+                #expect(try await library.asset(stopped.id).state == .cancelled)
+            }
+        }
+    }
 }

@@ -101,9 +101,13 @@ protocol AssetIndex: Sendable {
     /// holder (nothing written) or nil (written).
     func setStateUnlessHeld(_ state: DownloadState, of id: String, by instance: String, error: String?,
                             _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
-    /// Leaves `request` for the live instance holding asset `id`.
-    func request(_ request: Ownership.Request, of id: String, by instance: String,
+    /// Leaves `request` for the live instance holding asset `id` (with `onlyIfUnheld`, leaves
+    /// nothing and says who holds it).
+    func request(_ request: Ownership.Request, of id: String, by instance: String, onlyIfUnheld: Bool,
                  _ context: OwnershipContext) async throws(CarryonError) -> RequestOutcome
+    /// Takes `request` off asset `id`'s row before its holder applies it: false when it is no
+    /// longer there (taken already).
+    func takeRequest(_ request: Ownership.Request, of id: String) async throws(CarryonError) -> Bool
     /// The requests left for the tasks `instance` runs or has queued.
     func requests(for instance: String) async throws(CarryonError) -> [(id: String, request: Ownership.Request)]
     /// Whether the run `fence` names still holds its asset (no one claimed it since).

@@ -118,7 +118,7 @@ extension SQLiteAssetIndex {
         }
     }
 
-    func request(_ request: Ownership.Request, of id: String, by instance: String,
+    func request(_ request: Ownership.Request, of id: String, by instance: String, onlyIfUnheld: Bool,
                  _ context: OwnershipContext) async throws(CarryonError) -> RequestOutcome {
         try await write { db in
             guard let current = try Self.ownerships(db, context, id: id)[id] else {
@@ -126,10 +126,18 @@ extension SQLiteAssetIndex {
             }
             guard let holder = current.holder else { return .unheld }
             if holder.instance == instance { return .mine }
+            if onlyIfUnheld { return .heldElsewhere(current) }
             // A later request replaces an earlier one unless it asks less (a delete stays a delete).
             if current.row.request == .delete, request != .delete { return .sent(current) }
             try db.execute(sql: "UPDATE asset SET request = ? WHERE id = ? AND epoch = ?", arguments: [request.rawValue, id, current.row.epoch])
             return .sent(current)
+        }
+    }
+
+    func takeRequest(_ request: Ownership.Request, of id: String) async throws(CarryonError) -> Bool {
+        try await write { db in
+            try db.execute(sql: "UPDATE asset SET request = NULL WHERE id = ? AND request = ?", arguments: [id, request.rawValue])
+            return db.changesCount == 1
         }
     }
 
@@ -224,7 +232,7 @@ extension SQLiteAssetIndex {
     }
 
     /// Whether instance `id` is alive.
-    private static func alive(_ id: String, _ db: Database, _ context: OwnershipContext) -> Bool {
+    static func alive(_ id: String, _ db: Database, _ context: OwnershipContext) -> Bool {
         guard let row = try? Row.fetchOne(db, sql: "SELECT * FROM instance WHERE id = ?", arguments: [id]) else { return false }
         return context.isAlive(instance(row), aliveUntil: row["aliveUntil"])
     }

@@ -144,7 +144,8 @@ final class SQLiteAssetIndex: AssetIndex {
         try await write { db in
             if let fence {
                 try Self.check(fence, db)
-            } else if let row = try Self.row(db, id: id), row.owner != nil, (row.leaseUntil ?? 0) > date.timeIntervalSince1970 {
+            } else if let row = try Self.row(db, id: id), let owner = row.owner, (row.leaseUntil ?? 0) > date.timeIntervalSince1970,
+                      Self.alive(owner, db, OwnershipContext(now: date, checksProcesses: true)) {
                 // Planned by a process that holds no claim (keys prefetched, renditions added):
                 // never under a run.
                 throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")

@@ -170,7 +170,12 @@ extension DownloadSession {
             .admit(id, incomingBytes: try await index.pendingBytes(of: id), on: disk)
         for removal in admission.removals {
             logger.info("purging to make room", metadata: ["asset": "\(removal.id)", "reason": "\(removal.reason.rawValue)"])
-            try await delete(removal.id, unlessHeldElsewhere: true)
+            do {
+                try await delete(removal.id, unlessHeldElsewhere: true)
+            } catch where error.code == .busy {
+                // Another process started it since the plan: kept; the budget holds the rules.
+                logger.info("kept: another process downloads it", metadata: ["asset": "\(removal.id)"])
+            }
         }
         budget.measure(admission.rules, libraryBytes: admission.libraryBytes)
     }
@@ -271,6 +276,13 @@ extension DownloadSession {
     /// index once another process has claimed the task.
     func persist(_ planned: PlannedStream, for asset: AssetRecord, keeping: Bool = false, fence: Fence? = nil) async throws(CarryonError) {
         let format = try configuration.formats.format(named: planned.format)
+        // Without a run's claim, never over another process's download (it may have started
+        // while the playlists were read): checked before its playlists are touched, and again
+        // by the index as the plan is written.
+        if fence == nil, let ownership = try await scheduler.ownership(of: asset.id), let holder = ownership.holder,
+           holder.instance != scheduler.instance.id {
+            throw TaskScheduler.busy(asset.id, ownership, "its plan is that process's")
+        }
         try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id)
         try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date(), fence: fence)
         try await writeManifest(asset.id)

@@ -119,10 +119,23 @@ extension DownloadSession {
         } else {
             record(id, machine)
             try? await perform(action, for: id)
-            tasks[id]?.activity = requeueAt == nil || isShutDown ? .idle : .queued
+            if requeueAt == nil || isShutDown {
+                tasks[id]?.activity = .idle
+            } else {
+                tasks[id]?.activity = .queued
+                tasks[id]?.queueings += 1
+            }
         }
         if requeueAt == nil { tasks[id]?.startAttempts = 0 }
+        // Whoever waited for the end to be recorded goes on, whatever the task does next.
+        for settler in tasks[id]?.settlers ?? [] { settler.resume() }
+        tasks[id]?.settlers.removeAll()
         notifyFinished(id, tasks[id]?.machine.state ?? .cancelled)
+        // A request another process left while the run ended is this session's to apply: the
+        // row is no one's now, and no heartbeat of this session looks at it again.
+        if !run.lost, requeueAt == nil, let request = try? await scheduler.ownership(of: id)?.row.request, tasks[id]?.applying == nil {
+            take(request, for: id)
+        }
         await fill()
     }
 

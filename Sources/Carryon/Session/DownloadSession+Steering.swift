@@ -36,12 +36,8 @@ extension DownloadSession {
             if let progress = run.progressToWrite(at: now) { try? await index.writeProgress(progress, fence: run.fence) }
         }
         // A request is applied beside the loop: a delete waits for its run and removes a bundle.
-        for (id, request) in (try? await scheduler.requests()) ?? [] where tasks[id]?.applyingRequest == false {
-            tasks[id]?.applyingRequest = true
-            Task {
-                await self.apply(request, to: id)
-                await self.requestApplied(id)
-            }
+        for (id, request) in (try? await scheduler.requests()) ?? [] where tasks[id] != nil && tasks[id]?.applying == nil {
+            take(request, for: id)
         }
         await reconcileQueue()
         await fill()
@@ -50,18 +46,30 @@ extension DownloadSession {
         }
     }
 
+    /// Takes `request` off task `id`'s row (the requester then knows it is being applied) and
+    /// applies it beside the heartbeat.
+    func take(_ request: Ownership.Request, for id: String) {
+        tasks[id]?.applying = Task {
+            // Taken only if it is still there: another pass, or the run's end, may have taken it.
+            if (try? await self.index.takeRequest(request, of: id)) == true { await self.apply(request, to: id) }
+            await self.requestApplied(id)
+        }
+    }
+
     private func requestApplied(_ id: String) {
-        tasks[id]?.applyingRequest = false
+        tasks[id]?.applying = nil
     }
 
     /// Tasks this session queued whose rows say otherwise — another process took one over while
     /// this one was paused past its heartbeat, say — are no longer waited for here.
     private func reconcileQueue() async {
-        let queued = tasks.filter { $0.value.isQueued && !$0.value.enqueuing }.map(\.key)
+        let queued = tasks.filter { $0.value.isQueued && !$0.value.enqueuing }.map { ($0.key, $0.value.queueings) }
         guard !queued.isEmpty, let ownerships = try? await index.ownerships(scheduler.context()) else { return }
-        for id in queued where tasks[id]?.isQueued == true && tasks[id]?.enqueuing == false {
+        let me = scheduler.instance.id
+        for (id, queueing) in queued where tasks[id]?.isQueued == true && tasks[id]?.enqueuing == false && tasks[id]?.queueings == queueing {
             let row = ownerships[id]?.row
-            if row?.state == .waiting, row?.queuedBy == scheduler.instance.id { continue }
+            // Still this session's: queued by it, or claimed by it a moment ago.
+            if row?.state == .waiting && row?.queuedBy == me || row?.owner == me { continue }
             tasks[id]?.activity = .idle
             let state = ownerships[id]?.effectiveState ?? .cancelled
             tasks[id]?.machine = DownloadTaskStateMachine(state: state)

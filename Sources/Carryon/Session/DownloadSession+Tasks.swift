@@ -64,6 +64,13 @@ extension DownloadSession {
             throw error
         }
         tasks[id]?.enqueuing = false
+        tasks[id]?.queueings += 1
+        if isShutDown {
+            // Shut down meanwhile: the row waits under an instance that is gone, and reads as
+            // suspended.
+            unqueue(id)
+            throw CarryonError(.cancelled, "the download session is shut down")
+        }
         switch outcome.0 {
         case .busy:
             unqueue(id)
@@ -112,61 +119,72 @@ extension DownloadSession {
 
     /// Removes an asset; with `unlessHeldElsewhere` (a purge), not one another live process
     /// runs or has queued — it may have started since the purge was planned — which is
-    /// ``CarryonError/Code/busy`` instead.
+    /// ``CarryonError/Code/busy`` instead, decided in the same transaction as the request.
     func delete(_ id: String, unlessHeldElsewhere: Bool) async throws(CarryonError) {
         let id = try await resolveID(id)
-        if unlessHeldElsewhere, await isHeldElsewhere(id), let ownership = try await scheduler.ownership(of: id) {
-            throw TaskScheduler.busy(id, ownership, "a purge leaves it")
-        }
-        _ = try await steer(id, .delete)
+        _ = try await steer(id, .delete, onlyIfUnheld: unlessHeldElsewhere)
     }
 
     /// Suspends task `id` if this session runs it or has it queued, and leaves it alone if
     /// another process does: what Ctrl-C in `carryon download` and `resume` stops.
     public func suspendIfHere(_ id: String) async {
+        // A run recording its end may queue the task again (a deferred start): after that.
+        await settle(id)
         guard let task = tasks[id], task.run != nil || task.isQueued else { return }
         _ = try? await suspend(id)
     }
 
     /// Applies `request` to task `id`: here, when this session runs or queued it, or no live
     /// process holds it; else through the index, to the process that does, waiting for it to
-    /// apply it.
-    private func steer(_ id: String, _ request: Ownership.Request) async throws(CarryonError) -> DownloadState {
+    /// apply it (with `onlyIfUnheld`, ``CarryonError/Code/busy`` instead).
+    private func steer(_ id: String, _ request: Ownership.Request, onlyIfUnheld: Bool = false) async throws(CarryonError) -> DownloadState {
         await settle(id)
         try? await recordUnrecordedEnd(id)
         if let task = tasks[id], !task.isIdle { return try await applyHere(id, request) }
-        switch try await scheduler.request(request, of: id) {
+        switch try await scheduler.request(request, of: id, onlyIfUnheld: onlyIfUnheld) {
         case .unheld, .mine:
             return try await applyHere(id, request)
+        case .heldElsewhere(let ownership):
+            throw TaskScheduler.busy(id, ownership, "it is left as it is")
         case .sent(let ownership):
             return try await awaitRequest(request, of: id, sentTo: ownership)
         }
     }
 
     /// Waits until the process holding task `id` has applied `request`, and returns the state
-    /// the task ended in.
+    /// the task ended in. The holder takes the request off the row when it starts applying it;
+    /// one still on the row when no one holds the task any more (the holder's run ended just
+    /// before, or the holder died) is applied here.
     private func awaitRequest(_ request: Ownership.Request, of id: String, sentTo ownership: TaskOwnership) async throws(CarryonError) -> DownloadState {
         let clock = ContinuousClock()
-        // The holder looks for requests twice a second; a run stops within a moment of being asked.
-        let deadline = clock.now + .seconds(10)
+        // The holder looks for requests twice a second; a run stops within a moment of being
+        // asked, and a delete then removes the bundle, which can take longer.
+        let deadline = clock.now + (request == .delete ? .seconds(60) : .seconds(10))
+        var unheldSince: ContinuousClock.Instant?
         while clock.now < deadline {
             do { try await Task.sleep(for: .milliseconds(100)) } catch { throw CarryonError(.cancelled, "stopped waiting for \(id)") }
             guard let now = try await scheduler.ownership(of: id) else { return .cancelled }
-            guard now.holder == nil else { continue }
-            // The holder let go: it applied the request, or its run ended just before it could
-            // (the request then stays in the row). What it did not do is done here.
-            let applied = switch request {
-            case .suspend: ![.running, .waiting].contains(now.effectiveState)
-            case .cancel: now.effectiveState == .cancelled
-            case .delete: false
-            }
-            if applied {
+            if now.row.request == nil {
+                // Taken: done once the task no longer runs there (a delete: once the row is gone).
+                unheldSince = nil
+                guard request != .delete, now.holder == nil || ![.running, .waiting].contains(now.effectiveState) else { continue }
+                if request == .cancel, now.effectiveState == .completed {
+                    // It completed before the request could stop it: as here, a completed task is not cancelled.
+                    throw CarryonError(.invalidState, "\(id): cannot cancel a task that is completed (it completed in the other process)")
+                }
                 tasks[id]?.machine = DownloadTaskStateMachine(state: now.effectiveState)
                 return now.effectiveState
             }
-            return try await applyHere(id, request)
+            guard now.holder == nil else { continue }
+            // Left on a row no one holds: the former holder's run ends with a look at its row,
+            // so a second passes before it is applied here.
+            let since = unheldSince ?? clock.now
+            unheldSince = since
+            if clock.now - since >= .seconds(1), try await index.takeRequest(request, of: id) {
+                return try await applyHere(id, request)
+            }
         }
-        throw TaskScheduler.busy(id, ownership, "it was asked to \(request.rawValue) and has not within 10 s")
+        throw TaskScheduler.busy(id, ownership, "it was asked to \(request.rawValue) and has not within \(request == .delete ? 60 : 10) s")
     }
 
     /// Applies `request` to task `id` in this session.
@@ -185,11 +203,12 @@ extension DownloadSession {
             action = cancelling == .none ? .stopAndRemoveData : cancelling
         }
         if tasks[id]?.run == nil {
-            // Not running here: the row is written now, unless a live process took it meanwhile.
+            // Not running here: no longer queued here either, before the row is written — a
+            // claim made meanwhile then finds the task not queued, and gives the claim back.
+            if wasQueued { tasks[id]?.activity = .idle }
             if let holder = try await scheduler.setStateUnlessHeld(machine.state, of: id) {
                 throw TaskScheduler.busy(id, holder, "only that process can \(request.rawValue) it")
             }
-            if wasQueued { tasks[id]?.activity = .idle }
         }
         // Recorded first, so that the run, stopping, finds the task no longer running and ends it so.
         record(id, machine)
@@ -221,7 +240,8 @@ extension DownloadSession {
     /// what the user asks of the task then (suspend, cancel, delete, resume) applies to the
     /// state it ended in, and is not undone by the end being written after it.
     func settle(_ id: String) async {
-        if tasks[id]?.isFinishing == true { _ = await waitUntilFinished(id) }
+        guard tasks[id]?.isFinishing == true else { return }
+        await withCheckedContinuation { continuation in tasks[id]?.settlers.append(continuation) }
     }
 
     func waitUntilFinished(_ id: String) async -> DownloadState {

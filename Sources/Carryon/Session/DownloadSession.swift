@@ -117,6 +117,8 @@ public actor DownloadSession {
         // Runs that ended just before, still recording how.
         for (id, task) in tasks where task.isFinishing { await settle(id) }
         await steering?.value
+        // Requests being applied (a delete removing a bundle) finish before the session does.
+        for task in tasks.values { await task.applying?.value }
         // In a task of its own: a shutdown called from a cancelled task still records these.
         await Task {
             for (id, task) in await self.tasks where task.unrecordedEnd != nil { try? await self.recordUnrecordedEnd(id) }

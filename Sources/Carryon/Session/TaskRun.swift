@@ -33,8 +33,13 @@ struct SessionTask {
     /// machine is the truth until it is, and it is written again before the task is next asked
     /// to do anything.
     var unrecordedEnd: UnrecordedEnd?
-    /// Whether a request another process left for the task is being applied now.
-    var applyingRequest = false
+    /// The request another process left for the task, while it is being applied here.
+    var applying: Task<Void, Never>?
+    /// Who waits for the task's run to finish recording its end (``DownloadSession/settle(_:)``).
+    var settlers: [CheckedContinuation<Void, Never>] = []
+    /// Counts the times the task was queued here: a check of the queue that read the index
+    /// before a later queueing does not undo it.
+    var queueings = 0
     /// Whether a resume is writing the task into the queue now (it is ``Activity/queued``
     /// already, the row not yet).
     var enqueuing = false

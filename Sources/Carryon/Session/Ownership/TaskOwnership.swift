@@ -45,4 +45,7 @@ enum RequestOutcome: Sendable {
     case unheld
     /// The asking instance holds it itself.
     case mine
+    /// Another live instance holds it, and the request was to be made only if none did:
+    /// nothing was written.
+    case heldElsewhere(TaskOwnership)
 }

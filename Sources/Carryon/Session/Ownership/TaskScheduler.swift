@@ -19,6 +19,8 @@ final class TaskScheduler: Sendable {
 
     private struct State {
         var registered = false
+        /// Unregistered for good: the session has shut down.
+        var closed = false
         /// When the runs' leases (and the heartbeat) were last renewed.
         var lastRenewed: Date?
         /// When the heartbeat alone was last renewed.
@@ -46,6 +48,7 @@ final class TaskScheduler: Sendable {
 
     /// Records this instance alive, once, before it first queues anything.
     func register() async throws(CarryonError) {
+        guard !state.withLock({ $0.closed }) else { throw CarryonError(.cancelled, "the download session is shut down") }
         guard !isRegistered else { return }
         let now = clock()
         try await index.register(instance, label: label, until: now.addingTimeInterval(leaseSeconds), at: now)
@@ -58,9 +61,14 @@ final class TaskScheduler: Sendable {
 
     /// Removes this instance from the index: the session stops. What it queued is no one's.
     func unregister() async {
-        guard isRegistered else { return }
-        try? await index.unregister(instance.id)
-        state.withLock { $0.registered = false }
+        let wasRegistered = state.withLock { state in
+            defer {
+                state.closed = true
+                state.registered = false
+            }
+            return state.registered
+        }
+        if wasRegistered { try? await index.unregister(instance.id) }
     }
 
     /// Queues asset `id` here, to start no sooner than `start`.
@@ -82,7 +90,7 @@ final class TaskScheduler: Sendable {
     func renewIfDue(_ fences: [Fence]) async throws(CarryonError) -> [Fence] {
         let now = clock()
         let due = state.withLock { state -> Bool in
-            guard state.registered else { return false }
+            guard state.registered, !state.closed else { return false }
             return Ownership.renewalDue(lastRenewed: state.lastRenewed?.timeIntervalSince1970 ?? 0, now: now.timeIntervalSince1970,
                                         lease: leaseSeconds)
         }
@@ -101,7 +109,7 @@ final class TaskScheduler: Sendable {
     private func keepAlive() async throws(CarryonError) {
         let now = clock()
         let due = state.withLock { state in
-            Ownership.renewalDue(lastRenewed: (state.lastHeartbeat ?? state.lastRenewed)?.timeIntervalSince1970 ?? 0,
+            !state.closed && Ownership.renewalDue(lastRenewed: (state.lastHeartbeat ?? state.lastRenewed)?.timeIntervalSince1970 ?? 0,
                                  now: now.timeIntervalSince1970, lease: leaseSeconds)
         }
         guard due else { return }
@@ -126,8 +134,8 @@ final class TaskScheduler: Sendable {
     }
 
     /// Leaves `request` for whoever holds asset `id`.
-    func request(_ request: Ownership.Request, of id: String) async throws(CarryonError) -> RequestOutcome {
-        try await index.request(request, of: id, by: instance.id, context())
+    func request(_ request: Ownership.Request, of id: String, onlyIfUnheld: Bool = false) async throws(CarryonError) -> RequestOutcome {
+        try await index.request(request, of: id, by: instance.id, onlyIfUnheld: onlyIfUnheld, context())
     }
 
     /// The error for a task another live process holds.
