@@ -230,12 +230,6 @@ extension DownloadSession {
         return machine.state
     }
 
-    /// Whether another live process runs task `id` or has queued it.
-    func isHeldElsewhere(_ id: String) async -> Bool {
-        guard tasks[id]?.isIdle ?? true, let ownership = try? await scheduler.ownership(of: id), let holder = ownership.holder else { return false }
-        return holder.instance != scheduler.instance.id
-    }
-
     /// Waits, when task `id`'s run has ended and its end is still being recorded, until it is:
     /// what the user asks of the task then (suspend, cancel, delete, resume) applies to the
     /// state it ended in, and is not undone by the end being written after it.
