@@ -132,7 +132,7 @@ struct StreamOptions: ParsableArguments {
 
     @OptionGroup var variant: VariantBounds
 
-    @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones. Either way the maximums bound the choice first.")
+    @Flag(name: .customLong("no-hdr"), help: "Prefer SDR variants over HDR (PQ, HLG) ones. Either way the maximums bound the choice first, and with a minimum the range chooses only between variants of equal bandwidth.")
     var noHDR = false
 
     @Flag(name: .customLong("no-multichannel"), help: "Take only the stereo rendition of each audio language.")

@@ -66,7 +66,9 @@ struct MediaSelectorTests {
     @Test("a minimum resolution takes the lowest variant at least that large")
     func minimumResolution() throws {
         #expect(try variant(DownloadOptions(minimumResolution: Resolution(width: 1000, height: 600), prefersHDR: false)) == "sdr720.m3u8")
-        #expect(try variant(DownloadOptions(minimumResolution: Resolution(width: 1000, height: 600))) == "pq720.m3u8")
+        // HDR preferred or not: the explicit minimum takes the lowest (issue 32 changed this from
+        // the PQ 720p at 3.5 Mbit/s, the preference narrowing the candidates first).
+        #expect(try variant(DownloadOptions(minimumResolution: Resolution(width: 1000, height: 600))) == "sdr720.m3u8")
     }
 
     @Test("a maximum bitrate takes the highest variant within it")
@@ -94,6 +96,31 @@ struct MediaSelectorTests {
         #expect(try variant(DownloadOptions(maximumResolution: Resolution(width: 1280, height: 720))) == "pq720.m3u8")
         // Nothing within the bound: the lowest of the preferred range.
         #expect(try variant(DownloadOptions(maximumBitrate: 100_000)) == "pq720.m3u8")
+    }
+
+    @Test("an explicit minimum beats the HDR preference: the lowest variant at or above it, the range choosing only between equal bandwidths")
+    func minimumBeforeHDR() throws {
+        let playlist = try MultivariantPlaylist(parsing: """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=1100000,RESOLUTION=640x360,VIDEO-RANGE=SDR
+            sdr360.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,RESOLUTION=1280x720,VIDEO-RANGE=SDR
+            sdr720.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=3000000,RESOLUTION=1280x720,VIDEO-RANGE=PQ
+            pq720.m3u8
+
+            """, url: "https://cdn.example/main.m3u8")
+        func chosen(_ options: DownloadOptions) throws -> String {
+            String(try MediaSelector(options: options, environment: [:]).select(from: playlist).variant.uri.split(separator: "/").last!)
+        }
+        // README's rule: the lowest variant whose BANDWIDTH is at least the minimum, HDR or not.
+        #expect(try chosen(DownloadOptions(minimumBitrate: 1_000_000)) == "sdr360.m3u8")
+        #expect(try chosen(DownloadOptions(minimumResolution: Resolution(width: 640, height: 360))) == "sdr360.m3u8")
+        // Two variants of the lowest bandwidth that qualifies: the preference chooses between them.
+        #expect(try chosen(DownloadOptions(minimumBitrate: 2_000_000)) == "pq720.m3u8")
+        #expect(try chosen(DownloadOptions(minimumBitrate: 2_000_000, prefersHDR: false)) == "sdr720.m3u8")
+        // No minimum: the highest, HDR preferred.
+        #expect(try chosen(DownloadOptions()) == "pq720.m3u8")
     }
 
     @Test("minimum and maximum together: the lowest variant meeting both")

@@ -85,11 +85,13 @@ public struct MediaSelection: Sendable, Hashable, Codable {
 ///
 /// 1. The maximums (bitrate, resolution) are hard bounds: only the variants within them are
 ///    candidates.
-/// 2. The candidates are narrowed by dynamic range: with `prefersHDR`, to the PQ/HLG variants if
-///    there are any; without, to the SDR ones if there are any.
-/// 3. Of those, the lowest variant that meets the minimums is chosen; with no minimums, the
-///    highest. When no variant meets the minimums, the highest candidate; when no variant is
-///    within the maximums, the lowest of all (of the preferred range if it has any).
+/// 2. With minimums (bitrate, resolution), the lowest candidate that meets them is chosen: an
+///    explicit bound beats the default preference, so the dynamic range (`prefersHDR`: PQ/HLG
+///    first, else SDR first) chooses only between variants ranked equal to that one.
+/// 3. With no minimums, or none met, the candidates are narrowed by dynamic range — with
+///    `prefersHDR` to the PQ/HLG variants if there are any, without to the SDR ones if there are
+///    any — and the highest is chosen. When no variant is within the maximums, the lowest of all
+///    (of the preferred range if it has any).
 ///    "Highest" orders by `SCORE` when every variant has one, else by peak bandwidth, then
 ///    resolution.
 /// 4. Audio and subtitle renditions come from the variant's groups, by
@@ -180,18 +182,15 @@ public struct MediaSelector: Sendable {
             throw CarryonError(.selection, "the stream offers no variant to download")
         }
         // The maximums are hard bounds: the dynamic-range preference chooses only among what they allow.
-        let withinMaximums = preferredRange(all.filter { variant in
+        let withinMaximums = all.filter { variant in
             if let maximum = options.maximumBitrate, let bandwidth = variant.bandwidth ?? variant.averageBandwidth,
                bandwidth > maximum { return false }
             if let maximum = options.maximumResolution, let resolution = variant.resolution,
                resolution.width > maximum.width || resolution.height > maximum.height { return false }
             return true
-        })
+        }
         guard !withinMaximums.isEmpty else { return Self.ordered(preferredRange(all)).first! }
-        let candidates = Self.ordered(withinMaximums)
-        let hasMinimums = options.minimumBitrate != nil || options.minimumResolution != nil
-        guard hasMinimums else { return candidates.last! }
-        let meetingMinimums = candidates.filter { variant in
+        let meetingMinimums = withinMaximums.filter { variant in
             if let minimum = options.minimumBitrate, (variant.bandwidth ?? variant.averageBandwidth ?? -1) < minimum { return false }
             if let minimum = options.minimumResolution {
                 guard let resolution = variant.resolution, resolution.width >= minimum.width,
@@ -199,7 +198,19 @@ public struct MediaSelector: Sendable {
             }
             return true
         }
-        return meetingMinimums.first ?? candidates.last!
+        let hasMinimums = options.minimumBitrate != nil || options.minimumResolution != nil
+        guard hasMinimums, !meetingMinimums.isEmpty else { return Self.ordered(preferredRange(withinMaximums)).last! }
+        // An explicit minimum beats the default preference: the lowest variant that meets it,
+        // the dynamic range choosing only between variants ranked equal to it.
+        let lowest = Self.ordered(meetingMinimums).first!
+        let useScore = meetingMinimums.allSatisfy { $0.score != nil }
+        let equal = meetingMinimums.filter { Self.rank($0, useScore: useScore) == Self.rank(lowest, useScore: useScore) }
+        return Self.ordered(preferredRange(equal)).first!
+    }
+
+    /// What orders variants: `SCORE` when every one has one, else peak bandwidth (unknown lowest).
+    private static func rank(_ variant: Presentation.Track, useScore: Bool) -> Double {
+        useScore ? variant.score! : Double(variant.bandwidth ?? variant.averageBandwidth ?? -1)
     }
 
     /// Of `variants`: with `prefersHDR` the PQ and HLG ones if there are any; without, the SDR
