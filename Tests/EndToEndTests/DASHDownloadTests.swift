@@ -46,6 +46,21 @@ struct DASHDownloadTests {
                         #expect(local == origin, "\(resource.fileName)")
                     }
                 }
+                // A file assembled from byte ranges is the origin's whole: its index (`sidx`)
+                // and the bytes after the last fragment (`mfra`) as well as the ranges named.
+                let ranged = Dictionary(grouping: try await library.index.resources(of: task.id).filter { $0.rangeOffset != nil }, by: \.fileName)
+                for (fileName, resources) in ranged {
+                    let path = try #require(URL(string: resources[0].uri)?.path)
+                    let origin = try Data(contentsOf: dashSampleMedia.appendingPathComponent(String(path.dropFirst())))
+                    let local = try Data(contentsOf: bundle.appendingPathComponent(fileName))
+                    #expect(local == origin, "\(fileName) is \(local.count) bytes, the origin's \(origin.count), or differs")
+                }
+                if flavour == "base" {
+                    // The video file alone, as a user copies it out of the bundle, plays.
+                    let video = try #require(ranged.keys.filter { $0.hasPrefix("video/") }.first)
+                    let frames = try await decodedVideoFrames(bundle.appendingPathComponent(video).path)
+                    #expect(frames == Self.frames, "ffmpeg decoded \(frames) frames of \(video) alone")
+                }
                 try await body(Downloaded(id: task.id, library: library, snapshot: snapshot))
             }
         }

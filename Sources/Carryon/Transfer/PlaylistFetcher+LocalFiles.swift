@@ -25,6 +25,15 @@ extension PlaylistFetcher {
         }
     }
 
+    /// The size of the file `url` names.
+    func fileSize(_ url: String) throws(CarryonError) -> Int64 {
+        let path = try rule.filePath(url)
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
+            throw CarryonError(.file, "\(path): no such file or it cannot be read")
+        }
+        return Int64(size)
+    }
+
     func readFile(_ url: String) throws(CarryonError) -> [UInt8] {
         // The checked path: with the rule's folders, the one its symbolic links lead to now.
         let path = try rule.filePath(url)

@@ -154,10 +154,19 @@ public struct PlaylistFetcher: Sendable {
     /// With `post`, the request is a POST of that body (a licence request), retried as a GET is.
     func fetchBytes(_ url: String, range: ClosedRange<Int64>? = nil, post: Post? = nil,
                     namedBy: String? = nil) async throws(CarryonError) -> (String, [UInt8]) {
+        let fetched = try await fetchSized(url, range: range, post: post, namedBy: namedBy)
+        return (fetched.url, fetched.bytes)
+    }
+
+    /// What ``fetchBytes(_:range:post:namedBy:)`` reads, with the size of the whole resource
+    /// when the answer tells it (a `Content-Range`'s total, a whole body, a file's size).
+    func fetchSized(_ url: String, range: ClosedRange<Int64>? = nil, post: Post? = nil,
+                    namedBy: String? = nil) async throws(CarryonError) -> (url: String, bytes: [UInt8], size: Int64?) {
         try rule.check(url, namedBy: namedBy)
         if URIReference.scheme(of: url)?.lowercased() == "file" {
-            if let range { return (url, try readFile(url, range: range)) }
-            return (url, try readFile(url))
+            if let range { return (url, try readFile(url, range: range), try fileSize(url)) }
+            let bytes = try readFile(url)
+            return (url, bytes, Int64(bytes.count))
         }
         var attempt = 0
         while true {
@@ -170,7 +179,7 @@ public struct PlaylistFetcher: Sendable {
                 if body.url != url {
                     do { try rule.check(body.url, namedBy: "a redirect from \(url)") } catch { throw Failure(error: error, retryable: false) }
                 }
-                return (body.url, body.bytes)
+                return (body.url, body.bytes, body.size)
             } catch {
                 failure = error
             }
@@ -216,6 +225,8 @@ public struct PlaylistFetcher: Sendable {
     private struct Body: Sendable {
         var url: String
         var bytes: [UInt8]
+        /// The size of the whole resource, when the answer tells it.
+        var size: Int64?
     }
 
     /// One request, ended as a stalled attempt when the server stops sending (``stallTimeout``).
@@ -299,9 +310,10 @@ public struct PlaylistFetcher: Sendable {
                     throw Failure(error: CarryonError(.http, "\(url): bytes \(range.lowerBound)-\(range.upperBound) asked for, but the resource has \(bytes.count)"),
                                   retryable: false)
                 }
-                return Body(url: finalURL, bytes: Array(bytes[Int(range.lowerBound)...Int(range.upperBound)]))
+                return Body(url: finalURL, bytes: Array(bytes[Int(range.lowerBound)...Int(range.upperBound)]), size: Int64(bytes.count))
             }
-            return Body(url: finalURL, bytes: bytes)
+            let total = status == 206 ? response.headers.first(name: "content-range").flatMap(ContentRange.init)?.total : bytes.count
+            return Body(url: finalURL, bytes: bytes, size: inflater == nil ? total.map(Int64.init) : nil)
         } catch let failure as Inflater.Failure {
             throw Failure(error: CarryonError(.http, "\(url): sent with Content-Encoding \(response.headers.first(name: "content-encoding") ?? ""), but \(failure)"),
                           retryable: true)

@@ -21,6 +21,8 @@ enum DASHPlan {
         var addressing: SegmentAddressing
         /// The key its media is encrypted with (its `id` names it in the key store), if any.
         var key: DownloadPlan.PlannedKey? = nil
+        /// The size of a SegmentBase's file, when the server said it on reading its index.
+        var fileSize: Int64? = nil
     }
 
     /// A chosen track (see ``DASHChoice``) with its Parts addressed.
@@ -115,6 +117,14 @@ enum DASHPlan {
                     longest = max(longest, length)
                     urls.append(SegmentURL(media: name, mediaRange: segment.location.range))
                 }
+                // The bytes of a ranged file no range names — a SegmentBase's `sidx`, boxes
+                // between fragments, an `mfra` — are fetched too: the bundle's file is the
+                // origin's, byte for byte, and plays alone.
+                let named = ([addressing.initialization] + addressing.segments.map(\.location)).compactMap { $0 }
+                let sizes = part.fileSize.flatMap { size in addressing.index.map { [$0.url: size] } } ?? [:]
+                for gap in Self.gaps(in: named, sizes: sizes) {
+                    _ = add(gap, kind: .initSection, start: periodStart, length: 0, bitrate: bitrate)
+                }
                 if addressing.mode == .url {
                     // One resource: a file the local MPD names by its BaseURL.
                     local.baseURLs = [BaseURL(url: urls.first?.media ?? "")]
@@ -156,6 +166,27 @@ enum DASHPlan {
                                 originMain: origin, duration: planned.map(\.duration).max() ?? 0, warnings: warnings)
         plan.localManifests["main.mpd"] = localMPD(mpd, planned: planned)
         return plan
+    }
+
+    /// The longest tail after a file's last fragment that ``gaps(in:sizes:)`` fetches.
+    static let maximumTail: Int64 = 16 << 20
+
+    /// The byte ranges of each file that `locations` leave out, from its first byte to its last
+    /// (`sizes` gives a file's size, when known; else to the last byte they name): what a file
+    /// assembled from them needs to be the origin's, byte for byte.
+    static func gaps(in locations: [SegmentAddressing.Location], sizes: [String: Int64] = [:]) -> [SegmentAddressing.Location] {
+        var gaps: [SegmentAddressing.Location] = []
+        for (url, ranged) in Dictionary(grouping: locations.filter { $0.range != nil }, by: \.url).sorted(by: { $0.key < $1.key }) {
+            var next: Int64 = 0
+            for range in ranged.compactMap(\.range).sorted(by: { $0.first < $1.first }) {
+                if range.first > next { gaps.append(.init(url: url, range: ByteRange(first: next, last: range.first - 1))) }
+                next = max(next, range.last + 1)
+            }
+            // The tail after the last fragment (an `mfra`) when the server said the size, and it
+            // is a tail, not a claim of gigabytes no index names.
+            if let size = sizes[url], size > next, size - next <= maximumTail { gaps.append(.init(url: url, range: ByteRange(first: next, last: size - 1))) }
+        }
+        return gaps
     }
 
     /// `main.m3u8`: a variant per video track (the first the main one), the audio and WebVTT

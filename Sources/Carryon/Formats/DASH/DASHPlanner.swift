@@ -73,8 +73,9 @@ struct DASHPlanner: Sendable {
                     }
                     partKey = key
                 }
+                var fileSize: Int64?
                 if addressing.mode == .base {
-                    try await Self.readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
+                    fileSize = try await Self.readIndex(of: &addressing, fetcher: streamFetcher, namedBy: "\(manifest.url), line \(part.representation.line)")
                 }
                 warnings += addressing.warnings
                 let namedBy = "\(manifest.url), line \(part.representation.line) (Representation \(part.representation.id))"
@@ -89,7 +90,8 @@ struct DASHPlanner: Sendable {
                     fallbacks.append(fallback)
                 }
                 parts.append(DASHPlan.Part(periodIndex: part.periodIndex, timing: part.timing, period: part.period, set: part.set,
-                                           representation: part.representation, common: common, addressing: addressing, key: partKey))
+                                           representation: part.representation, common: common, addressing: addressing, key: partKey,
+                                           fileSize: fileSize))
             }
             tracks.append(DASHPlan.Track(chosen: choice, parts: parts))
         }
@@ -109,8 +111,12 @@ struct DASHPlanner: Sendable {
 
     /// Reads a SegmentBase's `sidx` (and, for a hierarchical index, the ones it points at, in
     /// order) into its segments.
-    static func readIndex(of addressing: inout SegmentAddressing, fetcher: PlaylistFetcher, namedBy: String) async throws(CarryonError) {
-        guard let index = addressing.index else { return }
+    ///
+    /// - Returns: The size of the file the index is in, when the server said it.
+    @discardableResult
+    static func readIndex(of addressing: inout SegmentAddressing, fetcher: PlaylistFetcher, namedBy: String) async throws(CarryonError) -> Int64? {
+        guard let index = addressing.index else { return nil }
+        var size: Int64?
         var pending = [index]
         var reads = 0
         while !pending.isEmpty {
@@ -120,7 +126,8 @@ struct DASHPlanner: Sendable {
                 throw CarryonError(.playlist, "\(location.url): the segment index points at more than 256 indexes")
             }
             let range = location.range.map { $0.first...$0.last }
-            let (_, bytes) = try await fetcher.fetchBytes(location.url, range: range, namedBy: namedBy)
+            let (_, bytes, total) = try await fetcher.fetchSized(location.url, range: range, namedBy: namedBy)
+            if location.url == index.url, size == nil { size = total }
             do {
                 let reading = try addressing.reading(index: bytes, at: location.range?.first ?? 0)
                 addressing.segments += reading.segments
@@ -132,6 +139,7 @@ struct DASHPlanner: Sendable {
         guard !addressing.segments.isEmpty else {
             throw CarryonError(.playlist, "\(index.url): the segment index names no segment")
         }
+        return size
     }
 
     /// Replaces each Period and AdaptationSet with `xlink:actuate="onLoad"` by the remote
