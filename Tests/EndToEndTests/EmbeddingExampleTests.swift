@@ -3,20 +3,20 @@ import CarryonTestSupport
 import Foundation
 import Testing
 
-/// The embedding example README.md shows is `Examples/Embedding/main.swift` word for word, the
-/// package builds it (target `CarryonExample`), and it does what README says: downloads, picks
+/// The embedding example Documentation/API.md shows is `Examples/Embedding/main.swift` word for word,
+/// the package builds it (target `CarryonExample`), and it does what the page says: downloads, picks
 /// the task up again in a second run, and hands a player the offline URL.
 @Suite("embedding example", .heavy)
 struct EmbeddingExampleTests {
-    @Test("README.md shows the example's files word for word", arguments: ["main.swift", "Managing.swift"])
-    func readmeShowsTheExample(file: String) throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    @Test("Documentation/API.md shows the example's files word for word", arguments: ["main.swift", "Managing.swift"])
+    func documentationShowsTheExample(file: String) throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("Documentation/API.md"), encoding: .utf8)
         let marker = "<!-- Examples/Embedding/\(file) -->\n```swift\n"
-        let start = try #require(readme.range(of: marker), "README.md lacks the marker \(marker)")
+        let start = try #require(readme.range(of: marker), "Documentation/API.md lacks the marker \(marker)")
         let end = try #require(readme.range(of: "\n```\n", range: start.upperBound..<readme.endIndex))
         let shown = String(readme[start.upperBound..<end.lowerBound])
         let source = try String(contentsOf: packageRoot.appendingPathComponent("Examples/Embedding/\(file)"), encoding: .utf8)
-        #expect(shown + "\n" == source, "README.md's copy of Examples/Embedding/\(file) differs: copy the file into README.md")
+        #expect(shown + "\n" == source, "Documentation/API.md's copy of Examples/Embedding/\(file) differs: copy the file into Documentation/API.md")
     }
 
     @Test("the example downloads, restores its task in a second run, and a player plays the URL it serves")
