@@ -89,7 +89,9 @@ struct Show: AsyncParsableCommand {
             print("\(asset.name)  (\(asset.id))")
             print("State       \(Terminal.paint(asset.state))\(asset.error.map { " — \($0)" } ?? "")")
             print("URL         \(asset.url)")
-            print("Format      \(asset.format == "dash" ? "MPEG-DASH (main.mpd, and main.m3u8 for HLS players)" : "HLS")")
+            let manifests = LocalManifest.manifests(ofFormat: asset.format)
+            let extra = manifests.dropFirst().map(\.path)
+            print("Format      \(LocalManifest.displayName(ofFormat: asset.format))\(extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")), and \(manifests[0].path) for HLS players)")")
             let progress = asset.progress
             print("Progress    \(Int(progress.fraction * 100))%  \(formatProgressBytes(progress))  (\(progress.resourcesDone) of \(progress.resourcesTotal) resources)")
             if let connections = progress.connections {

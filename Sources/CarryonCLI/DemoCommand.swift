@@ -51,8 +51,8 @@ struct Demo: AsyncParsableCommand {
         guard LinkProfile.preset(named: profile) != nil else {
             throw ValidationError("--profile must be one of \(LinkProfile.presets.map(\.name).joined(separator: ", ")) (got \(profile))")
         }
-        guard Sample(format: format) != nil else {
-            throw ValidationError("--format must be hls or dash (got \(format))")
+        guard Sample.all[format] != nil else {
+            throw ValidationError("--format must be \(Sample.all.keys.sorted().joined(separator: " or ")) (got \(format))")
         }
     }
 
@@ -61,26 +61,17 @@ struct Demo: AsyncParsableCommand {
         var folder: String
         var manifest: String
         var script: String
-        var isDASH: Bool
 
-        init?(format: String) {
-            switch format {
-            case "hls": self.init(folder: "media", manifest: "fmp4/main.m3u8", script: "make-sample-media.sh", isDASH: false)
-            case "dash": self.init(folder: "dash", manifest: "timeline/main.mpd", script: "make-dash-media.sh", isDASH: true)
-            default: return nil
-            }
-        }
-
-        init(folder: String, manifest: String, script: String, isDASH: Bool) {
-            self.folder = folder
-            self.manifest = manifest
-            self.script = script
-            self.isDASH = isDASH
-        }
+        /// The samples by the format of their manifests (`--format`).
+        static let all = [
+            "hls": Sample(folder: "media", manifest: "fmp4/main.m3u8", script: "make-sample-media.sh"),
+            "dash": Sample(folder: "dash", manifest: "timeline/main.mpd", script: "make-dash-media.sh"),
+        ]
     }
 
     func run() async throws {
-        let sample = Sample(format: format) ?? Sample(folder: "media", manifest: "fmp4/main.m3u8", script: "make-sample-media.sh", isDASH: false)
+        let format = self.format
+        let sample = Sample.all[format] ?? Sample.all[LocalManifest.main.format]!
         guard let media = media.map({ URL(fileURLWithPath: $0) }) ?? Self.findSamples(sample),
               FileManager.default.fileExists(atPath: media.appendingPathComponent(sample.manifest).path) else {
             throw fail("the sample media (Samples/\(sample.folder)) is not in this folder or above it",
@@ -105,7 +96,7 @@ struct Demo: AsyncParsableCommand {
             let task: DownloadTask
             do {
                 task = try await session.makeTask(url: origin.baseURL + "/\(sample.manifest)",
-                                                  name: sample.isDASH ? "Carryon sample (DASH)" : "Carryon sample",
+                                                  name: format == LocalManifest.main.format ? "Carryon sample" : "Carryon sample (\(LocalManifest.displayName(ofFormat: format)))",
                                                   options: DownloadOptions(prefersHDR: false, audio: .all, subtitles: .all))
             } catch {
                 await session.shutdown()
@@ -123,10 +114,10 @@ struct Demo: AsyncParsableCommand {
         let server: PlaybackServer
         do { server = try PlaybackServer(source: source) } catch { throw fail(error, id: id) }
         let bundle = library.bundleURL(for: id)
-        let isDASH = sample.isDASH
+        let assetFormat = (try? await library.asset(id))?.format ?? format
         let check: @Sendable (PlaybackServerHandle) async throws -> Void = { handle in
             let url = handle.playlistURL(for: id)
-            let mpd = isDASH ? handle.mpdURL(for: id) : nil
+            let mpd = LocalManifest.manifests(ofFormat: assetFormat).contains(.mpd) ? handle.mpdURL(for: id) : nil
             var verdict = try await Self.prove(url: url, bundle: bundle)
             if let mpd, verdict.passed, let dash = await Self.proveDASH(url: mpd) {
                 verdict = (dash.passed, verdict.check + "; " + dash.check)

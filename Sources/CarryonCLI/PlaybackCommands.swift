@@ -288,7 +288,7 @@ struct Play: AsyncParsableCommand {
     var download = true
 
     @Option(help: ArgumentHelp("The manifest to print: hls (main.m3u8, every asset) or dash (main.mpd, MPEG-DASH assets).", valueName: "format"))
-    var format = "hls"
+    var format = LocalManifest.main.format
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var rate: RateLimitOptions
@@ -298,8 +298,8 @@ struct Play: AsyncParsableCommand {
         if let player, !["ffplay", "mpv", "vlc"].contains(player) {
             throw ValidationError("--player must be ffplay, mpv or vlc (got \(player))")
         }
-        if !["hls", "dash"].contains(format) {
-            throw ValidationError("--format must be hls or dash (got \(format))")
+        if !LocalManifest.playerFormats.contains(format) {
+            throw ValidationError("--format must be \(LocalManifest.playerFormats.joined(separator: " or ")) (got \(format))")
         }
     }
 
@@ -326,15 +326,15 @@ struct Play: AsyncParsableCommand {
                 throw fail(error, id: id)
             }
             if snapshot.state == .cancelled { throw fail("\(task.id) was cancelled; it has nothing to play", hint: "`carryon delete \(task.id)`, then `carryon download \(snapshot.url)` downloads it again.") }
-            let dash = format == "dash"
-            if dash, snapshot.format != "dash" {
-                throw fail("\(task.id) is \(snapshot.format.uppercased()), not MPEG-DASH: it has no MPD", hint: "Leave out --format dash: `carryon play \(task.id)` prints its HLS URL.")
+            guard let manifest = LocalManifest.manifests(ofFormat: snapshot.format).first(where: { $0.format == format }) else {
+                throw fail("\(task.id) is \(LocalManifest.displayName(ofFormat: snapshot.format)), not \(LocalManifest.displayName(ofFormat: format)): it has no \(format) manifest",
+                           hint: "Leave out --format \(format): `carryon play \(task.id)` prints its HLS URL.")
             }
             let source = PlaybackSource(library: session.library, session: session)
             let assetID = task.id
             do {
                 try await server.makeServer(source).run { handle in
-                    let url = dash ? handle.mpdURL(for: assetID) : handle.playlistURL(for: assetID)
+                    let url = handle.url(of: manifest, for: assetID)
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL, playlist: url)) } else { print(url) }
                     fflush(nil)
                     if let player {

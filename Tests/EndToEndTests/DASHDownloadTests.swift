@@ -105,6 +105,23 @@ struct DASHDownloadTests {
         }
     }
 
+    @Test("a DASH play's KPIs: main.mpd is not a segment, the media requests are, and the startup time is the MPD's to the first media")
+    func playbackKPIs() async throws {
+        try await download("timeline") { downloaded in
+            try await PlaybackServer(source: PlaybackSource(library: downloaded.library)).withRunning { server in
+                let mpd = String(decoding: try await httpGet(server.mpdURL(for: downloaded.id)), as: UTF8.self)
+                #expect(mpd.contains("<MPD"))
+                // What a DASH player asks for next: an init section and the first segments.
+                let media = try await downloaded.library.index.resources(of: downloaded.id).filter { $0.renditionKey == "video" }.prefix(3)
+                try await Task.sleep(for: .milliseconds(20))
+                for resource in media { _ = try await httpGet("\(server.baseURL)/\(downloaded.id)/\(resource.fileName)") }
+            }
+            let playback = try #require(try await downloaded.library.asset(downloaded.id).playback)
+            #expect(playback.segmentsServed == 3, "\(playback)")
+            #expect((playback.startupSeconds ?? 0) >= 0.02, "\(playback)")
+        }
+    }
+
     @Test("the options choose as they do for HLS: a resolution bound and one audio language")
     func selection() async throws {
         var options = DownloadOptions(audio: .languages(["de"]), subtitles: .none)

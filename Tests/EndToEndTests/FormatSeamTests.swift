@@ -2,7 +2,6 @@
 import CarryonServer
 import CarryonTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// The format seam: a format the engine has never seen (``ToyFormat``, written for the tests)
@@ -49,19 +48,33 @@ struct FormatSeamTests {
                 #expect(state == .completed, "\(snapshot.error ?? "")")
                 #expect(snapshot.progress.resourcesDone == 7 && snapshot.progress.resourcesTotal == 7)
 
-                let format = try await library.sqlite.read { db in try String.fetchOne(db, sql: "SELECT format FROM asset WHERE id = ?", arguments: [task.id]) }
+                let format = try await library.index.asset(task.id)?.format
                 #expect(format == "toy")
                 let bundle = URL(fileURLWithPath: snapshot.bundlePath)
                 let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
                 #expect(manifest.streamFormat == "toy" && manifest.files.count == 7)
                 #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent("origin/video.toy").path))
 
-                try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { server in
+                var source = PlaybackSource(library: library)
+                source.formats = configuration.formats
+                try await PlaybackServer(source: source).withRunning { server in
                     let played = try await decodedVideoFrames(server.playlistURL(for: task.id))
                     #expect(frames > 0 && played == frames, "\(played) frames played, \(frames) in the source")
                     let decoded = try await ffmpegDecode(server.playlistURL(for: task.id))
                     #expect(decoded.status == 0 && decoded.standardError.isEmpty, "\(decoded.standardError)")
+                    // The toy's own manifest, served as the format writes it, beside the HLS.
+                    let toy = String(decoding: try await httpGet(server.url(of: ToyFormat.local, for: task.id)), as: UTF8.self)
+                    #expect(toy == (try String(contentsOf: bundle.appendingPathComponent("main.toy"), encoding: .utf8)))
+                    #expect(toy.hasPrefix("#CARRYON-TOY\nvideo ") && toy.contains(" video/00001.ts\n") && toy.split(separator: "\n").count == 8, "\(toy)")
                 }
+                // The KPIs count the media ffmpeg fetched, never main.m3u8, the media playlists or main.toy.
+                let served = (try AssetLogs(library: library).entries(of: task.id, error: false)["access"] ?? [])
+                    .filter { $0["x-event"] == "playback" }.compactMap { $0["cs-uri"] }
+                let media = served.filter { $0.hasSuffix(".ts") }
+                #expect(served.contains("main.toy") && media.count >= 7)
+                let playback = try #require(try await library.asset(task.id).playback)
+                #expect(playback.segmentsServed == media.count, "\(playback), \(served)")
+                #expect((playback.startupSeconds ?? 0) > 0)
             }
         }
     }
@@ -79,9 +92,9 @@ struct FormatSeamTests {
                 let error = try await task.snapshot().error ?? ""
                 #expect(error.contains("/show/main.toy") && error.contains("EXTM3U"), "\(error)")
                 // An asset recorded as toy, reopened by a session that reads HLS only.
-                try await library.sqlite.write { db in
-                    try db.execute(sql: "UPDATE asset SET format = 'toy', planned = 1, selection = NULL WHERE id = ?", arguments: [task.id])
-                }
+                let toyPlan = DownloadPlan(renditions: [], resources: [], localMain: "", originMain: nil, duration: 0)
+                try await library.index.savePlan(PlannedStream(plan: toyPlan, selection: nil, format: "toy"), of: task.id, keeping: false,
+                                                 at: Date(), fence: nil)
                 let renew = await #expect(throws: CarryonError.self) { try await session.renewKeys(task.id) }
                 #expect(renew?.code == .unsupported && renew?.message.contains("toy, a format this session does not read (it reads hls, dash)") == true,
                         "\(renew?.message ?? "")")

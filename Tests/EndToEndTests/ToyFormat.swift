@@ -11,10 +11,21 @@ import Foundation
 /// ```
 ///
 /// The track (`video`, or `audio:<language>`), the duration in seconds, and a URI relative to the
-/// manifest. Every track is downloaded; the bundle's playlists are HLS, as for any format.
+/// manifest. Every track is downloaded; the bundle's playlists are HLS, as for any format, and
+/// beside them a toy manifest of its own, `main.toy`, of the bundle's files: the playback server
+/// serves it, cut to what is on disk while the asset is incomplete.
 struct ToyFormat: StreamFormat {
     var name: String { "toy" }
     var originExtension: String { "toy" }
+    static let local = LocalManifest(path: "main.toy", format: "toy", contentType: "text/plain")
+    var localManifests: [LocalManifest] { [Self.local] }
+
+    /// The lines whose file is on disk.
+    func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String {
+        text.split(separator: "\n").filter { $0.hasPrefix("#") || onDisk.contains(String($0.split(separator: " ").last ?? "")) }
+            .joined(separator: "\n") + "\n"
+    }
+
 
     func recognizes(_ manifest: FetchedManifest) -> Bool {
         manifest.bytes.starts(with: Array("#CARRYON-TOY".utf8))
@@ -49,6 +60,7 @@ struct ToyFormat: StreamFormat {
         var tracks: [String] = []
         for entry in entries where !tracks.contains(entry.track) { tracks.append(entry.track) }
         var renditions: [DownloadPlan.PlannedRendition] = []
+        var local = "#CARRYON-TOY\n"
         var resources: [ResourceRecord] = []
         for (position, track) in tracks.enumerated() {
             let language = track.hasPrefix("audio:") ? String(track.dropFirst(6)) : nil
@@ -65,6 +77,7 @@ struct ToyFormat: StreamFormat {
                     expectedBytes: Int(entry.duration * 250_000 / 8), exactSize: false, startTime: start, duration: entry.duration,
                     etag: nil, lastModified: nil))
                 body += "#EXTINF:\(entry.duration),\n\(String(format: "%05d", number + 1)).ts\n"
+                local += "\(entry.track) \(entry.duration) \(file)\n"
                 start += entry.duration
                 longest = max(longest, entry.duration)
             }
@@ -81,8 +94,9 @@ struct ToyFormat: StreamFormat {
                 + "DEFAULT=\(index == 0 ? "YES" : "NO"),AUTOSELECT=YES,URI=\"\(rendition.record.key)/index.m3u8\"\n"
         }
         main += "#EXT-X-STREAM-INF:BANDWIDTH=250000\(audio.isEmpty ? "" : ",AUDIO=\"audio\"")\nvideo/index.m3u8\n"
-        let plan = DownloadPlan(renditions: renditions, resources: resources, localMain: main, originMain: nil,
+        var plan = DownloadPlan(renditions: renditions, resources: resources, localMain: main, originMain: nil,
                                 duration: renditions.map(\.record.duration).max() ?? 0)
+        plan.localManifests[Self.local.path] = local
         return PlannedStream(plan: plan, selection: nil, format: name)
     }
 

@@ -12,13 +12,17 @@
 /// copies of the origin's manifests a bundle keeps.
 ///
 /// A bundle's local playlists are HLS whatever the source's format, so that every player plays
-/// every bundle; playback (`PlaybackSource`) serves and cuts them the same way for all.
+/// every bundle; playback (`PlaybackSource`) serves and cuts them the same way for all. A format
+/// may write manifests of its own beside them (``localManifests``, DASH's `main.mpd`), and then
+/// answers for them too: cut to what is on disk, and as served (a licence server named).
 ///
 /// Each asset records its format's ``name`` in the index and in `manifest.json`
 /// (`streamFormat`); an asset a library recorded before formats were is HLS.
 protocol StreamFormat: Sendable {
     /// The name recorded with each asset (`hls`).
     var name: String { get }
+    /// The name people know it by (`HLS`, `MPEG-DASH`).
+    var displayName: String { get }
     /// The file extension of the origin's manifests as the bundle keeps them (`m3u8`).
     var originExtension: String { get }
     /// Whether `manifest` — the first the stream's URL gave — is of this format.
@@ -31,6 +35,26 @@ protocol StreamFormat: Sendable {
     func presentation(of manifest: FetchedManifest, fetcher: PlaylistFetcher) async throws(CarryonError) -> Presentation
     /// A copy of an origin manifest without the secrets it may carry (keys written inline).
     func redacted(origin: [UInt8]) -> [UInt8]
+
+    // MARK: Playback
+
+    /// The manifests its bundles have beside `main.m3u8`, each written into the plan's
+    /// `localManifests` under its path; none by default.
+    var localManifests: [LocalManifest] { get }
+    /// `text`, the local manifest `manifest` of an asset neither complete nor downloading, cut
+    /// to what is on disk: `onDisk` holds ``PlaybackSource/resourceKey(_:offset:)`` of each
+    /// resource there.
+    func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String
+    /// `text`, the local manifest `manifest`, as a playback server answering Clear Key licence
+    /// requests at `licenseURL` serves it.
+    func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String
+}
+
+extension StreamFormat {
+    var displayName: String { name.uppercased() }
+    var localManifests: [LocalManifest] { [] }
+    func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String { text }
+    func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String { text }
 }
 
 /// A manifest as fetched, unparsed: where it came from (after redirects) and its bytes.

@@ -90,8 +90,9 @@ extension OfflineLibrary {
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
-            format: asset.format, playlist: asset.planned ? bundle.appending(path: "main.m3u8", directoryHint: .notDirectory).path : nil,
-            mpd: asset.planned && asset.format == "dash" ? bundle.appending(path: "main.mpd", directoryHint: .notDirectory).path : nil,
+            format: asset.format, playlist: asset.planned ? bundle.appending(path: LocalManifest.main.path, directoryHint: .notDirectory).path : nil,
+            mpd: asset.planned && LocalManifest.manifests(ofFormat: asset.format).contains(DASHFormat.localMPD)
+                ? bundle.appending(path: DASHFormat.localMPD.path, directoryHint: .notDirectory).path : nil,
             bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),

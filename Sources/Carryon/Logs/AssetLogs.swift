@@ -173,7 +173,9 @@ public struct AssetLogs: Sendable {
 
     // MARK: Playback figures
 
-    /// What the playback access log tells of an asset's playback, as a server can know it.
+    /// What the playback access log tells of an asset's playback, as a server can know it: the
+    /// segments counted and the startup time are of the requests
+    /// ``LocalManifest/isMediaRequest(_:)`` says are media.
     public func playbackSummary(for id: String) -> PlaybackSummary? {
         guard let data = FileManager.default.contents(atPath: accessLogURL(for: id).path) else { return nil }
         // Only the directives and the playback lines are read: a long download logs thousands
@@ -182,7 +184,8 @@ public struct AssetLogs: Sendable {
         let lines = text.split(separator: "\n").filter { $0.hasPrefix("#") || $0.contains(" playback ") }
         guard lines.contains(where: { !$0.hasPrefix("#") }),
               let log = try? W3CLog(parsing: lines.joined(separator: "\n") + "\n") else { return nil }
-        return PlaybackSummary(entries: log.entries.filter { $0["x-event"] == "playback" })
+        return PlaybackSummary(entries: log.entries.filter { $0["x-event"] == "playback" },
+                               isMedia: LocalManifest.isMediaRequest)
     }
 }
 
@@ -190,16 +193,18 @@ public struct AssetLogs: Sendable {
 public struct PlaybackSummary: Sendable, Hashable, Codable {
     /// Playback sessions seen.
     public var sessions: Int
-    /// Seconds from the latest session's first playlist request to its first media request.
+    /// Seconds from the first request (its manifest) of the latest session that played media to
+    /// its first media request (requests of no session count as one).
     public var startupSeconds: Double?
     /// Body bytes served, in all sessions.
     public var bytesServed: Int
-    /// Media segments served (requests for files that are not playlists), in all sessions.
+    /// Media segments served (requests for media files, not manifests, playlists, keys or
+    /// licences), in all sessions.
     public var segmentsServed: Int
     /// The indicated bitrate averaged over the time between media requests, in bits per second.
     public var timeWeightedIndicatedBitrate: Double?
 
-    init?(entries: [[String: String]]) {
+    init?(entries: [[String: String]], isMedia isMediaPath: (String) -> Bool) {
         guard !entries.isEmpty else { return nil }
         func time(_ entry: [String: String]) -> Date? {
             guard let date = entry["date"], let time = entry["time"] else { return nil }
@@ -209,12 +214,13 @@ public struct PlaybackSummary: Sendable, Hashable, Codable {
             formatter.dateFormat = "yyyy-MM-dd HH:mm:ss.SSS"
             return formatter.date(from: "\(date) \(time)")
         }
-        let isMedia: ([String: String]) -> Bool = { !($0["cs-uri"] ?? "").hasSuffix(".m3u8") }
+        let isMedia: ([String: String]) -> Bool = { isMediaPath($0["cs-uri"] ?? "") }
         sessions = Set(entries.compactMap { $0["x-playback-session-id"] }.filter { $0 != "-" }).count
         bytesServed = entries.reduce(0) { $0 + (Int($1["sc-bytes"] ?? "") ?? 0) }
         let media = entries.filter(isMedia)
         segmentsServed = media.count
-        let latest = entries.last?["x-playback-session-id"]
+        // The latest session that played media: a manifest fetched alone later does not hide it.
+        let latest = (media.last ?? entries.last)?["x-playback-session-id"]
         let session = entries.filter { $0["x-playback-session-id"] == latest }
         if let first = session.first.flatMap(time), let firstMedia = session.first(where: isMedia).flatMap(time) {
             startupSeconds = max(0, firstMedia.timeIntervalSince(first))

@@ -23,8 +23,8 @@ public enum PlaybackContent: Sendable, Equatable {
 /// in progress) is served, and no path can leave it.
 ///
 /// An asset that is neither complete nor downloading plays what is on disk: each media playlist
-/// is cut before its first missing segment and ends there, and a DASH asset's `main.mpd` is cut
-/// likewise (`MPDCut`).
+/// is cut before its first missing segment and ends there, and a manifest its format writes beside
+/// them (``LocalManifest``, DASH's `main.mpd`) is cut likewise by the format.
 public struct PlaybackSource: Sendable {
     /// The library whose bundles are served.
     public let library: OfflineLibrary
@@ -38,6 +38,8 @@ public struct PlaybackSource: Sendable {
     public var now: @Sendable () -> Date
     /// The assets this source is playing, each leased so that no purge removes it meanwhile.
     public let leases: PlaybackLeases
+    /// The formats whose manifests it serves: the session's, else Carryon's.
+    var formats: [any StreamFormat]
 
     /// Creates a source that serves the bundles of `library`.
     ///
@@ -55,6 +57,7 @@ public struct PlaybackSource: Sendable {
                 pollInterval: Duration = .milliseconds(200), now: @escaping @Sendable () -> Date = { Date() },
                 leases: PlaybackLeases? = nil) {
         self.leases = leases ?? PlaybackLeases(library: library)
+        self.formats = session?.configuration.formats ?? StreamFormats.standard
         self.library = library
         self.session = session
         self.waitLimit = waitLimit
@@ -70,9 +73,11 @@ public struct PlaybackSource: Sendable {
     ///
     /// A key (`keys/<id>`) is given only while it is available for a playback session that
     /// began at `sessionStartedAt` (see ``ContentKeyInfo/isAvailable(at:sessionStartedAt:)``);
-    /// otherwise ``CarryonError/Code/keys`` says why.
+    /// otherwise ``CarryonError/Code/keys`` says why. A manifest a format writes beside
+    /// `main.m3u8` (``LocalManifest``) names `licenseURL`, when given, as its licence server:
+    /// where the caller answers licence requests with ``clearKeyLicense(assetID:request:sessionStartedAt:)``.
     public func content(assetID: String, path: String, range: ClosedRange<Int>? = nil,
-                        sessionStartedAt: Date? = nil) async throws(CarryonError) -> PlaybackContent {
+                        sessionStartedAt: Date? = nil, licenseURL: String? = nil) async throws(CarryonError) -> PlaybackContent {
         guard let path = Self.bundlePath(path) else {
             throw CarryonError(.notFound, "\(path) is not a path inside a bundle")
         }
@@ -91,18 +96,23 @@ public struct PlaybackSource: Sendable {
             asset = try await waitUntilPlanned(assetID) ?? asset
         }
         let bundle = library.bundleURL(for: assetID)
-        if path == "main.m3u8" {
+        if path == LocalManifest.main.path {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
             return .playlist(try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory)))
         }
-        // A DASH asset's own manifest of the same files, for DASH players.
-        if path == "main.mpd" {
-            guard asset.planned, asset.format == "dash" else { throw CarryonError(.notFound, "\(assetID) has no MPD (it is \(asset.format))") }
-            let text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
-            if asset.state == .completed { return .playlist(text) }
-            if await isDownloading(assetID) { return .playlist(text) }
-            let done = try await library.index.doneResources(of: assetID)
-            return .playlist(try MPDCut.cut(text, onDisk: Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) })))
+        // A manifest the asset's format writes beside main.m3u8 (DASH's main.mpd), its own way.
+        let format = formats.first { $0.name == asset.format }
+        if let manifest = format?.localManifests.first(where: { $0.path == path }), let format {
+            guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no \(path) yet") }
+            var text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
+            if asset.state != .completed, await !isDownloading(assetID) {
+                let done = try await library.index.doneResources(of: assetID)
+                text = try format.cut(text, of: manifest, onDisk: Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) }))
+            }
+            return .playlist(licenseURL.map { format.served(text, of: manifest, licenseURL: $0) } ?? text)
+        }
+        if let other = formats.first(where: { $0.localManifests.contains { $0.path == path } }) {
+            throw CarryonError(.notFound, "\(assetID) has no \(path) (it is \(format?.displayName ?? asset.format), not \(other.displayName))")
         }
         let renditions = try await library.index.renditions(of: assetID)
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {

@@ -104,7 +104,7 @@ extension DownloadSession {
     }
 
     /// Writes the deviations the stream's playlists were read past to the asset's error log
-    /// (`x-error-domain` `hls`, `x-error-code` `playlist-warning`, `cs-uri` the playlist, the
+    /// (`x-error-domain` the asset's format, `hls` or `dash`; `x-error-code` `playlist-warning`, `cs-uri` the playlist, the
     /// line and what was assumed in `x-comment`) and reports them in one event.
     func reportPlaylistWarnings(_ notices: [DownloadPlan.PlaylistNotice], for asset: AssetRecord) {
         guard !notices.isEmpty else { return }
@@ -114,7 +114,7 @@ extension DownloadSession {
         for notice in notices {
             let warning = notice.warning
             let comment = "line \(warning.line): \(warning.message)" + (warning.lineText.map { " [\($0)]" } ?? "")
-            logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: "hls", errorCode: "playlist-warning", comment: comment), for: asset.id)
+            logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: asset.format, errorCode: "playlist-warning", comment: comment), for: asset.id)
             described.append("\(notice.playlist), \(comment)")
         }
         emit(.playlistWarnings(taskID: asset.id, warnings: described))

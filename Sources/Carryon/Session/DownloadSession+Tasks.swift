@@ -19,7 +19,7 @@ extension DownloadSession {
         if let credentials, !headers.contains(where: { $0.name.lowercased() == "authorization" }) { headers.append(credentials) }
         let id = Self.makeID()
         let now = Date()
-        let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute), url: absolute, state: .suspended,
+        let record = AssetRecord(id: id, name: name ?? Self.defaultName(for: absolute, extensions: configuration.formats.map(\.originExtension)), url: absolute, state: .suspended,
                                  errorMessage: nil, options: options, headers: headers, selection: nil, planned: false,
                                  createdAt: now, updatedAt: now, completedAt: nil, duration: nil)
         try await index.insert(record)
@@ -279,16 +279,21 @@ extension DownloadSession {
         return (stripped, HTTPHeader(name: "Authorization", value: "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()))
     }
 
-    static func defaultName(for url: String) -> String {
+    /// A name for people from a stream's URL: the manifest's file name without its format's
+    /// extension (`show.mpd` is `show`), or the folder it is in when that name says nothing
+    /// (`main`, `master`, `index`, `playlist`, `prog_index`, `manifest`, `stream`).
+    static func defaultName(for url: String, extensions: [String]) -> String {
         var path = Substring(url)
         if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
         let parts = path.split(separator: "/").filter { !$0.isEmpty }
         guard let last = parts.last else { return url }
         // A name for people: `my%20show` is `my show`.
         func decoded(_ part: Substring) -> String { String(part).removingPercentEncoding ?? String(part) }
-        if ["main.m3u8", "master.m3u8", "index.m3u8", "playlist.m3u8", "prog_index.m3u8"].contains(last.lowercased()), parts.count >= 2 {
+        let stem = extensions.lazy.compactMap { last.lowercased().hasSuffix(".\($0.lowercased())") ? last.dropLast($0.count + 1) : nil }.first
+        guard let stem else { return decoded(last) }
+        if ["main", "master", "index", "playlist", "prog_index", "manifest", "stream"].contains(stem.lowercased()), parts.count >= 2 {
             return decoded(parts[parts.count - 2])
         }
-        return last.hasSuffix(".m3u8") ? decoded(last.dropLast(5)) : decoded(last)
+        return decoded(stem)
     }
 }

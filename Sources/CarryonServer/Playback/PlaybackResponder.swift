@@ -1,5 +1,4 @@
 import Carryon
-import DASH
 import Foundation
 import HLS
 import Hummingbird
@@ -115,7 +114,7 @@ struct PlaybackResponder: HTTPResponder {
         }
         let path = components.joined(separator: "/")
         record.path = path
-        if path == "main.m3u8", session == nil { session = Self.makeSessionID() }
+        if path == LocalManifest.main.path, session == nil { session = Self.makeSessionID() }
         record.sessionID = session
         let started = session.map { sessions.start(of: $0, now: server.source.now()) }
         if request.method == .post {
@@ -130,8 +129,9 @@ struct PlaybackResponder: HTTPResponder {
             let headers: HTTPFields = [.contentType: "application/json", .contentLength: String(license.count), .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: license)))
         }
-        let content = try await server.source.content(assetID: assetID, path: path,
-                                                      range: HTTPRange.bounds(header: request.headers[.range]), sessionStartedAt: started)
+        let license = request.head.authority.map { "http://\($0)/\(server.token)/\(assetID)/clearkey" }
+        let content = try await server.source.content(assetID: assetID, path: path, range: HTTPRange.bounds(header: request.headers[.range]),
+                                                      sessionStartedAt: started, licenseURL: license)
         switch content {
         case .key(let key):
             var body = ByteBuffer()
@@ -140,10 +140,7 @@ struct PlaybackResponder: HTTPResponder {
                                        .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .playlist(var text):
-            if path == "main.m3u8", let session { text = try Self.prefix(text, with: "s-\(session)/") }
-            if path == "main.mpd", let authority = request.head.authority {
-                text = Self.withClearKeyLicense(text, url: "http://\(authority)/\(server.token)/\(assetID)/clearkey")
-            }
+            if path == LocalManifest.main.path, let session { text = try Self.prefix(text, with: "s-\(session)/") }
             let body = ByteBuffer(string: text)
             let headers: HTTPFields = [.contentType: MediaTypes.contentType(forPath: path), .contentLength: String(body.readableBytes),
                                        .cacheControl: "no-store"]
@@ -170,28 +167,6 @@ struct PlaybackResponder: HTTPResponder {
 
     /// The largest Clear Key licence request read.
     static let maximumLicenseRequest = 64 << 10
-
-    /// A local MPD whose Clear Key `ContentProtection` elements name this server's licence URL
-    /// for the asset (the bundle keeps them without one: the port and token change each run).
-    static func withClearKeyLicense(_ text: String, url: String) -> String {
-        guard var mpd = try? MPD.read(Array(text.utf8)) else { return text }
-        var changed = false
-        func point(_ protections: inout [ContentProtection]) {
-            for index in protections.indices where protections[index].schemeIdUri == ContentProtection.clearKey {
-                protections[index].licenseURL = url
-                changed = true
-            }
-        }
-        for period in mpd.periods.indices {
-            for set in mpd.periods[period].adaptationSets.indices {
-                point(&mpd.periods[period].adaptationSets[set].common.contentProtections)
-                for representation in mpd.periods[period].adaptationSets[set].representations.indices {
-                    point(&mpd.periods[period].adaptationSets[set].representations[representation].common.contentProtections)
-                }
-            }
-        }
-        return changed ? mpd.written() : text
-    }
 
     static func makeSessionID() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -172,13 +172,18 @@ public struct PlaybackServerHandle: Sendable {
 
     /// The URL a player opens to play an asset.
     public func playlistURL(for assetID: String) -> String {
-        "\(baseURL)/\(assetID)/main.m3u8"
+        url(of: .main, for: assetID)
     }
 
     /// The URL of a DASH asset's local MPD (`main.mpd`), for DASH players; its
     /// ``playlistURL(for:)`` plays the same files in HLS players.
     public func mpdURL(for assetID: String) -> String {
-        "\(baseURL)/\(assetID)/main.mpd"
+        url(of: .mpd, for: assetID)
+    }
+
+    /// The URL of an asset's local manifest `manifest` (see ``LocalManifest/manifests(ofFormat:)``).
+    public func url(of manifest: LocalManifest, for assetID: String) -> String {
+        "\(baseURL)/\(assetID)/\(manifest.path)"
     }
 }
 

@@ -7,7 +7,40 @@ import DASH
 /// files (`DASHPlan.swift`).
 struct DASHFormat: StreamFormat {
     var name: String { "dash" }
+    var displayName: String { "MPEG-DASH" }
     var originExtension: String { "mpd" }
+
+    /// The bundle's own MPD of the files it holds, for DASH players.
+    static let localMPD = LocalManifest.mpd
+    var localManifests: [LocalManifest] { [Self.localMPD] }
+
+    /// The local MPD cut to what is on disk (see ``MPDCut``).
+    func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String {
+        try MPDCut.cut(text, onDisk: onDisk)
+    }
+
+    /// The local MPD with each Clear Key `ContentProtection` pointing at `licenseURL`: the
+    /// playback server answers the player's licence requests from the key store. (The bundle
+    /// keeps the MPD without one: the server's port and token change each run.)
+    func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String {
+        guard var mpd = try? MPD.read(Array(text.utf8)) else { return text }
+        var changed = false
+        func point(_ protections: inout [ContentProtection]) {
+            for index in protections.indices where protections[index].schemeIdUri == ContentProtection.clearKey {
+                protections[index].licenseURL = licenseURL
+                changed = true
+            }
+        }
+        for period in mpd.periods.indices {
+            for set in mpd.periods[period].adaptationSets.indices {
+                point(&mpd.periods[period].adaptationSets[set].common.contentProtections)
+                for representation in mpd.periods[period].adaptationSets[set].representations.indices {
+                    point(&mpd.periods[period].adaptationSets[set].representations[representation].common.contentProtections)
+                }
+            }
+        }
+        return changed ? mpd.written() : text
+    }
 
     /// An MPD is XML whose root element is `MPD` (with or without a prefix): its first element
     /// after the XML declaration, comments and a DOCTYPE.

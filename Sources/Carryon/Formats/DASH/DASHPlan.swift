@@ -164,7 +164,7 @@ enum DASHPlan {
         }
         var plan = DownloadPlan(renditions: renditions, resources: resources, localMain: try localMain(planned),
                                 originMain: origin, duration: planned.map(\.duration).max() ?? 0, warnings: warnings)
-        plan.localManifests["main.mpd"] = localMPD(mpd, planned: planned)
+        plan.localManifests[DASHFormat.localMPD.path] = localMPD(mpd, planned: planned)
         return plan
     }
 

@@ -5,7 +5,10 @@ import HLS
 /// ``MediaSelector``, plans by ``HLSPlanner``, and
 /// local playlists that keep the origin's lines wherever they were read without a warning.
 struct HLSFormat: StreamFormat {
-    var name: String { "hls" }
+    /// The name HLS assets record.
+    static let formatName = "hls"
+    var name: String { Self.formatName }
+    var displayName: String { "HLS" }
     var originExtension: String { "m3u8" }
 
     /// A playlist starts with `#EXTM3U`, after an optional BOM, blank lines and comments. HLS is
