@@ -328,8 +328,7 @@ struct PeriodTimingTests {
 /// Numbers at the edge of Int64 in a hostile MPD.
 @Suite("Segment addressing: hostile numbers")
 struct HostileNumberTests {
-    @Test("numbers whose sums overflow Int64 are refused with an MPDError, not a crash",
-          .disabled("bug: SegmentAddressing adds and multiplies attribute values with trapping arithmetic, so one attribute near Int64.max (presentationTimeOffset, startNumber, S@t, SegmentList@duration) crashes the process instead of being refused"))
+    @Test("numbers whose sums overflow Int64 are refused with an MPDError, not a crash")
     func overflow() {
         let bodies = [
             // periodEnd = presentationTimeOffset + the Period's length.
@@ -344,5 +343,53 @@ struct HostileNumberTests {
         for body in bodies {
             #expect(throws: MPDError.self) { try AddressingFixture.addressing(body, duration: body.contains("$Time$") ? nil : "PT10S") }
         }
+    }
+
+    @Test("further sums past Int64 are refused too: S@r, @endNumber, S@n, a time before presentationTimeOffset, a byte range to Int64.max")
+    func moreOverflows() {
+        let bodies = [
+            // S@r + 1.
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" media=\"$Number$.m4s\"><SegmentTimeline><S d=\"1\" r=\"9223372036854775807\"/></SegmentTimeline></SegmentTemplate></Representation>",
+            // @endNumber - @startNumber + 1.
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" startNumber=\"9223372036854775807\" endNumber=\"-9223372036854775808\" duration=\"2\" media=\"$Number$.m4s\"/></Representation>",
+            // number += 1 past S@n.
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" media=\"$Number$.m4s\"><SegmentTimeline><S n=\"9223372036854775807\" d=\"1\" r=\"1\"/></SegmentTimeline></SegmentTemplate></Representation>",
+            // A segment time minus presentationTimeOffset (the plan's start times).
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" presentationTimeOffset=\"9223372036854775000\" media=\"$Time$.m4s\"><SegmentTimeline><S t=\"-9223372036854775000\" d=\"1\"/></SegmentTimeline></SegmentTemplate></Representation>",
+            // A byte range whose length (last - first + 1) is past Int64.
+            "<Representation id=\"v\" bandwidth=\"1\"><BaseURL>a.mp4</BaseURL><SegmentBase indexRange=\"0-9223372036854775807\"/></Representation>",
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentList timescale=\"1\" duration=\"2\"><SegmentURL media=\"a\" mediaRange=\"0-9223372036854775807\"/></SegmentList></Representation>",
+            // The Period's length at a huge timescale.
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"9223372036854775807\" duration=\"2\" media=\"$Number$.m4s\"/></Representation>",
+        ]
+        for body in bodies {
+            #expect(throws: MPDError.self, "\(body)") { try AddressingFixture.addressing(body) }
+        }
+    }
+
+    @Test("a Period @start and @duration summing past Int64 microseconds is timed without a crash")
+    func periodTimingOverflow() throws {
+        let mpd = try AddressingFixture.read("""
+            <MPD type="static"><Period start="PT9000000000000S" duration="PT9000000000000S"/><Period duration="PT5S"/></MPD>
+            """)
+        #expect(mpd.periodTimings.count == 2)
+        #expect(mpd.duration != nil)
+    }
+
+    @Test("a sidx whose earliest time plus its durations is past Int64 is refused, not a crash")
+    func sidxOverflow() throws {
+        let addressing = try SegmentBaseEdgeCaseTests.base(1000)
+        let bytes = SegmentBaseEdgeCaseTests.sidx(version: 1, timescale: 1000, earliest: UInt64(Int64.max) - 10,
+                                                  references: [(false, 100, 2000), (false, 100, 2000)])
+        #expect(throws: MPDError.self) { try addressing.reading(index: bytes, at: 0) }
+        let far = SegmentBaseEdgeCaseTests.sidx(timescale: 1000, references: [(false, 100, 2000)])
+        #expect(throws: MPDError.self) { try addressing.reading(index: far, at: Int64.max - 10) }
+    }
+
+    @Test("a number at the edge of Int64 that no sum needs is read")
+    func edgeWithoutOverflow() throws {
+        let addressing = try AddressingFixture.addressing(
+            "<Representation id=\"v\" bandwidth=\"1\"><SegmentTemplate timescale=\"1\" startNumber=\"9223372036854775807\" media=\"$Number$.m4s\"><SegmentTimeline><S d=\"2\"/></SegmentTimeline></SegmentTemplate></Representation>")
+        #expect(addressing.segments.map(\.number) == [Int64.max])
     }
 }

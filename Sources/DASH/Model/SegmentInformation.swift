@@ -205,27 +205,40 @@ public struct MediaTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// In seconds, for display and for HLS's `EXTINF`.
     public var seconds: Double { Double(value) / Double(timescale) }
 
-    /// The same time in `units` per second, rounded toward zero; exact while the result fits.
+    /// The same time in `units` per second, rounded toward zero; exact while the result fits,
+    /// else the largest or smallest Int64 of its sign.
     public func converted(to units: Int64) -> Int64 {
+        converted(to: units, roundingUp: false) ?? (value < 0 ? .min : .max)
+    }
+
+    /// The same time in `units` per second, exactly rounded toward zero, or up (toward
+    /// +infinity) when `roundingUp`; nil when it does not fit an Int64 (or `units` is not
+    /// positive).
+    public func converted(to units: Int64, roundingUp: Bool) -> Int64? {
         if units == timescale { return value }
-        let (product, overflow) = value.multipliedReportingOverflow(by: units)
-        if !overflow { return product / timescale }
+        guard units > 0, timescale > 0 else { return nil }
         let whole = value / timescale, rest = value % timescale
-        let (part, partOverflow) = rest.multipliedReportingOverflow(by: units)
-        guard !partOverflow else { return Int64(clamping: Int64(exactly: (seconds * Double(units)).rounded(.towardZero)) ?? .max) }
-        return whole &* units &+ part / timescale
+        let (wholeUnits, overflow) = whole.multipliedReportingOverflow(by: units)
+        guard !overflow else { return nil }
+        // |rest × units| < timescale × units, so the quotient fits.
+        let (quotient, remainder) = timescale.dividingFullWidth(rest.multipliedFullWidth(by: units))
+        let part = roundingUp && remainder > 0 ? quotient + 1 : quotient
+        let (sum, sumOverflow) = wholeUnits.addingReportingOverflow(part)
+        return sumOverflow ? nil : sum
     }
 
-    /// The sum, in the finer of the two timescales.
+    /// The sum, in the finer of the two timescales; clamped to the Int64 range, never
+    /// trapping, for a hostile MPD's durations.
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        if lhs.timescale == rhs.timescale { return MediaTime(lhs.value + rhs.value, timescale: lhs.timescale) }
         let units = max(lhs.timescale, rhs.timescale)
-        return MediaTime(lhs.converted(to: units) + rhs.converted(to: units), timescale: units)
+        let (a, b) = (lhs.converted(to: units), rhs.converted(to: units))
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return MediaTime(overflow ? (a < 0 ? .min : .max) : sum, timescale: units)
     }
 
-    /// The difference, in the finer of the two timescales.
+    /// The difference, in the finer of the two timescales; clamped like ``+(_:_:)``.
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        lhs + MediaTime(-rhs.value, timescale: rhs.timescale)
+        lhs + MediaTime(rhs.value == .min ? .max : -rhs.value, timescale: rhs.timescale)
     }
 
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {

@@ -95,7 +95,7 @@ public struct SegmentAddressing: Sendable, Hashable {
         timescale = info.timescale ?? 1
         presentationTimeOffset = info.presentationTimeOffset ?? 0
         segments = []
-        let periodEnd: Int64? = timing.duration.map { presentationTimeOffset + $0.converted(to: timescale) }
+        let periodEnd = try Self.periodEnd(timing, timescale: timescale, offset: presentationTimeOffset, line: info.line)
         let values = TemplateString.Values(representationID: representation.id, bandwidth: representation.bandwidth ?? 0)
         if let template = information.template {
             mode = template.timeline == nil ? .template : .timeline
@@ -131,15 +131,24 @@ public struct SegmentAddressing: Sendable, Hashable {
                 slots = try Self.slots(of: list, timescale: timescale, offset: presentationTimeOffset, periodEnd: periodEnd,
                                        representation: representation.id)
             } else {
-                let duration = list.duration ?? (urls.count == 1 ? periodEnd.map { $0 - presentationTimeOffset } : nil)
+                let line = list.line, id = representation.id
+                var duration = list.duration
+                if duration == nil, urls.count == 1, let periodEnd {
+                    duration = try Self.difference(periodEnd, presentationTimeOffset, line: line, "the Period's length of Representation \(id)")
+                }
                 guard let duration, duration > 0 else {
                     throw MPDError(line: list.line, "the SegmentList of Representation \(representation.id) has neither @duration nor a SegmentTimeline")
                 }
                 let first = list.startNumber ?? 1
-                slots = urls.indices.map { index in
-                    Slot(time: presentationTimeOffset + Int64(index) * duration, duration: duration, number: first + Int64(index))
+                slots = []
+                slots.reserveCapacity(urls.count)
+                for index in Int64(0)..<Int64(urls.count) {
+                    let time = try Self.sum(presentationTimeOffset, Self.product(index, duration, line: line, "the time of segment \(index + 1) of Representation \(id)"),
+                                            line: line, "the time of segment \(index + 1) of Representation \(id)")
+                    let number = try Self.sum(first, index, line: line, "the number of segment \(index + 1) of Representation \(id)")
+                    slots.append(Slot(time: time, duration: duration, number: number))
                 }
-                if let periodEnd, let last = slots.last, last.time + last.duration > periodEnd, periodEnd > last.time {
+                if let periodEnd, let last = slots.last, periodEnd > last.time, duration > periodEnd - last.time {
                     slots[slots.count - 1].duration = periodEnd - last.time
                 }
             }
@@ -162,13 +171,73 @@ public struct SegmentAddressing: Sendable, Hashable {
         } else {
             mode = .url
             self.initialization = information.base?.initialization.map { Self.location($0, base: base) }
-            let duration = periodEnd.map { $0 - presentationTimeOffset } ?? 0
+            var duration: Int64 = 0
+            if let periodEnd {
+                duration = try Self.difference(periodEnd, presentationTimeOffset, line: representation.line,
+                                               "the Period's length of Representation \(representation.id)")
+            }
             segments = [Segment(location: Location(url: base), time: presentationTimeOffset, duration: duration,
                                 number: info.startNumber ?? 1)]
         }
         guard segments.count <= Self.maximumSegments else {
             throw MPDError(line: representation.line, "Representation \(representation.id) has \(segments.count) segments, more than the \(Self.maximumSegments) Carryon plans")
         }
+        try Self.check([initialization, index].compactMap { $0 }, segments, offset: presentationTimeOffset,
+                       line: representation.line, owner: "Representation \(representation.id)")
+    }
+
+    /// Refuses what later arithmetic would overflow on: a segment whose end, or whose start or
+    /// end on the Period's timeline (less ``presentationTimeOffset``), is past Int64, and a byte
+    /// range whose length or next byte is.
+    private static func check(_ locations: [Location], _ segments: some Collection<Segment>, offset: Int64, line: Int?,
+                              owner: String) throws(MPDError) {
+        func checkRange(_ location: Location) throws(MPDError) {
+            guard let range = location.range else { return }
+            guard range.first >= 0, range.last >= range.first, range.last < .max else {
+                throw MPDError(line: line, "the byte range \(range) of \(owner) is past the numbers Carryon computes with")
+            }
+        }
+        for location in locations { try checkRange(location) }
+        for segment in segments {
+            try checkRange(segment.location)
+            let what = "the end of the segment at \(segment.time) of \(owner)"
+            let end = try sum(segment.time, segment.duration, line: line, what)
+            _ = try difference(segment.time, offset, line: line, what)
+            _ = try difference(end, offset, line: line, what)
+        }
+    }
+
+    /// The Period's end on the media timeline, in `timescale` units: `offset` plus its length
+    /// rounded up, so a segment starting before the exact end counts (PT4.5S at timescale 1
+    /// ends at 5: a segment at 4 is in it).
+    private static func periodEnd(_ timing: MPD.PeriodTiming, timescale: Int64, offset: Int64, line: Int?) throws(MPDError) -> Int64? {
+        guard let duration = timing.duration else { return nil }
+        guard let length = duration.converted(to: timescale, roundingUp: true) else {
+            throw MPDError(line: line, "the Period's length \(duration) at timescale \(timescale) is past the numbers Carryon computes with")
+        }
+        return try sum(offset, length, line: line, "presentationTimeOffset \(offset) plus the Period's length")
+    }
+
+    static func sum(_ a: Int64, _ b: Int64, line: Int?, _ what: @autoclosure () -> String) throws(MPDError) -> Int64 {
+        let (result, overflow) = a.addingReportingOverflow(b)
+        guard !overflow else { throw overflowError(line: line, what()) }
+        return result
+    }
+
+    static func difference(_ a: Int64, _ b: Int64, line: Int?, _ what: @autoclosure () -> String) throws(MPDError) -> Int64 {
+        let (result, overflow) = a.subtractingReportingOverflow(b)
+        guard !overflow else { throw overflowError(line: line, what()) }
+        return result
+    }
+
+    static func product(_ a: Int64, _ b: Int64, line: Int?, _ what: @autoclosure () -> String) throws(MPDError) -> Int64 {
+        let (result, overflow) = a.multipliedReportingOverflow(by: b)
+        guard !overflow else { throw overflowError(line: line, what()) }
+        return result
+    }
+
+    private static func overflowError(line: Int?, _ what: String) -> MPDError {
+        MPDError(line: line, "\(what) is past the numbers Carryon computes with (Int64)")
     }
 
     /// What a `sidx` says: the segments it indexes (in this addressing's ``timescale``) and the
@@ -191,15 +260,18 @@ public struct SegmentAddressing: Sendable, Hashable {
                 if reference.isIndex {
                     reading.subindexes.append(Location(url: mediaURL, range: reference.range))
                 } else {
-                    let start = MediaTime(time, timescale: box.timescale).converted(to: timescale)
-                    let duration = MediaTime(reference.duration, timescale: box.timescale).converted(to: timescale)
+                    guard let start = MediaTime(time, timescale: box.timescale).converted(to: timescale, roundingUp: false),
+                          let duration = MediaTime(reference.duration, timescale: box.timescale).converted(to: timescale, roundingUp: false) else {
+                        throw MPDError(line: nil, "a segment time of the sidx box is past the numbers Carryon computes with at timescale \(timescale)")
+                    }
                     reading.segments.append(Segment(location: Location(url: mediaURL, range: reference.range), time: start,
                                                     duration: duration, number: number))
-                    number += 1
+                    number = try Self.sum(number, 1, line: nil, "the number of a segment of the sidx box")
                 }
-                time += reference.duration
+                time = try Self.sum(time, reference.duration, line: nil, "a segment time of the sidx box")
             }
         }
+        try Self.check(reading.subindexes, reading.segments, offset: presentationTimeOffset, line: nil, owner: "the sidx box")
         return reading
     }
 
@@ -226,8 +298,9 @@ public struct SegmentAddressing: Sendable, Hashable {
         let info = information.template ?? information.list
         guard let info else { return information.base?.indexRange != nil || information.base?.representationIndex != nil ? nil : 1 }
         let timescale = info.timescale ?? 1, offset = info.presentationTimeOffset ?? 0
-        let periodEnd = timing.duration.map { offset + $0.converted(to: timescale) }
         if information.template == nil, info.timeline == nil { return info.segmentURLs?.count ?? 0 }
+        let periodEnd: Int64?
+        do { periodEnd = try Self.periodEnd(timing, timescale: timescale, offset: offset, line: info.line) } catch { return nil }
         guard let slots = try? slots(of: info, timescale: timescale, offset: offset, periodEnd: periodEnd, representation: representation.id) else {
             return nil
         }
@@ -298,27 +371,37 @@ public struct SegmentAddressing: Sendable, Hashable {
         let startNumber = info.startNumber ?? 1
         var slots: [Slot] = []
         if let timeline = info.timeline {
-            var time: Int64 = 0
-            var number = startNumber
+            // The next segment's time and number; an overflow is refused only when a segment
+            // would take them.
+            var time: Int64 = 0, timeOverflowed = false
+            var number = startNumber, numberOverflowed = false
             for (position, entry) in timeline.entries.enumerated() {
-                if let start = entry.time { time = start }
-                if let first = entry.number { number = first }
-                var count = entry.repeatCount + 1
+                if let start = entry.time { (time, timeOverflowed) = (start, false) }
+                if let first = entry.number { (number, numberOverflowed) = (first, false) }
+                let room = Int64(maximumSegments) - Int64(slots.count)
+                var count: Int64
                 if entry.repeatCount == -1 {
                     let next = timeline.entries.dropFirst(position + 1).first?.time
                     guard let end = next ?? periodEnd else {
                         throw MPDError(line: entry.line, "S@r=-1 repeats to the Period's end, which the MPD does not give")
                     }
-                    count = max(0, (end - time + entry.duration - 1) / entry.duration)
+                    guard !timeOverflowed else { throw overflowError(line: entry.line, "the time of the S element's first segment") }
+                    // Every segment that starts before the end: ceil((end - time) / d).
+                    let span = try difference(end, time, line: entry.line, "the time from the S element's start to its end")
+                    count = span <= 0 ? 0 : span / entry.duration + (span % entry.duration > 0 ? 1 : 0)
+                } else {
+                    count = entry.repeatCount < room ? entry.repeatCount + 1 : room + 1
                 }
-                guard count <= Int64(maximumSegments) - Int64(slots.count) else {
+                guard count <= room else {
                     throw MPDError(line: entry.line, "the SegmentTimeline of Representation \(representation) has more than \(maximumSegments) segments")
                 }
                 for _ in 0..<count {
-                    if let periodEnd, time >= periodEnd, !slots.isEmpty { break }
+                    if let periodEnd, !slots.isEmpty, timeOverflowed || time >= periodEnd { break }
+                    guard !timeOverflowed else { throw overflowError(line: entry.line, "the time of a segment of the S element") }
+                    guard !numberOverflowed else { throw overflowError(line: entry.line, "the number of a segment of the S element") }
                     slots.append(Slot(time: time, duration: entry.duration, number: number))
-                    time += entry.duration
-                    number += 1
+                    (time, timeOverflowed) = time.addingReportingOverflow(entry.duration)
+                    (number, numberOverflowed) = number.addingReportingOverflow(1)
                 }
             }
         } else {
@@ -326,10 +409,13 @@ public struct SegmentAddressing: Sendable, Hashable {
                 throw MPDError(line: info.line, "the segment information of Representation \(representation) has neither @duration nor a SegmentTimeline")
             }
             var count: Int64
+            let line = info.line
             if let end = info.endNumber {
-                count = end - startNumber + 1
+                count = try sum(difference(end, startNumber, line: line, "@endNumber less @startNumber"), 1, line: line, "the segment count")
             } else if let periodEnd {
-                count = (periodEnd - offset + duration - 1) / duration
+                // ceil(Period length / @duration); the end is rounded up already.
+                let length = try difference(periodEnd, offset, line: line, "the Period's length")
+                count = length <= 0 ? 0 : length / duration + (length % duration > 0 ? 1 : 0)
             } else {
                 throw MPDError(line: info.line, "Representation \(representation) names its segments by $Number$ in a Period whose length the MPD does not give")
             }
@@ -339,9 +425,13 @@ public struct SegmentAddressing: Sendable, Hashable {
             count = max(0, count)
             slots.reserveCapacity(Int(count))
             for index in 0..<count {
-                let time = offset + index * duration
-                let length = periodEnd.map { min(duration, $0 - time) } ?? duration
-                slots.append(Slot(time: time, duration: max(1, length), number: startNumber + index))
+                let what = "the time of segment \(index + 1) of Representation \(representation)"
+                let time = try sum(offset, product(index, duration, line: line, what), line: line, what)
+                let number = try sum(startNumber, index, line: line, "the number of segment \(index + 1) of Representation \(representation)")
+                var length = duration
+                // Cut at the Period's end; past it (an @endNumber beyond), 1.
+                if let periodEnd { length = periodEnd > time ? min(duration, periodEnd - time) : 0 }
+                slots.append(Slot(time: time, duration: max(1, length), number: number))
             }
         }
         if let end = info.endNumber { slots.removeAll { $0.number > end } }

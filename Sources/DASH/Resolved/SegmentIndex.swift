@@ -35,12 +35,14 @@ public struct SegmentIndex: Sendable, Hashable {
             } else if size == 0 {
                 size = Int64(bytes.count - boxStart)
             }
-            guard size >= 8, Int64(boxStart) + size <= Int64(bytes.count) else {
-                throw MPDError(line: nil, "the \(type) box at byte \(offset + Int64(boxStart)) runs past the \(bytes.count) bytes of the index range")
+            guard size >= 8, size <= Int64(bytes.count) - Int64(boxStart) else {
+                throw MPDError(line: nil, "the \(type) box at byte \(offset.addingReportingOverflow(Int64(boxStart)).partialValue) runs past the \(bytes.count) bytes of the index range")
             }
             let boxEnd = boxStart + Int(size)
             if type == "sidx" {
-                indexes.append(try sidx(&reader, anchor: offset + Int64(boxEnd), boxEnd: boxEnd))
+                let (anchor, overflow) = offset.addingReportingOverflow(Int64(boxEnd))
+                guard !overflow else { throw MPDError(line: nil, "the sidx box's offset in its file is past the numbers Carryon computes with") }
+                indexes.append(try sidx(&reader, anchor: anchor, boxEnd: boxEnd))
             }
             reader.position = boxEnd
         }
@@ -66,14 +68,21 @@ public struct SegmentIndex: Sendable, Hashable {
         guard reader.position + Int(count) * 12 <= boxEnd else { throw truncated }
         var references: [Reference] = []
         references.reserveCapacity(Int(count))
-        var position = anchor + Int64(firstOffset)
+        let tooFar = MPDError(line: nil, "the sidx box names bytes past the numbers Carryon computes with")
+        var (position, overflow) = anchor.addingReportingOverflow(Int64(firstOffset))
+        guard !overflow else { throw tooFar }
         for _ in 0..<count {
             guard let typeAndSize = reader.uint32(), let duration = reader.uint32(), reader.uint32() != nil else { throw truncated }
             let size = Int64(typeAndSize & 0x7FFF_FFFF)
             guard size > 0 else { throw MPDError(line: nil, "the sidx box has a reference of 0 bytes") }
-            references.append(Reference(isIndex: typeAndSize >> 31 == 1, range: ByteRange(first: position, last: position + size - 1),
+            // The next byte after the reference must fit too: a range's length and the byte
+            // after it are computed later.
+            let next: Int64
+            (next, overflow) = position.addingReportingOverflow(size)
+            guard !overflow, next < .max else { throw tooFar }
+            references.append(Reference(isIndex: typeAndSize >> 31 == 1, range: ByteRange(first: position, last: next - 1),
                                         duration: Int64(duration)))
-            position += size
+            position = next
         }
         return SegmentIndex(timescale: Int64(timescale), earliestPresentationTime: Int64(earliest), references: references)
     }

@@ -78,12 +78,27 @@ struct DASHChoice {
         return parts
     }
 
-    private static func find(_ uri: String, in mpd: MPD) -> (Int, AdaptationSet, Representation)? {
-        guard let fragment = uri.split(separator: "#", maxSplits: 1).dropFirst().first else { return nil }
+    /// The Representation a track URI names: its fragment `period=<key>&rep=<id>` as
+    /// ``DASHPresentation/trackURI(mpdURL:periodKey:representation:)`` writes it, the ids as
+    /// they are (an id may hold `&` or `=`, so the fragment is matched whole, not split), else
+    /// with the fields percent-encoded (`rep=v%261` for `v&1`). URIs an earlier release recorded
+    /// in a library are of the first form.
+    static func find(_ uri: String, in mpd: MPD) -> (Int, AdaptationSet, Representation)? {
+        guard let fragment = uri.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first else { return nil }
+        // As written: "period=" + key + "&rep=" + id.
+        for (index, period) in mpd.periods.enumerated() {
+            let prefix = "period=\(DASHPresentation.periodKey(period, at: index))&rep="
+            guard fragment.hasPrefix(prefix) else { continue }
+            let id = fragment.dropFirst(prefix.count)
+            for set in period.adaptationSets {
+                if let representation = set.representations.first(where: { $0.id == id }) { return (index, set, representation) }
+            }
+        }
+        // Percent-encoded fields.
         var fields: [String: String] = [:]
         for pair in fragment.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1)
-            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+            if parts.count == 2, let value = percentDecoded(parts[1]) { fields[String(parts[0])] = value }
         }
         guard let periodKey = fields["period"], let id = fields["rep"] else { return nil }
         for (index, period) in mpd.periods.enumerated() where DASHPresentation.periodKey(period, at: index) == periodKey {
@@ -92,5 +107,28 @@ struct DASHChoice {
             }
         }
         return nil
+    }
+
+    /// `text` with each `%XX` decoded (UTF-8); nil when an escape is malformed or the bytes are
+    /// not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8.makeIterator()
+        func hex(_ byte: UInt8?) -> UInt8? {
+            switch byte {
+            case let b? where b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"): b - UInt8(ascii: "0")
+            case let b? where b >= UInt8(ascii: "a") && b <= UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+            case let b? where b >= UInt8(ascii: "A") && b <= UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = hex(utf8.next()), let low = hex(utf8.next()) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        return decoded.utf8.elementsEqual(bytes) ? decoded : nil
     }
 }
