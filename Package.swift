@@ -103,13 +103,22 @@ let package = Package(
 
         // Helpers shared by the test targets: temporary folders, running the `carryon` binary.
         .target(name: "CarryonTestSupport", dependencies: ["CCarryonSystem"], path: "Tests/CarryonTestSupport"),
+        // What the tests do to a library's index outside the AssetIndex protocol (raw values, an
+        // earlier release's rows, SQLite's lock, another process's claim): the one place tests
+        // speak SQL. `@testable import Carryon` works here as in the test targets: debug builds
+        // compile every target with -enable-testing.
+        .target(
+            name: "CarryonIndexTestSupport",
+            dependencies: ["Carryon", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/CarryonIndexTestSupport"
+        ),
 
         .testTarget(name: "HLSTests", dependencies: ["HLS", "CarryonTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "DASHTests", dependencies: ["DASH", "HLS", "CarryonTestSupport"]),
         .testTarget(
             name: "CarryonTests",
             dependencies: [
-                "Carryon", "HLS", "CarryonTestSupport", "CCarryonSystem",
+                "Carryon", "HLS", "CarryonTestSupport", "CarryonIndexTestSupport", "CCarryonSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -127,7 +136,7 @@ let package = Package(
             // CarryonCLI is a dependency so that `swift test` builds the `carryon` binary the
             // tests run.
             dependencies: [
-                "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport",
+                "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport", "CarryonIndexTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

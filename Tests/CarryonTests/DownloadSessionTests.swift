@@ -135,10 +135,8 @@ struct DownloadSessionTests {
                 for _ in 0..<3 { ids.append(try await session.makeTask(url: "https://cdn.example/main.m3u8").id) }
             }
             // What a process killed mid-download leaves in the index.
-            try await library.sqlite.database.write { [ids] db in
-                try db.execute(sql: "UPDATE asset SET state = 'running' WHERE id = ?", arguments: [ids[0]])
-                try db.execute(sql: "UPDATE asset SET state = 'waiting' WHERE id = ?", arguments: [ids[1]])
-                try db.execute(sql: "UPDATE asset SET state = 'failed' WHERE id = ?", arguments: [ids[2]])
+            for (id, state) in zip(ids, [DownloadState.running, .waiting, .failed]) {
+                try await library.index.setState(state, of: id, error: nil, at: Date())
             }
             try await withSession(library) { session in
                 var states: [DownloadState] = []
@@ -149,9 +147,7 @@ struct DownloadSessionTests {
                 #expect(try await library.assets().map(\.state) == [.suspended, .suspended, .failed])
                 var stored: [String] = []
                 for id in ids {
-                    stored.append(try await library.sqlite.database.read { db in
-                        try String.fetchOne(db, sql: "SELECT state FROM asset WHERE id = ?", arguments: [id]) ?? "-"
-                    })
+                    stored.append(try await library.index.state(of: id)?.rawValue ?? "-")
                 }
                 #expect(stored == ["running", "waiting", "failed"])
                 try await session.task(id: ids[0]).resume()

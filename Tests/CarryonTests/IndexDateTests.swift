@@ -1,4 +1,6 @@
 import Foundation
+// The subject of these tests is the SQLite backend itself (the dates it stores, against GRDB's
+// own), so they speak GRDB; tests of the index's behaviour go through AssetIndex.
 import GRDB
 import Testing
 @testable import Carryon

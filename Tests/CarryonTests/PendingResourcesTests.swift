@@ -1,7 +1,7 @@
 @testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// The transfer reads its queue from the index a page at a time: every pending resource once,
@@ -17,17 +17,15 @@ struct PendingResourcesTests {
                                 options: DownloadOptions(), headers: [], selection: nil, planned: true,
                                 createdAt: now, updatedAt: now, completedAt: nil, duration: Double(count) * 6)
         let ordinals = Array(0..<count) + [5]
-        try await library.sqlite.write { db in
-            try asset.insert(db)
-            for (row, ordinal) in ordinals.enumerated() {
-                var resource = ResourceRecord(id: nil, assetID: "a", renditionKey: "video", ordinal: ordinal, kind: .segment,
-                                              uri: "https://cdn.example/\(row).ts", rangeOffset: nil, rangeLength: nil,
-                                              fileName: "video/\(row).ts", state: done.contains(row) ? .done : .pending,
-                                              bytes: nil, expectedBytes: 1000, exactSize: false, startTime: Double(ordinal) * 6,
-                                              duration: 6, etag: nil, lastModified: nil)
-                try resource.insert(db)
-            }
-        }
+        try await library.index.insert(asset)
+        // Two resources at one ordinal: no plan saved through the index lays them out so.
+        try await library.insertResourceRows(ordinals.enumerated().map { row, ordinal in
+            ResourceRecord(id: nil, assetID: "a", renditionKey: "video", ordinal: ordinal, kind: .segment,
+                           uri: "https://cdn.example/\(row).ts", rangeOffset: nil, rangeLength: nil,
+                           fileName: "video/\(row).ts", state: done.contains(row) ? .done : .pending,
+                           bytes: nil, expectedBytes: 1000, exactSize: false, startTime: Double(ordinal) * 6,
+                           duration: 6, etag: nil, lastModified: nil)
+        })
         return library
     }
 

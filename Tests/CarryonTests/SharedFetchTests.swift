@@ -1,7 +1,6 @@
 @testable import Carryon
 import CarryonTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// A resource the download and a player both wait for is fetched once, and the fetch lasts as
@@ -41,9 +40,7 @@ struct SharedFetchTests {
                     let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")
                     try await task.resume()
                     try await until("the download asks for the slow segment") { origin.requests.contains { $0.contains("/slow.ts") } }
-                    let id = try await library.sqlite.read { db in
-                        try Int64.fetchOne(db, sql: "SELECT id FROM resource WHERE uri LIKE '%/slow.ts'")
-                    }
+                    let id = try await library.index.resources(of: task.id).first { $0.uri.hasSuffix("/slow.ts") }?.id
                     try await body(session, task, try #require(id))
                 } catch {
                     await session.shutdown()
@@ -77,9 +74,7 @@ struct SharedFetchTests {
             #expect(try await finished(task, within: .seconds(5)) == .suspended)
             try await player.value
             let snapshot = try await task.snapshot()
-            let name = try await session.library.sqlite.read { db in
-                try String.fetchOne(db, sql: "SELECT fileName FROM resource WHERE id = ?", arguments: [resource])
-            }
+            let name = try await session.library.index.resources([resource], of: task.id).first?.fileName
             let file = URL(fileURLWithPath: snapshot.bundlePath).appendingPathComponent(try #require(name))
             #expect(try Data(contentsOf: file) == Data(Self.slow))
         }

@@ -1,4 +1,5 @@
 @testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -17,7 +18,7 @@ struct StorageManagerTests {
                                  createdAt: now.addingTimeInterval(created), updatedAt: now, completedAt: now, duration: 60,
                                  expiresAt: expires.map { now.addingTimeInterval($0) }, priority: priority,
                                  lastPlayedAt: played.map { now.addingTimeInterval($0) })
-        try await library.sqlite.write { db in try record.insert(db) }
+        try await library.index.insert(record)
         let bundle = library.bundleURL(for: id)
         try FileManager.default.createDirectory(at: bundle.appendingPathComponent("video"), withIntermediateDirectories: true)
         try Data(count: bytes).write(to: bundle.appendingPathComponent("video/00001.ts"))
@@ -172,7 +173,7 @@ struct StorageManagerTests {
             let library = try OfflineLibrary(root: folder)
             try await Self.addAsset(library, "a", bytes: 1)
             try await manager(library).markPlayed("a")
-            let played = try await library.sqlite.read { db in try AssetRecord.fetchOne(db, key: "a")?.lastPlayedAt }
+            let played = try await library.index.asset("a")?.lastPlayedAt
             #expect(played == Self.now)
         }
     }

@@ -1,4 +1,5 @@
 @testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import Carryon
+@testable import CarryonIndexTestSupport
 @testable import CarryonServer
 import CarryonTestSupport
 import Foundation

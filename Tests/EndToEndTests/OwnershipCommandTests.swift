@@ -1,8 +1,8 @@
 @testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonServer
 import CarryonTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// Several `carryon` processes on one library — a daemon, terminals, a paused process, a
@@ -91,18 +91,12 @@ struct OwnershipCommandTests {
     /// writes wait for it (README: "Who owns a download"); this test is about leases, so it
     /// pauses between writes, as a process mostly is.
     static func pause(_ process: RunningProcess, outsideWritesTo library: URL) async throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(0.3)
-        let index = try DatabaseQueue(path: library.appendingPathComponent("index.sqlite").path, configuration: configuration)
+        let index = try LibraryIndexFile(libraryAt: library, busyTimeout: 0.3)
         for _ in 0..<50 {
             process.kill(SIGSTOP)
-            do {
-                try await index.writeWithoutTransaction { db in try db.inTransaction(.immediate) { .commit } }
-                return
-            } catch {
-                process.kill(SIGCONT)
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            if await index.writeLockIsFree() { return }
+            process.kill(SIGCONT)
+            try await Task.sleep(for: .milliseconds(20))
         }
         Issue.record("the process held the index's write lock at every pause")
     }
@@ -124,13 +118,9 @@ struct OwnershipCommandTests {
             #expect(state == "suspended", "the paused owner's lease did not run out")
             let successor = try await runCarryon(["resume", id, "--library", library.path] + lease)
             #expect(successor.status == 0, "\(successor.standardError)")
-            let index = try OfflineLibrary(root: library).sqlite
+            let opened = try OfflineLibrary(root: library)
             func rows() async throws -> String {
-                try await index.read { db in
-                    let asset = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).description
-                    let resources = try Row.fetchAll(db, sql: "SELECT * FROM resource WHERE assetId = ? ORDER BY id", arguments: [id]).description
-                    return asset + resources
-                }
+                try await opened.storedRows(of: id)
             }
             let before = try await rows()
             #expect(before.contains("state:\"completed\""), "\(before.prefix(400))")

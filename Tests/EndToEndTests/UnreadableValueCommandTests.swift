@@ -1,8 +1,8 @@
 import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonServer
 import CarryonTestSupport
 import Foundation
-import GRDB
 import Testing
 
 /// A value the index cannot read, written straight into a library (as an earlier release that
@@ -34,10 +34,8 @@ struct UnreadableValueCommandTests {
             #expect(february.status != 0 && february.standardError.contains("does not exist"), "\(february.standardError)")
 
             // What the earlier release wrote.
-            let index = try DatabaseQueue(path: folder.appendingPathComponent("index.sqlite").path)
-            try await index.write { db in
-                try db.execute(sql: "UPDATE asset SET expiresAt = '10240-08-16 04:00:00.000' WHERE id = ?", arguments: [bad])
-            }
+            let index = try LibraryIndexFile(libraryAt: folder)
+            try await index.writeUnreadable([("expiresAt", "10240-08-16 04:00:00.000")], intoAsset: bad)
             try index.close()
 
             let list = try await runCarryon(["list"] + library)
