@@ -208,12 +208,14 @@ struct Demo: AsyncParsableCommand {
     }
 
     /// Plays the local MPD at `url` in real time with GStreamer, counting the decoded video
-    /// frames; nil when GStreamer is not installed.
+    /// frames; nil when GStreamer is not installed. Over HTTP in `playbin3` (dashdemux2):
+    /// GStreamer 1.22's `playbin` can end a multi-Period MPD after its first Period when an audio
+    /// language it does not play finishes the Period last.
     static func proveDASH(url: String) async -> (passed: Bool, check: String)? {
         guard let gst = Play.findProgram("gst-launch-1.0") else { return nil }
         let process = Process()
         process.executableURL = gst
-        process.arguments = ["-v", "playbin", "uri=\(url)", "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"]
+        process.arguments = ["-v", url.hasPrefix("http") ? "playbin3" : "playbin", "uri=\(url)", "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -67,9 +67,10 @@ struct KeyStoreTests {
             let other = KeyStore(library: library, masterKey: try MasterKey(bytes: Array(repeating: 7, count: 32)))
             await #expect(throws: CarryonError.self) { try await other.key("k1", of: "a", now: Self.t0) }
             // The sealed bytes moved to another asset do not open.
-            try await library.sqlite.write { db in
-                try db.execute(sql: "INSERT INTO contentKey SELECT 'b', id, uri, method, keyFormat, sealed, storedAt, lifetime, NULL FROM contentKey WHERE assetId = 'a'")
-            }
+            let moved = try #require(try await library.index.sealedKey("k1", of: "a"))
+            var info = moved.info
+            info.assetID = "b"
+            try await library.index.storeKey(info, sealed: try #require(moved.sealed), fence: nil)
             await #expect(throws: CarryonError.self) { try await store.key("k1", of: "b", now: Self.t0) }
             try await store.invalidate("a")
             do {
@@ -158,13 +159,13 @@ struct KeyStoreTests {
     @Test("the copy of a playlist kept in the bundle has no data: key in it")
     func redaction() {
         let text = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"data:;base64,AAECAw==\",IV=0x01\n#EXTINF:4,\na.ts\n"
-        let redacted = String(decoding: KeyStore.redactingDataKeys(in: Array(text.utf8)), as: UTF8.self)
+        let redacted = String(decoding: HLSFormat.redactingDataKeys(in: Array(text.utf8)), as: UTF8.self)
         #expect(!redacted.contains("AAECAw==") && redacted.contains(",IV=0x01") && redacted.contains("a.ts"))
         let plain = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"https://k/1\"\n"
-        #expect(KeyStore.redactingDataKeys(in: Array(plain.utf8)) == Array(plain.utf8))
+        #expect(HLSFormat.redactingDataKeys(in: Array(plain.utf8)) == Array(plain.utf8))
         // In any case, and at the very end of the text.
         let upper = "#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=\"DATA:;base64,AAECAw==\"\n"
-        #expect(!String(decoding: KeyStore.redactingDataKeys(in: Array(upper.utf8)), as: UTF8.self).contains("AAECAw=="))
-        #expect(KeyStore.redactingDataKeys(in: Array("data".utf8)) == Array("data".utf8))
+        #expect(!String(decoding: HLSFormat.redactingDataKeys(in: Array(upper.utf8)), as: UTF8.self).contains("AAECAw=="))
+        #expect(HLSFormat.redactingDataKeys(in: Array("data".utf8)) == Array("data".utf8))
     }
 }

@@ -42,7 +42,7 @@ protocol StreamFormat: Sendable {
     /// `localManifests` under its path; none by default.
     var localManifests: [LocalManifest] { get }
     /// `text`, the local manifest `manifest` of an asset neither complete nor downloading, cut
-    /// to what is on disk: `onDisk` holds ``PlaybackSource/resourceKey(_:offset:)`` of each
+    /// to what is on disk: `onDisk` holds `ResourceRecord.onDiskKey(_:offset:)` of each
     /// resource there.
     func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String
     /// `text`, the local manifest `manifest`, as a playback server answering Clear Key licence
@@ -55,14 +55,6 @@ extension StreamFormat {
     var localManifests: [LocalManifest] { [] }
     func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String { text }
     func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String { text }
-}
-
-/// A manifest as fetched, unparsed: where it came from (after redirects) and its bytes.
-struct FetchedManifest: Sendable {
-    /// The absolute URL it was read from; relative references in it resolve against this.
-    var url: String
-    /// Its bytes, decoded when the server compressed them.
-    var bytes: [UInt8]
 }
 
 /// What a plan is for: the asset, the options, and what an earlier plan of it fixed.

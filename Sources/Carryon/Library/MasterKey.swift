@@ -70,17 +70,6 @@ public struct MasterKey: Sendable {
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {
-        var text = Substring(text)
-        if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
-        guard text.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        return bytes
+        Hex.bytes(text)
     }
 }

@@ -1,14 +1,5 @@
 import Foundation
 
-/// How strongly an offline asset should be kept when storage runs short,
-/// like `AVAssetDownloadedAssetEvictionPriority`.
-public enum AssetPriority: String, Sendable, Codable, CaseIterable {
-    /// Removed only after every `default` asset has been removed.
-    case important
-    /// Removed first when storage runs short.
-    case `default`
-}
-
 /// Why a purge cannot remove an asset now.
 public enum AssetUse: String, Sendable, Hashable, Codable, CaseIterable {
     /// A process is downloading it (it holds the bundle's lock), or the download asking for

@@ -84,10 +84,7 @@ public struct StorageManager: Sendable {
 
     /// The free bytes for an unprivileged user on the file system holding `path` (statvfs).
     public static func freeBytes(at path: String) -> Int {
-        var info = statvfs()
-        guard statvfs(path, &info) == 0 else { return Int.max }
-        let (bytes, overflow) = Int(info.f_bavail).multipliedReportingOverflow(by: Int(info.f_frsize))
-        return overflow ? Int.max : bytes
+        DiskSpace.freeBytes(at: path)
     }
 
     // MARK: Policies and settings
@@ -157,25 +154,5 @@ public struct StorageManager: Sendable {
         return PurgePlanner.plan(candidates: candidates,
                                  rules: StorageRules(quotaBytes: settings.quotaBytes, minimumFreeBytes: settings.minimumFreeBytes),
                                  freeBytes: freeBytes(), now: date, incomingBytes: incomingBytes)
-    }
-
-    /// Removes what ``plan(incomingBytes:excluding:)`` lists, through `session` (so that
-    /// bundles, rows and tasks go together), and returns the plan carried out. An asset another
-    /// process started downloading after the plan was made is kept (as downloading) instead.
-    @discardableResult
-    public func purge(with session: DownloadSession, incomingBytes: Int = 0) async throws(CarryonError) -> PurgePlan {
-        var plan = try await plan(incomingBytes: incomingBytes)
-        for removal in plan.removals {
-            do {
-                try await session.delete(removal.id, unlessHeldElsewhere: true)
-            } catch where error.code == .busy {
-                plan.removals.removeAll { $0.id == removal.id }
-                plan.kept.append(.init(id: removal.id, bytes: removal.bytes, reason: removal.reason, use: .downloading))
-                plan.bytesFreed -= removal.bytes
-                plan.libraryBytesAfter += removal.bytes
-                plan.freeBytesAfter -= removal.bytes
-            }
-        }
-        return plan
     }
 }

@@ -161,3 +161,11 @@ struct ResourcePlace: Sendable, Hashable {
         id = resource.id ?? 0
     }
 }
+
+extension ResourceRecord {
+    /// What names a resource on disk: its file, and the offset of its byte range in the file
+    /// (`video/file1.mp4@884`) when it is one of several ranges of the file.
+    static func onDiskKey(_ fileName: String, offset: Int?) -> String {
+        offset.map { "\(fileName)@\($0)" } ?? fileName
+    }
+}

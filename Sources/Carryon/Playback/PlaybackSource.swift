@@ -286,7 +286,7 @@ public struct PlaybackSource: Sendable {
     }
 
     static func resourceKey(_ fileName: String, offset: Int?) -> String {
-        offset.map { "\(fileName)@\($0)" } ?? fileName
+        ResourceRecord.onDiskKey(fileName, offset: offset)
     }
 
     // MARK: Paths

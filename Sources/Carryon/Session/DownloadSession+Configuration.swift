@@ -61,7 +61,7 @@ extension DownloadSession {
         }
 
         /// 401, 403 and 410.
-        public static let defaultExpiredStatuses: Set<Int> = [401, 403, 410]
+        public static let defaultExpiredStatuses: Set<Int> = ResourceFetcher.defaultExpiredStatuses
         /// Whether a new task obtains its content keys before any media (the default: a key
         /// that cannot be had fails the task at once), or leaves them for
         /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)`` after the download, as

@@ -20,7 +20,7 @@ public struct DiskSpace: Sendable {
     /// The file system holding `path`, as statvfs(3) reports it (a path that cannot be read
     /// reports `Int.max`: no rule can be enforced on what cannot be measured).
     public static func fileSystem(at path: String) -> DiskSpace {
-        DiskSpace(free: { StorageManager.freeBytes(at: path) }, total: { Self.totalBytes(at: path) })
+        DiskSpace(free: { Self.freeBytes(at: path) }, total: { Self.totalBytes(at: path) })
     }
 
     /// The size of the file system holding `path`.
@@ -28,6 +28,14 @@ public struct DiskSpace: Sendable {
         var info = statvfs()
         guard statvfs(path, &info) == 0 else { return Int.max }
         let (bytes, overflow) = Int(info.f_blocks).multipliedReportingOverflow(by: Int(info.f_frsize))
+        return overflow ? Int.max : bytes
+    }
+
+    /// The free bytes for an unprivileged user on the file system holding `path` (statvfs).
+    static func freeBytes(at path: String) -> Int {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return Int.max }
+        let (bytes, overflow) = Int(info.f_bavail).multipliedReportingOverflow(by: Int(info.f_frsize))
         return overflow ? Int.max : bytes
     }
 

@@ -35,7 +35,9 @@ struct ResourceFetcher: Sendable {
     /// The statuses that say a location has expired (a signed URL's time is up): answered
     /// with one, a fetch fails at once with ``CarryonError/Code/expired``, for the session to
     /// read the manifest again.
-    var expiredStatuses: Set<Int> = DownloadSession.Configuration.defaultExpiredStatuses
+    var expiredStatuses: Set<Int> = Self.defaultExpiredStatuses
+    /// The statuses that mean a signed URL expired unless a session says others: 401, 403, 410.
+    static let defaultExpiredStatuses: Set<Int> = [401, 403, 410]
     /// Told when the server pushes back — 429, 503, a reset or refused connection — so that the
     /// task keeps fewer requests in flight (adaptive concurrency); nil: nobody listens.
     var pushedBack: (@Sendable () -> Void)? = nil

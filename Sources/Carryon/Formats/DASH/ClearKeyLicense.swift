@@ -15,7 +15,7 @@ enum ClearKeyLicense {
     static func keyID(_ text: String) -> [UInt8]? {
         let hex = text.filter { $0 != "-" }
         guard hex.count == 32 else { return nil }
-        return MasterKey.hexBytes(hex)
+        return Hex.bytes(hex)
     }
 
     /// The licence request for `keyIDs`.

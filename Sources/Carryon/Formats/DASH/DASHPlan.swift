@@ -131,7 +131,7 @@ enum DASHPlan {
                     let mime = (part.common.mimeType ?? "").lowercased()
                     if isText && !(mime == "text/vtt" || urls.first?.media?.hasSuffix(".vtt") == true) { isHLSPlayable = false }
                 } else {
-                    list.timeline = SegmentTimeline(covering: addressing.segments)
+                    list.timeline = Self.listTimeline(addressing.segments)
                     list.segmentURLs = urls
                     local.segments = SegmentInformation(list: list)
                     if isText { isHLSPlayable = false }
@@ -166,6 +166,19 @@ enum DASHPlan {
                                 originMain: origin, duration: planned.map(\.duration).max() ?? 0, warnings: warnings)
         plan.localManifests[DASHFormat.localMPD.path] = localMPD(mpd, planned: planned)
         return plan
+    }
+
+    /// The timeline of a local SegmentList: one `S` a segment, never a repeat (`@r`). GStreamer's
+    /// MPD client (dashdemux and dashdemux2 alike) pairs the SegmentURLs with the `S` elements
+    /// one to one, and plays an `S` of `r="1"` as its first URL twice, never the second.
+    static func listTimeline(_ segments: some Sequence<SegmentAddressing.Segment>) -> SegmentTimeline {
+        var entries: [SegmentTimeline.Entry] = []
+        var expectedTime: Int64?
+        for segment in segments {
+            entries.append(SegmentTimeline.Entry(time: expectedTime == segment.time ? nil : segment.time, duration: segment.duration))
+            expectedTime = segment.time + segment.duration
+        }
+        return SegmentTimeline(entries: entries)
     }
 
     /// The longest tail after a file's last fragment that ``gaps(in:sizes:)`` fetches.

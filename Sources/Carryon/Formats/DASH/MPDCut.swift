@@ -16,7 +16,7 @@ enum MPDCut {
         func present(_ location: SegmentAddressing.Location) -> Bool {
             guard location.url.hasPrefix("carryon-bundle:///") else { return false }
             let path = String(location.url.dropFirst("carryon-bundle:///".count))
-            return onDisk.contains(PlaybackSource.resourceKey(path, offset: location.range.map { Int($0.first) }))
+            return onDisk.contains(ResourceRecord.onDiskKey(path, offset: location.range.map { Int($0.first) }))
         }
         var local = mpd
         local.periods = []
@@ -49,7 +49,7 @@ enum MPDCut {
                     // With none of its segments, it is left out (its init section may be missing too).
                     if count > 0 {
                         list.segmentURLs = Array((list.segmentURLs ?? []).prefix(count))
-                        list.timeline = SegmentTimeline(covering: addressing.segments.prefix(count))
+                        list.timeline = DASHPlan.listTimeline(addressing.segments.prefix(count))
                         var cut = representation
                         cut.segments.list = list
                         representations.append(cut)

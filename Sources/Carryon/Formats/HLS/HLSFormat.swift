@@ -45,6 +45,6 @@ struct HLSFormat: StreamFormat {
     }
 
     func redacted(origin: [UInt8]) -> [UInt8] {
-        KeyStore.redactingDataKeys(in: origin)
+        Self.redactingDataKeys(in: origin)
     }
 }

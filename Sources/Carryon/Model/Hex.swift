@@ -1,0 +1,18 @@
+/// Bytes written as hexadecimal digits, two a byte.
+enum Hex {
+    /// The bytes `text` spells (an optional `0x` first), or nil when it spells none.
+    static func bytes(_ text: String) -> [UInt8]? {
+        var text = Substring(text)
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
+        guard text.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
