@@ -155,7 +155,7 @@ struct DASHPlannerChoiceTests {
         #expect(selection.renditions.map(\.uri) == [DASHPlanFixture.uri("a-en-128"), DASHPlanFixture.uri("t-en")])
         #expect(selection.renditions.map(\.isMain) == [true, false])
         #expect(plan.renditions.map(\.record.key) == ["video", "audio-en", "subtitles-en"])
-        #expect(plan.renditions.map(\.record.type) == ["VIDEO", "AUDIO", "SUBTITLES"])
+        #expect(plan.renditions.map(\.record.type.rawValue) == ["VIDEO", "AUDIO", "SUBTITLES"])
         #expect(plan.renditions.map(\.record.isMain) == [true, true, false])
         #expect(plan.renditions.map(\.record.duration) == [6, 6, 6])
     }
@@ -229,7 +229,7 @@ struct DASHPlannerChoiceTests {
         let (plan, selection) = try await DASHPlanFixture.plan(text)
         #expect(selection.variant.uri == DASHPlanFixture.uri("hi"))
         #expect(selection.renditions.isEmpty)
-        #expect(plan.renditions.map(\.record.type) == ["AUDIO"])
+        #expect(plan.renditions.map(\.record.type.rawValue) == ["AUDIO"])
         #expect(plan.renditions.first?.record.isMain == true)
         #expect(plan.localMain.contains("EXT-X-STREAM-INF") && plan.localMain.contains("BANDWIDTH=192000"))
         #expect(plan.resources.map(\.uri) == ["https://cdn.example/show/hi/init.mp4", "https://cdn.example/show/hi/1.m4s",

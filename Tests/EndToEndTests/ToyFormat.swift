@@ -82,13 +82,13 @@ struct ToyFormat: StreamFormat {
                 longest = max(longest, entry.duration)
             }
             playlist += "#EXT-X-TARGETDURATION:\(Int(longest.rounded(.up)))\n" + body + "#EXT-X-ENDLIST\n"
-            let record = RenditionRecord(assetID: request.assetID, key: key, type: language == nil ? "VIDEO" : "AUDIO",
+            let record = RenditionRecord(assetID: request.assetID, key: key, type: language == nil ? .video : .audio,
                                          name: language ?? "video", language: language, uri: manifest.url,
                                          isMain: position < 2, duration: start, position: position)
             renditions.append(.init(record: record, originText: manifest.bytes, localText: playlist))
         }
         var main = "#EXTM3U\n#EXT-X-VERSION:3\n"
-        let audio = renditions.filter { $0.record.type == "AUDIO" }
+        let audio = renditions.filter { $0.record.type == .audio }
         for (index, rendition) in audio.enumerated() {
             main += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"\(rendition.record.name)\",LANGUAGE=\"\(rendition.record.language ?? "und")\","
                 + "DEFAULT=\(index == 0 ? "YES" : "NO"),AUTOSELECT=YES,URI=\"\(rendition.record.key)/index.m3u8\"\n"

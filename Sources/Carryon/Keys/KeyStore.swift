@@ -91,14 +91,6 @@ public struct KeyStore: Sendable {
         return key
     }
 
-    /// Changes the lifetime of every key of an asset.
-    ///
-    /// - Throws: ``CarryonError/Code/invalidValue`` when a limit is out of range (see ``KeyLifetime/check()``).
-    public func setLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError) {
-        try lifetime.check()
-        try await library.index.setKeyLifetime(lifetime, of: assetID)
-    }
-
     /// Deletes the keys of an asset (they stay listed, invalidated): it no longer plays until
     /// they are renewed.
     public func invalidate(_ assetID: String) async throws(CarryonError) {

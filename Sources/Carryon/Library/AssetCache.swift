@@ -34,12 +34,6 @@ public struct AssetCache: Sendable, Hashable, Codable {
     /// Subtitle renditions (the legible group).
     public var legible: [Option]
 
-    /// The complete options of the audible (`AUDIO`) or legible (`SUBTITLES`) group, as
-    /// `mediaSelectionOptions(in:)` gives them.
-    public func completeOptions(type: String) -> [Option] {
-        (type == "AUDIO" ? audible : type == "SUBTITLES" ? legible : video.map { [$0] } ?? []).filter(\.isComplete)
-    }
-
     /// - Parameter counts: each rendition's resources done and in all.
     init(renditions: [RenditionRecord], counts: [String: (done: Int, total: Int)], planned: Bool) {
         func option(_ rendition: RenditionRecord) -> Option {
@@ -48,10 +42,10 @@ public struct AssetCache: Sendable, Hashable, Codable {
                           resourcesDone: count.done, resourcesTotal: count.total, isMain: rendition.isMain)
         }
         let ordered = renditions.sorted { $0.position < $1.position }
-        variants = ordered.filter { $0.type == "VIDEO" || $0.type == "MEDIA" }.map(option)
+        variants = ordered.filter { $0.type == .video || $0.type == .media }.map(option)
         video = variants.first
-        audible = ordered.filter { $0.type == "AUDIO" }.map(option)
-        legible = ordered.filter { $0.type == "SUBTITLES" }.map(option)
+        audible = ordered.filter { $0.type == .audio }.map(option)
+        legible = ordered.filter { $0.type == .subtitles }.map(option)
         isPlayableOffline = planned && !ordered.isEmpty && ordered.filter(\.isMain).map(option).allSatisfy(\.isComplete)
     }
 }

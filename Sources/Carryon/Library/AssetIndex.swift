@@ -133,8 +133,6 @@ protocol AssetIndex: Sendable {
     func sealedKey(_ keyID: String, of assetID: String) async throws(CarryonError) -> SealedKey?
     /// Records key `keyID`'s first playback at `date`, unless one is recorded.
     func recordFirstPlayback(ofKey keyID: String, of assetID: String, at date: Date) async throws(CarryonError)
-    /// Gives every key of asset `assetID` a new lifetime.
-    func setKeyLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError)
     /// Deletes the sealed bytes of every key of asset `assetID`; the keys stay listed.
     func invalidateKeys(of assetID: String) async throws(CarryonError)
     /// Forgets every key of asset `assetID`.

@@ -53,7 +53,7 @@ struct BundleWriter: Sendable {
             streamFormat: asset.format, id: id, name: asset.name, url: asset.url, state: asset.state, playlist: "main.m3u8", duration: asset.duration ?? 0,
             createdAt: asset.createdAt, completedAt: asset.completedAt, variant: asset.selection?.variant,
             renditions: renditions.map {
-                .init(key: $0.key, type: $0.type, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",
+                .init(key: $0.key, type: $0.type.rawValue, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",
                       uri: $0.uri, duration: $0.duration)
             },
             files: files)

@@ -45,13 +45,6 @@ extension SQLiteAssetIndex {
         }
     }
 
-    func setKeyLifetime(_ lifetime: KeyLifetime, of assetID: String) async throws(CarryonError) {
-        let text = String(decoding: (try? JSONEncoder().encode(lifetime)) ?? Data("{}".utf8), as: UTF8.self)
-        try await write { db in
-            try db.execute(sql: "UPDATE contentKey SET lifetime = ? WHERE assetId = ?", arguments: [text, assetID])
-        }
-    }
-
     func invalidateKeys(of assetID: String) async throws(CarryonError) {
         // secure_delete (set when the index is opened) overwrites the sealed bytes' page.
         try await write { db in

@@ -74,8 +74,8 @@ struct RenditionRecord: Codable, Sendable {
     var assetID: String
     /// The rendition's folder in the bundle, unique within the asset.
     var key: String
-    /// `VIDEO` (the variant itself), `AUDIO` or `SUBTITLES`.
-    var type: String
+    /// `VIDEO` (the variant itself), `AUDIO` or `SUBTITLES` (`MEDIA` for a lone media playlist).
+    var type: TrackType
     var name: String
     var language: String?
     /// The media playlist's URL at the origin.

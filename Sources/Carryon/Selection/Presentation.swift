@@ -72,10 +72,10 @@ public struct Presentation: Sendable, Hashable {
             public var selectionType: String {
                 switch self {
                 case .variant: "VARIANT"
-                case .audio: "AUDIO"
-                case .video: "VIDEO"
-                case .subtitles: "SUBTITLES"
-                case .closedCaptions: "CLOSED-CAPTIONS"
+                case .audio: TrackType.audio.rawValue
+                case .video: TrackType.video.rawValue
+                case .subtitles: TrackType.subtitles.rawValue
+                case .closedCaptions: TrackType.closedCaptions.rawValue
                 }
             }
         }

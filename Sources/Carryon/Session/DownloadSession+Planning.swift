@@ -221,8 +221,8 @@ extension DownloadSession {
               let current = asset.selection else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
         }
-        func merged(_ choice: DownloadOptions.RenditionChoice, type: String) -> DownloadOptions.RenditionChoice {
-            let have = current.renditions.filter { $0.type == type }.map(\.name)
+        func merged(_ choice: DownloadOptions.RenditionChoice, type: TrackType) -> DownloadOptions.RenditionChoice {
+            let have = current.renditions.filter { $0.type == type.rawValue }.map(\.name)
             switch choice {
             case .all: return .all
             case .none, .automatic: return have.isEmpty ? .none : .languages(have)
@@ -230,8 +230,8 @@ extension DownloadSession {
             }
         }
         var options = asset.options
-        options.audio = merged(audio, type: "AUDIO")
-        options.subtitles = merged(subtitles, type: "SUBTITLES")
+        options.audio = merged(audio, type: .audio)
+        options.subtitles = merged(subtitles, type: .subtitles)
         let fetcher = playlistFetcher(for: asset)
         var additionalVariants = current.additionalVariants
         if let variant {

@@ -157,7 +157,7 @@ enum DASHPlan {
 
         let renditions = planned.enumerated().map { position, item in
             DownloadPlan.PlannedRendition(
-                record: RenditionRecord(assetID: assetID, key: item.key, type: item.track.choice, name: item.track.name,
+                record: RenditionRecord(assetID: assetID, key: item.key, type: TrackType(rawValue: item.track.choice) ?? .media, name: item.track.name,
                                         language: item.track.language, uri: item.track.uri, isMain: item.track.isMain,
                                         duration: item.duration, position: position),
                 originText: [], localText: item.hlsPlaylist)

@@ -119,7 +119,7 @@ struct HLSPlanBuilder {
         guard let rendition = current else { preconditionFailure("a rendition ended before it began") }
         current = nil
         let record = RenditionRecord(
-            assetID: assetID, key: rendition.key, type: rendition.input.type, name: rendition.input.name,
+            assetID: assetID, key: rendition.key, type: TrackType(rawValue: rendition.input.type) ?? .media, name: rendition.input.name,
             language: rendition.input.language, uri: rendition.input.uri, isMain: rendition.input.isMain,
             duration: rendition.duration, position: planned.count)
         // Locals, not `self`'s: a closure reading a property in a mutating method copies the
