@@ -67,14 +67,3 @@ func formatProgressBytes(_ progress: DownloadProgress) -> String {
     }
     return "\(formatBytes(progress.bytesDone)) of \(progress.isExact ? "" : "~")\(formatBytes(progress.bytesExpected))"
 }
-
-func formatBytes(_ bytes: Int) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1000, unit < units.count - 1 {
-        value /= 1000
-        unit += 1
-    }
-    return unit == 0 ? "\(bytes) B" : formatNumber(value, decimals: value < 10 ? 2 : 1) + " " + units[unit]
-}

@@ -50,18 +50,7 @@ enum Terminal {
 
     /// How many columns `text` takes: its characters less any colour sequences.
     static func visibleWidth(_ text: String) -> Int {
-        var width = 0
-        var inEscape = false
-        for character in text {
-            if inEscape {
-                if character == "m" { inEscape = false }
-            } else if character == "\u{1B}" {
-                inEscape = true
-            } else {
-                width += 1
-            }
-        }
-        return width
+        TextTable.visibleWidth(text)
     }
 }
 

@@ -79,6 +79,31 @@ struct FormatSeamTests {
         }
     }
 
+    @Test("a toy manifest is inspected through the seam: the report of its tracks, as JSON and as text, with no inspection code of its own")
+    func toyInspects() async throws {
+        try await HostileOrigin.withRunning(try Self.toyOrigin()) { origin in
+            var inspector = Inspector()
+            inspector.formats = [HLSFormat(), ToyFormat()]
+            let report = try await inspector.report(origin.baseURL + "/show/main.toy", .init(sizes: true))
+            #expect(report.format == "toy")
+            var json = Data()
+            try report.writeJSON { json += $0 }
+            let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(object["type"] as? String == "toy" && object["url"] as? String == origin.baseURL + "/show/main.toy")
+            let period = try #require((object["periods"] as? [[String: Any]])?.first)
+            let variants = try #require(period["variants"] as? [[String: Any]])
+            let renditions = try #require(period["renditions"] as? [[String: Any]])
+            #expect(variants.map { $0["bandwidth"] as? Int } == [250_000])
+            #expect(renditions.map { $0["kind"] as? String } == ["AUDIO"], "\(renditions)")
+            #expect(renditions.map { $0["language"] as? String } == ["en"], "\(renditions)")
+            #expect(report.text.hasPrefix("TOY \(origin.baseURL)/show/main.toy\n"), "\(report.text)")
+            #expect(report.text.contains("AUDIO") && report.text.contains("250 kb/s"), "\(report.text)")
+            // Without the toy format the same manifest is read as HLS, which names the fault.
+            let refused = await #expect(throws: CarryonError.self) { try await Inspector().report(origin.baseURL + "/show/main.toy") }
+            #expect(refused?.code == .playlist)
+        }
+    }
+
     @Test("an asset of a format the session does not read is refused by name; what no format recognises is read as HLS, which names the fault")
     func unknownFormats() async throws {
         try await withTemporaryDirectory { folder in

@@ -1,4 +1,4 @@
-import Carryon
+@testable import Carryon
 @testable import CarryonCLI
 import CarryonTestSupport
 import Foundation

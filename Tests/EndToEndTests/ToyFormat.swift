@@ -103,7 +103,10 @@ struct ToyFormat: StreamFormat {
     /// One variant (the video track) with its audio tracks as renditions.
     func presentation(of manifest: FetchedManifest, fetcher: PlaylistFetcher) async throws(CarryonError) -> Presentation {
         let tracks = try entries(of: manifest).map(\.track)
-        let languages = tracks.filter { $0.hasPrefix("audio:") }.map { String($0.dropFirst(6)) }
+        var languages: [String] = []
+        for track in tracks where track.hasPrefix("audio:") && !languages.contains(String(track.dropFirst(6))) {
+            languages.append(String(track.dropFirst(6)))
+        }
         let audio = languages.map { Presentation.Track(kind: .audio, uri: manifest.url, groupID: "audio", name: $0, language: $0) }
         let variant = Presentation.Track(kind: .variant, uri: manifest.url, groups: .init(audio: audio.isEmpty ? nil : "audio"),
                                          bandwidth: 250_000)

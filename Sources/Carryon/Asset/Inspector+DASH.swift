@@ -19,27 +19,4 @@ extension Inspector {
             return (mode.rawValue, count)
         }
     }
-
-    /// What a stream's manifest is, read for inspection: an HLS playlist or an MPD.
-    public enum StreamInspection: Sendable {
-        /// An HLS playlist, resolved.
-        case hls(Inspection)
-        /// An MPEG-DASH MPD.
-        case dash(MPDInspection)
-    }
-
-    /// Reads the manifest at `location` as what it is: an MPD (its root element `MPD`) or an
-    /// HLS playlist (see ``inspect(_:)``).
-    ///
-    /// - Throws: ``CarryonError``; an MPD that cannot be read has code
-    ///   ``CarryonError/Code/playlist`` with the `MPDError` (module `DASH`) as cause.
-    public func inspectStream(_ location: String) async throws(CarryonError) -> StreamInspection {
-        let manifest = try await fetcher.fetchManifest(location)
-        guard DASHFormat().recognizes(manifest) else { return .hls(try inspect(manifest)) }
-        do {
-            return .dash(MPDInspection(url: manifest.url, mpd: try MPD.read(manifest.bytes)))
-        } catch {
-            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
-        }
-    }
 }

@@ -13,6 +13,8 @@ import HLS
 public struct Inspector: Sendable {
     /// How playlists are fetched.
     public var fetcher: PlaylistFetcher
+    /// The formats ``report(_:_:)`` reads: Carryon's, unless given others.
+    var formats: [any StreamFormat] = StreamFormats.standard
 
     /// An inspector using a process-wide client, sending `headers` with every request and
     /// ending a request that stalls for `stallTimeout` (see ``PlaylistFetcher/stallTimeout``).

@@ -19,20 +19,8 @@ extension DaemonAPI {
         let (given, headers) = try stream(url: query.get("url"), catalogName: query.get("catalog"))
         var inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
         inspector.fetcher.rule = streams.locationRule
-        switch try await inspector.inspectStream(try streams.check(given)) {
-        case .hls(let inspection):
-            var estimates: [String: SizeEstimator.Outcome] = [:]
-            switch inspection.resolved {
-            case .multivariant(let main):
-                estimates = await SizeEstimator(fetcher: inspector.fetcher).estimate(main)
-            case .media(let media):
-                estimates[media.url] = .success(SizeEstimator.estimate(media, bitrate: nil))
-            }
-            return try APIJSON.response(InspectReport(inspection, sizes: estimates, segments: false))
-        case .dash(let mpd):
-            let sizes = await DASHSizeEstimator(fetcher: inspector.fetcher).estimate(mpd.mpd, url: mpd.url)
-            return try APIJSON.response(InspectDASH(inspection: mpd, sizes: sizes).report)
-        }
+        let report = try await inspector.report(try streams.check(given), .init(sizes: true, segments: false))
+        return try APIJSON.response(report.value)
     }
 
     /// The stream a request names: its `url`, or the catalog stream `catalogName` with the

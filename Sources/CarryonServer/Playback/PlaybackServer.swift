@@ -181,7 +181,7 @@ public struct PlaybackServerHandle: Sendable {
         url(of: .mpd, for: assetID)
     }
 
-    /// The URL of an asset's local manifest `manifest` (see ``LocalManifest/manifests(ofFormat:)``).
+    /// The URL of an asset's local manifest `manifest` (see `LocalManifest.manifests(ofFormat:)` in Carryon).
     public func url(of manifest: LocalManifest, for assetID: String) -> String {
         "\(baseURL)/\(assetID)/\(manifest.path)"
     }

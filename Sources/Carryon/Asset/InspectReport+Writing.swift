@@ -1,18 +1,11 @@
-import Carryon
 import Foundation
 import HLS
 
 extension InspectReport {
-    /// Prints the report on stdout as ``printJSON(_:)`` would — pretty, keys sorted — with a
-    /// media playlist's segments written `batch` at a time by ``PrettyJSON``: a
-    /// million-segment playlist's JSON (hundreds of megabytes) is never whole in memory, and is
-    /// written in seconds.
-    static func print(_ inspection: Inspector.Inspection, sizes: [String: SizeEstimator.Outcome]) throws {
-        try write(inspection, sizes: sizes) { try FileHandle.standardOutput.write(contentsOf: $0) }
-    }
-
-    /// The report's JSON, handed to `sink` piece by piece; media playlists of more than
-    /// `batch` segments are written in batches of that many.
+    /// The report's JSON — pretty, keys sorted — handed to `sink` piece by piece; media
+    /// playlists of more than `batch` segments are written in batches of that many by
+    /// ``PrettyJSON``: a million-segment playlist's JSON (hundreds of megabytes) is never whole
+    /// in memory, and is written in seconds.
     static func write(_ inspection: Inspector.Inspection, sizes: [String: SizeEstimator.Outcome], batch: Int = 4096,
                       to sink: (Data) throws -> Void) throws {
         let encoder = JSONEncoder()

@@ -1,14 +1,7 @@
-import Carryon
 import DASH
 import Foundation
 
 extension InspectDASH {
-    func printJSON() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
-    }
-
     func render() -> String {
         let report = report
         var out = "MPEG-DASH, \(report.presentation)" + (report.duration.map { ", \(formatSeconds($0))" } ?? "") + "\n"
