@@ -108,8 +108,10 @@ public func gstreamerVideoFrames(_ uri: String) async throws -> Int {
 }
 
 /// The frames among buffers of timestamps `stamps` (`0:00:02.040000000`, or `none`): each
-/// timestamp once within a run that does not go back by more than a second (a new Period
-/// starting at 0); a buffer without one counts.
+/// timestamp once within a Period — a new one begins where the timestamps go back more than a
+/// second to within a second of 0 (a Period's first frame); a replayed segment, going back to
+/// where it began, counts once — unless it is a Period's first segment, which reads as a new
+/// Period. A buffer without a timestamp counts.
 public func distinctFrames(_ stamps: [String]) -> Int {
     func seconds(_ stamp: String) -> Double? {
         let parts = stamp.split(separator: ":")
@@ -121,7 +123,7 @@ public func distinctFrames(_ stamps: [String]) -> Int {
     var last = -Double.infinity
     for stamp in stamps {
         guard let time = seconds(stamp) else { total += 1; continue }
-        if time < last - 1 { total += seen.count; seen = [] }
+        if time < last - 1, time < 1 { total += seen.count; seen = [] }
         seen.insert(time)
         last = time
     }

@@ -36,5 +36,10 @@ struct DASHFileGapsTests {
         #expect(DASHPlan.gaps(in: named, sizes: ["v.mp4": 100 + DASHPlan.maximumTail]).count == 1)
         #expect(DASHPlan.gaps(in: named, sizes: ["v.mp4": 101 + DASHPlan.maximumTail]).isEmpty)
         #expect(DASHPlan.gaps(in: named, sizes: ["v.mp4": 50]).isEmpty)
+        // An index whose fragments begin a terabyte on (its first_offset): the gap is not fetched.
+        let far = [location("v.mp4", 0, 99), location("v.mp4", 1 << 40, (1 << 40) + 999)]
+        #expect(DASHPlan.gaps(in: far).isEmpty)
+        let near = [location("v.mp4", 0, 99), location("v.mp4", 100 + DASHPlan.maximumTail, 200 + DASHPlan.maximumTail)]
+        #expect(ranges(DASHPlan.gaps(in: near)) == ["v.mp4 100-\(99 + DASHPlan.maximumTail)"])
     }
 }

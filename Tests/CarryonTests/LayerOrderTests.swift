@@ -73,6 +73,55 @@ struct LayerOrderTests {
         return found
     }
 
+    /// The functions and properties a folder adds to a type of another folder
+    /// (`extension OfflineLibrary { func ownershipContext() }` in `Library/`), and the top-level
+    /// functions, by name — each with the folder that declares it — of the names declared once in
+    /// the module (a name declared twice cannot be told apart by reading).
+    static func addedMembers(_ files: [(folder: String, name: String, text: String)], owner: [String: String])
+        -> (members: [String: String], functions: [String: String]) {
+        let modifiers: Set<Substring> = ["public", "package", "internal", "private", "fileprivate", "final", "nonisolated",
+                                         "static", "mutating", "override", "convenience", "nonmutating", "lazy"]
+        var declared: [String: Int] = [:]
+        var members: [String: String] = [:]
+        var functions: [String: String] = [:]
+        for file in files {
+            var extending: String?
+            for line in code(file.text).split(separator: "\n") {
+                let indent = line.prefix { $0 == " " }.count
+                let words = line.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == ":" || $0 == "<" || $0 == "{" || $0 == "=" })
+                if indent == 0, words.first == "extension", words.count > 1 { extending = String(words[1]) }
+                if indent == 0, line.hasPrefix("}") { extending = nil }
+                var index = 0
+                while index < words.count, modifiers.contains(words[index]) || words[index].hasPrefix("@") { index += 1 }
+                guard index + 1 < words.count, ["func", "var", "let"].contains(words[index]) else { continue }
+                // Members and top-level declarations: a local name (further in) is no member.
+                guard indent <= 4 else { continue }
+                let name = String(words[index + 1])
+                declared[name, default: 0] += 1
+                if indent == 0, words[index] == "func" { functions[name] = file.folder }
+                if indent == 4, let type = extending, let home = owner[type], home != file.folder { members[name] = file.folder }
+            }
+        }
+        return (members.filter { declared[$0.key] == 1 }, functions.filter { declared[$0.key] == 1 })
+    }
+
+    /// The names `code` uses as members (`.name`) and as calls without a receiver (`name(`).
+    static func uses(_ code: String) -> (members: Set<String>, calls: Set<String>) {
+        var members: Set<String> = []
+        var calls: Set<String> = []
+        let characters = Array(code)
+        var index = 0
+        while index < characters.count {
+            guard characters[index].isLetter || characters[index] == "_" else { index += 1; continue }
+            let start = index
+            while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" { index += 1 }
+            let name = String(characters[start..<index])
+            let before = start > 0 ? characters[start - 1] : " "
+            if before == "." { members.insert(name) } else if index < characters.count, characters[index] == "(", !before.isNumber { calls.insert(name) }
+        }
+        return (members, calls)
+    }
+
     @Test("every folder uses only the types of its own layer and those below it")
     func layersPointDown() throws {
         let files = try Self.files()
@@ -93,7 +142,34 @@ struct LayerOrderTests {
                 upward.append("\(file.name) uses \(name) of \(folder)/")
             }
         }
+        // What a higher folder adds to a lower one's types, and top-level functions.
+        let added = Self.addedMembers(files, owner: owner)
+        #expect(added.members["purge"] == "Session" && added.functions["formatBytes"] == "Asset",
+                "the members added by extensions, and the top-level functions, were not read: \(added.members.count), \(added.functions.count)")
+        for file in files {
+            let level = Self.layers.firstIndex(of: file.folder) ?? 0
+            let used = Self.uses(Self.code(file.text))
+            for (name, folder) in added.members.sorted(by: { $0.key < $1.key }) + added.functions.sorted(by: { $0.key < $1.key })
+            where folder != file.folder && (Self.layers.firstIndex(of: folder) ?? 0) > level
+                && (used.members.contains(name) || (added.functions[name] != nil && used.calls.contains(name))) {
+                upward.append("\(file.name) uses \(name) of \(folder)/")
+            }
+        }
         #expect(upward.isEmpty, "\(upward.count) uses point up the layers:\n\(upward.joined(separator: "\n"))")
+    }
+
+    @Test("the reading finds what a higher folder adds to a lower one's type, and where it is used")
+    func readingFindsAddedMembers() {
+        let files: [(folder: String, name: String, text: String)] = [
+            ("Library", "Library/OfflineLibrary.swift", "public final class OfflineLibrary {\n    func bundleURL() {}\n}\n"),
+            ("Session", "Session/OfflineLibrary+Context.swift", "extension OfflineLibrary {\n    func ownershipContext() -> Int { 1 }\n    var count: Int { 0 }\n}\nfunc helper() {}\n"),
+            ("Model", "Model/Other.swift", "struct Other {\n    var count: Int\n}\n"),
+        ]
+        let added = Self.addedMembers(files, owner: ["OfflineLibrary": "Library", "Other": "Model"])
+        #expect(added.members == ["ownershipContext": "Session"], "count is declared twice: not told apart")
+        #expect(added.functions == ["helper": "Session"])
+        let used = Self.uses("let c = library.ownershipContext()\nhelper()\nlet x = 1.5\n")
+        #expect(used.members.contains("ownershipContext") && used.calls.contains("helper") && !used.members.contains("5"))
     }
 
     @Test("the reading finds an upward use: a Transfer file naming DownloadSession")

@@ -60,9 +60,10 @@ private extension MPD {
 }
 
 /// Cutting a local `main.mpd` to what is on disk (`MPDCut`): each Representation's SegmentList
-/// ends before its first segment (or init section) not on disk; the first Period that lost
-/// anything, and the MPD, end where every audio and video Representation still has media;
-/// later Periods are dropped; a text file not on disk is left out without shortening anything.
+/// ends before its first segment (or init section) not on disk; of one AdaptationSet only the
+/// Representations that play as far as its longest stay; the first Period whose video or audio
+/// (each in its longest Representation) stops short, and the MPD, end there; later Periods are
+/// dropped; subtitles and a text file not on disk shorten nothing.
 @Suite("Cutting a local MPD to what is on disk")
 struct MPDCutTests {
     @Test("with everything on disk, every Representation keeps every segment and the durations stay")
@@ -113,7 +114,7 @@ struct MPDCutTests {
         #expect(cut.mediaPresentationDuration?.seconds == 0)
     }
 
-    @Test("an audio Representation with nothing on disk is left out and, being one of the Period's audio Representations, ends it at 0 s")
+    @Test("an audio Representation with nothing on disk, an extra language not reached yet, is left out without shortening the Period: another audio is on disk")
     func audioWithNothing() throws {
         let text = LocalMPD.mpd(duration: 10, LocalMPD.period("p1", start: 0, duration: 10,
                                                               LocalMPD.set("video", LocalMPD.list("v", folder: "video", count: 5)),
@@ -122,7 +123,46 @@ struct MPDCutTests {
         let cut = try LocalMPD.cut(text, onDisk: LocalMPD.files("video", 1...5) + LocalMPD.files("audio-en", 1...5))
         #expect(cut.periods[0].adaptationSets.map(\.language) == [nil, "en"])
         #expect(cut.media(0, 0).count == 5 && cut.media(0, 1).count == 5)
-        #expect(cut.mediaPresentationDuration?.seconds == 0)
+        // Issue 32: a paused download with a second language played 0 s from main.mpd (its
+        // main.m3u8 played all that was on disk); it now plays the 10 s there are.
+        #expect(cut.mediaPresentationDuration?.seconds == 10)
+    }
+
+    @Test("a second language cut short shortens nothing while the first is whole; it keeps what it has")
+    func extraLanguageCutShort() throws {
+        let text = LocalMPD.mpd(duration: 10, LocalMPD.period("p1", start: 0, duration: 10,
+                                                              LocalMPD.set("video", LocalMPD.list("v", folder: "video", count: 5)),
+                                                              LocalMPD.set("audio", lang: "en", LocalMPD.list("a", folder: "audio-en", count: 5)),
+                                                              LocalMPD.set("audio", lang: "de", LocalMPD.list("d", folder: "audio-de", count: 5))))
+        let cut = try LocalMPD.cut(text, onDisk: LocalMPD.files("video", 1...5) + LocalMPD.files("audio-en", 1...5) + LocalMPD.files("audio-de", 1...2))
+        #expect(cut.periods[0].adaptationSets.map(\.language) == [nil, "en", "de"])
+        #expect(cut.media(0, 2) == [LocalMPD.name("audio-de", 1), LocalMPD.name("audio-de", 2)])
+        #expect(cut.mediaPresentationDuration?.seconds == 10)
+    }
+
+    @Test("of one AdaptationSet's Representations (a variant added beside the main one), only those that play as far as its longest stay")
+    func switchingSetKeepsTheLongest() throws {
+        let text = LocalMPD.mpd(duration: 10, LocalMPD.period("p1", start: 0, duration: 10,
+                                                              LocalMPD.set("video", LocalMPD.list("v", folder: "video", count: 5),
+                                                                           LocalMPD.list("w", folder: "video-2", count: 5)),
+                                                              LocalMPD.set("audio", lang: "en", LocalMPD.list("a", folder: "audio-en", count: 5))))
+        let whole = try LocalMPD.cut(text, onDisk: LocalMPD.files("video", 1...5) + LocalMPD.files("video-2", 1...2) + LocalMPD.files("audio-en", 1...5))
+        #expect(whole.periods[0].adaptationSets[0].representations.map(\.id) == ["v"])
+        #expect(whole.mediaPresentationDuration?.seconds == 10)
+        // Both cut short: the longer stays, and the Period ends where it does.
+        let short = try LocalMPD.cut(text, onDisk: LocalMPD.files("video", 1...3) + LocalMPD.files("video-2", 1...2) + LocalMPD.files("audio-en", 1...5))
+        #expect(short.periods[0].adaptationSets[0].representations.map(\.id) == ["v"])
+        #expect(short.mediaPresentationDuration?.seconds == 6)
+    }
+
+    @Test("subtitles in a SegmentList cut short shorten nothing")
+    func subtitlesShortenNothing() throws {
+        let text = LocalMPD.mpd(duration: 10, LocalMPD.period("p1", start: 0, duration: 10,
+                                                              LocalMPD.set("video", LocalMPD.list("v", folder: "video", count: 5)),
+                                                              LocalMPD.set("text", lang: "en", LocalMPD.list("t", folder: "subtitles-en", count: 5))))
+        let cut = try LocalMPD.cut(text, onDisk: LocalMPD.files("video", 1...5) + LocalMPD.files("subtitles-en", 1...1))
+        #expect(cut.mediaPresentationDuration?.seconds == 10)
+        #expect(cut.media(0, 1) == [LocalMPD.name("subtitles-en", 1)])
     }
 
     @Test("a SegmentList of @duration without a timeline is cut too, and gets the timeline of what is left")

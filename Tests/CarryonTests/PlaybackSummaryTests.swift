@@ -26,9 +26,20 @@ struct PlaybackSummaryTests {
             entry("10:00:00.250", "video/init1.mp4"), entry("10:00:00.400", "video/00001.m4s"),
             entry("10:00:00.600", "audio-en/00001.m4s"), entry("10:00:02.400", "video/00002.m4s"),
         ], isMedia: LocalManifest.isMediaRequest))
-        #expect(summary.segmentsServed == 4)
+        #expect(summary.segmentsServed == 4 && summary.sessions == 1)
         #expect(summary.startupSeconds.map { abs($0 - 0.25) < 0.0005 } == true, "\(String(describing: summary.startupSeconds))")
         #expect(summary.bytesServed == 8090)
+    }
+
+    @Test("two DASH plays without a session: each counts, and the startup time is the latest's")
+    func twoDASHPlays() throws {
+        let summary = try #require(PlaybackSummary(entries: [
+            entry("09:00:00.000", "main.mpd"), entry("09:00:01.000", "video/init1.mp4"), entry("09:00:02.000", "video/00001.m4s"),
+            entry("10:00:00.000", "main.mpd"), entry("10:00:00.100", "clearkey"), entry("10:00:00.400", "video/init1.mp4"),
+            entry("10:00:05.000", "main.mpd"),
+        ], isMedia: LocalManifest.isMediaRequest))
+        #expect(summary.sessions == 2 && summary.segmentsServed == 3)
+        #expect(summary.startupSeconds.map { abs($0 - 0.4) < 0.0005 } == true, "\(String(describing: summary.startupSeconds))")
     }
 
     @Test("an HLS play in a session of its own: the playlists are not segments")

@@ -122,6 +122,32 @@ struct DASHDownloadTests {
         }
     }
 
+    @Test("a deviation an MPD is read past is logged under the dash error domain, named by its line")
+    func warningsUnderDASH() async throws {
+        let folder = dashSampleMedia.appendingPathComponent("timeline")
+        var answers: [String: HostileOrigin.Answer] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            answers["/show/\(name)"] = .body(Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+        let mpd = try String(contentsOf: folder.appendingPathComponent("main.mpd"), encoding: .utf8) + "</Stray>\n"
+        answers["/show/main.mpd"] = .body(Array(mpd.utf8))
+        try await withTemporaryDirectory { temporary in
+            try await HostileOrigin.withRunning(answers) { origin in
+                let library = try OfflineLibrary(root: temporary.appendingPathComponent("library"))
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/show/main.mpd", options: DownloadOptions(audio: .languages(["en"]), subtitles: .none))
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                await session.shutdown()
+                #expect(state == .completed)
+                let errors = try AssetLogs(library: library).entries(of: task.id, access: false)["error"] ?? []
+                let warning = try #require(errors.first { $0["x-error-code"] == "playlist-warning" }, "\(errors)")
+                #expect(warning["x-error-domain"] == "dash", "\(warning)")
+                #expect(warning["x-comment"]?.contains("</Stray>") == true, "\(warning)")
+            }
+        }
+    }
+
     @Test("the options choose as they do for HLS: a resolution bound and one audio language")
     func selection() async throws {
         var options = DownloadOptions(audio: .languages(["de"]), subtitles: .none)

@@ -8,6 +8,6 @@ extension DASHFormat: ReportingFormat {
         do { mpd = try MPD.read(manifest.bytes) } catch { throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error) }
         let sizes = request.sizes ? await DASHSizeEstimator(fetcher: inspector.fetcher).estimate(mpd, url: manifest.url) : nil
         let report = InspectDASH(inspection: Inspector.MPDInspection(url: manifest.url, mpd: mpd), sizes: sizes)
-        return StreamReport(format: name, value: report.report, text: report.render())
+        return StreamReport(format: name, value: { report.report }, text: { report.render() })
     }
 }

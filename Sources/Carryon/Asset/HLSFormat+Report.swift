@@ -14,12 +14,13 @@ extension HLSFormat: ReportingFormat {
                 estimates[media.url] = .success(SizeEstimator.estimate(media, bitrate: nil))
             }
         }
-        let text = InspectText(inspection: inspection, allSegments: request.allSegments, sizes: request.sizes ? estimates : nil).render()
         let sizes = estimates
         var writer: (@Sendable (_ sink: (Data) throws -> Void) throws -> Void)?
         if request.segments {
             writer = { @Sendable sink in try InspectReport.write(inspection, sizes: sizes, to: sink) }
         }
-        return StreamReport(format: name, value: InspectReport(inspection, sizes: estimates, segments: request.segments), text: text, writer: writer)
+        return StreamReport(format: name, value: { InspectReport(inspection, sizes: sizes, segments: request.segments) },
+                            text: { InspectText(inspection: inspection, allSegments: request.allSegments, sizes: request.sizes ? sizes : nil).render() },
+                            writer: writer)
     }
 }

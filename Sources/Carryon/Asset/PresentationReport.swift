@@ -43,6 +43,7 @@ struct PresentationReport: Codable, Sendable {
             }
             text += table.render(indent: 2)
         }
-        return StreamReport(format: format, value: report, text: text)
+        let written = text
+        return StreamReport(format: format, value: { report }, text: { written })
     }
 }

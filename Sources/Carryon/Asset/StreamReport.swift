@@ -1,8 +1,10 @@
 import Foundation
 
 /// What a stream offers, read for inspection by its format: the report `carryon inspect --json`
-/// prints and the daemon's `GET /api/streams` answers (its `type` names the format), and the
-/// text `carryon inspect` shows people. Made by ``Inspector/report(_:_:)``.
+/// prints and the daemon's `GET /api/streams` answers (its `type` says what was read: `dash`,
+/// HLS's `multivariant` or `media`), and the text `carryon inspect` shows people. Made by
+/// ``Inspector/report(_:_:)``; the JSON and the text are made when asked for (a million-segment
+/// playlist's are large).
 public struct StreamReport: Sendable {
     /// What to read and report.
     public struct Request: Sendable, Hashable {
@@ -24,25 +26,28 @@ public struct StreamReport: Sendable {
     }
 
     /// The name of the stream's format (`hls`, `dash`).
-    public var format: String
-    /// The report, for an encoder of its own (the daemon's).
-    public var value: any Encodable & Sendable
-    /// The report for people.
-    public var text: String
+    public let format: String
+    private let makeValue: @Sendable () -> any Encodable & Sendable
+    private let makeText: @Sendable () -> String
     /// Writes the report's JSON (pretty, keys sorted) to `sink`, piece by piece.
-    let writer: @Sendable (_ sink: (Data) throws -> Void) throws -> Void
+    private let writer: @Sendable (_ sink: (Data) throws -> Void) throws -> Void
 
-    /// A report of a `format` stream: `value` as JSON, `text` for people; `writer`, when given,
-    /// writes the JSON in pieces (else `value` is encoded whole).
-    init(format: String, value: any Encodable & Sendable, text: String,
+    /// The report, for an encoder of its own (the daemon's).
+    public var value: any Encodable & Sendable { makeValue() }
+    /// The report for people.
+    public var text: String { makeText() }
+
+    /// A report of a `format` stream: `value` as JSON, `text` for people, each made when asked
+    /// for; `writer`, when given, writes the JSON in pieces (else `value` is encoded whole).
+    init(format: String, value: @escaping @Sendable () -> any Encodable & Sendable, text: @escaping @Sendable () -> String,
          writer: (@Sendable (_ sink: (Data) throws -> Void) throws -> Void)? = nil) {
         self.format = format
-        self.value = value
-        self.text = text
+        self.makeValue = value
+        self.makeText = text
         self.writer = writer ?? { sink in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            try sink(try encoder.encode(value) + Data("\n".utf8))
+            try sink(try encoder.encode(value()) + Data("\n".utf8))
         }
     }
 

@@ -191,10 +191,13 @@ public struct AssetLogs: Sendable {
 
 /// Playback figures from an access log: the sample app's KPIs a server can know.
 public struct PlaybackSummary: Sendable, Hashable, Codable {
-    /// Playback sessions seen.
+    /// Playback sessions seen: each HLS session (the playback server starts one at each
+    /// `main.m3u8`), and each play of a manifest that starts none (`main.mpd`): a request for it
+    /// followed by media.
     public var sessions: Int
-    /// Seconds from the first request (its manifest) of the latest session that played media to
-    /// its first media request (requests of no session count as one).
+    /// Seconds from the latest play's manifest request to its first media request: the first
+    /// request of the latest session that played media, or, of plays without a session, the
+    /// latest manifest request that media followed.
     public var startupSeconds: Double?
     /// Body bytes served, in all sessions.
     public var bytesServed: Int
@@ -204,7 +207,7 @@ public struct PlaybackSummary: Sendable, Hashable, Codable {
     /// The indicated bitrate averaged over the time between media requests, in bits per second.
     public var timeWeightedIndicatedBitrate: Double?
 
-    init?(entries: [[String: String]], isMedia isMediaPath: (String) -> Bool) {
+    init?(entries: [[String: String]], isMedia isMediaPath: @escaping (String) -> Bool) {
         guard !entries.isEmpty else { return nil }
         func time(_ entry: [String: String]) -> Date? {
             guard let date = entry["date"], let time = entry["time"] else { return nil }
@@ -215,13 +218,28 @@ public struct PlaybackSummary: Sendable, Hashable, Codable {
             return formatter.date(from: "\(date) \(time)")
         }
         let isMedia: ([String: String]) -> Bool = { isMediaPath($0["cs-uri"] ?? "") }
-        sessions = Set(entries.compactMap { $0["x-playback-session-id"] }.filter { $0 != "-" }).count
+        // A manifest at the top of a bundle (`main.mpd`); not a licence request.
+        let isManifest: ([String: String]) -> Bool = { entry in
+            let uri = entry["cs-uri"] ?? ""
+            return !uri.isEmpty && !uri.contains("/") && uri != "clearkey"
+        }
+        let sessionless = entries.filter { ($0["x-playback-session-id"] ?? "-") == "-" }
+        // The manifest requests without a session that media followed before the next one.
+        var plays: [Int] = []
+        var pending: Int?
+        for (index, entry) in sessionless.enumerated() {
+            if isManifest(entry) { pending = index } else if isMedia(entry), let start = pending {
+                plays.append(start)
+                pending = nil
+            }
+        }
+        sessions = Set(entries.compactMap { $0["x-playback-session-id"] }.filter { $0 != "-" }).count + plays.count
         bytesServed = entries.reduce(0) { $0 + (Int($1["sc-bytes"] ?? "") ?? 0) }
         let media = entries.filter(isMedia)
         segmentsServed = media.count
         // The latest session that played media: a manifest fetched alone later does not hide it.
-        let latest = (media.last ?? entries.last)?["x-playback-session-id"]
-        let session = entries.filter { $0["x-playback-session-id"] == latest }
+        let latest = (media.last ?? entries.last)?["x-playback-session-id"] ?? "-"
+        let session = latest == "-" ? Array(sessionless[(plays.last ?? 0)...]) : entries.filter { $0["x-playback-session-id"] == latest }
         if let first = session.first.flatMap(time), let firstMedia = session.first(where: isMedia).flatMap(time) {
             startupSeconds = max(0, firstMedia.timeIntervalSince(first))
         }

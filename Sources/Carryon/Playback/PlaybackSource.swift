@@ -112,6 +112,8 @@ public struct PlaybackSource: Sendable {
             return .playlist(licenseURL.map { format.served(text, of: manifest, licenseURL: $0) } ?? text)
         }
         if let other = formats.first(where: { $0.localManifests.contains { $0.path == path } }) {
+            // Until its manifest is read, an asset's format is not known.
+            guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no manifests yet: its stream has not been read") }
             throw CarryonError(.notFound, "\(assetID) has no \(path) (it is \(format?.displayName ?? asset.format), not \(other.displayName))")
         }
         let renditions = try await library.index.renditions(of: assetID)

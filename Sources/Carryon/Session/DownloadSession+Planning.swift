@@ -23,7 +23,7 @@ extension DownloadSession {
             if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
             try await persist(planned, for: asset, fence: tasks[id]?.run?.fence)
             if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
-            reportPlaylistWarnings(planned.plan.warnings, for: asset)
+            reportPlaylistWarnings(planned.plan.warnings, for: asset, format: planned.format)
         }
         try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
@@ -82,7 +82,7 @@ extension DownloadSession {
         if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
         try await persist(planned, for: asset)
         if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
-        reportPlaylistWarnings(planned.plan.warnings, for: asset)
+        reportPlaylistWarnings(planned.plan.warnings, for: asset, format: planned.format)
     }
 
     /// Reads an asset's stream and plans it through its format: the one it recorded once
@@ -104,9 +104,10 @@ extension DownloadSession {
     }
 
     /// Writes the deviations the stream's playlists were read past to the asset's error log
-    /// (`x-error-domain` the asset's format, `hls` or `dash`; `x-error-code` `playlist-warning`, `cs-uri` the playlist, the
+    /// (`x-error-domain` the format that read them — `format`, else the asset's: `hls` or `dash`;
+    /// `x-error-code` `playlist-warning`, `cs-uri` the playlist, the
     /// line and what was assumed in `x-comment`) and reports them in one event.
-    func reportPlaylistWarnings(_ notices: [DownloadPlan.PlaylistNotice], for asset: AssetRecord) {
+    func reportPlaylistWarnings(_ notices: [DownloadPlan.PlaylistNotice], for asset: AssetRecord, format: String? = nil) {
         guard !notices.isEmpty else { return }
         let logs = AssetLogs(library: library)
         let now = Date()
@@ -114,7 +115,7 @@ extension DownloadSession {
         for notice in notices {
             let warning = notice.warning
             let comment = "line \(warning.line): \(warning.message)" + (warning.lineText.map { " [\($0)]" } ?? "")
-            logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: asset.format, errorCode: "playlist-warning", comment: comment), for: asset.id)
+            logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: format ?? asset.format, errorCode: "playlist-warning", comment: comment), for: asset.id)
             described.append("\(notice.playlist), \(comment)")
         }
         emit(.playlistWarnings(taskID: asset.id, warnings: described))

@@ -16,12 +16,6 @@ extension OfflineLibrary {
         return snapshots
     }
 
-    /// How this process reads who holds what: now, with owners on this host known dead as
-    /// soon as their process is gone.
-    func ownershipContext() -> OwnershipContext {
-        OwnershipContext(now: Date(), checksProcesses: true)
-    }
-
     /// The asset with `id` (the whole id, or a unique prefix of it), as ``assets()`` shows it.
     ///
     /// - Throws: ``CarryonError/Code/unknownAsset`` when no asset, or several, match.

@@ -181,18 +181,22 @@ enum DASHPlan {
         return SegmentTimeline(entries: entries)
     }
 
-    /// The longest tail after a file's last fragment that ``gaps(in:sizes:)`` fetches.
+    /// The longest gap ``gaps(in:sizes:)`` fetches — an index, boxes between fragments, the tail
+    /// after the last one — where what a server or an index claims is believed.
     static let maximumTail: Int64 = 16 << 20
 
     /// The byte ranges of each file that `locations` leave out, from its first byte to its last
     /// (`sizes` gives a file's size, when known; else to the last byte they name): what a file
-    /// assembled from them needs to be the origin's, byte for byte.
+    /// assembled from them needs to be the origin's, byte for byte. A gap longer than
+    /// ``maximumTail`` is not believed (a hostile `sidx` offset of a terabyte): left a hole.
     static func gaps(in locations: [SegmentAddressing.Location], sizes: [String: Int64] = [:]) -> [SegmentAddressing.Location] {
         var gaps: [SegmentAddressing.Location] = []
         for (url, ranged) in Dictionary(grouping: locations.filter { $0.range != nil }, by: \.url).sorted(by: { $0.key < $1.key }) {
             var next: Int64 = 0
             for range in ranged.compactMap(\.range).sorted(by: { $0.first < $1.first }) {
-                if range.first > next { gaps.append(.init(url: url, range: ByteRange(first: next, last: range.first - 1))) }
+                if range.first > next, range.first - next <= maximumTail {
+                    gaps.append(.init(url: url, range: ByteRange(first: next, last: range.first - 1)))
+                }
                 next = max(next, range.last + 1)
             }
             // The tail after the last fragment (an `mfra`) when the server said the size, and it

@@ -49,3 +49,11 @@ enum RequestOutcome: Sendable {
     /// nothing was written.
     case heldElsewhere(TaskOwnership)
 }
+
+extension OfflineLibrary {
+    /// How this process reads who holds what: now, with owners on this host known dead as
+    /// soon as their process is gone.
+    func ownershipContext() -> OwnershipContext {
+        OwnershipContext(now: Date(), checksProcesses: true)
+    }
+}
