@@ -40,7 +40,7 @@ doc = {
        400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
   "/api/assets/{id}/policy": {"put": op("Change its expiry and priority, as carryon policy does",
       {200: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="PolicyChange", params=idp, op_id="changePolicy")},
-  "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, to choose what to download",
+  "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, and under choices the same in every format's words, to choose what to download",
       {200: js("StreamReport"), 400: "error", 404: "error", 422: "error"},
       params=[{"name": "url", "in": "query", "required": False, "schema": {"type": "string"}},
               {"name": "catalog", "in": "query", "required": False, "schema": {"type": "string"}}], op_id="inspectStream")},
@@ -94,11 +94,20 @@ doc = {
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
        "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},
-   "StreamReport": {"type": "object", "required": ["type", "url", "warnings"], "description": "HLS (type multivariant or media: variants, renditions, each with its size) or MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size), as carryon inspect --sizes --json gives it", "properties": {
-       "type": {"enum": ["multivariant", "media", "dash"]}, "url": {"type": "string"},
+   "StreamReport": {"type": "object", "required": ["type", "url", "choices"], "description": "HLS (type multivariant or media: variants, renditions, each with its size), MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size) or another format (type its name: periods of variants and renditions), as carryon inspect --sizes --json gives it; and choices, the same in every format's words", "properties": {
+       "type": {"type": "string", "description": "multivariant, media, dash, or another format's name"}, "url": {"type": "string"},
        "variants": {"type": "array", "items": {"type": "object"}}, "renditions": {"type": "array", "items": {"type": "object"}},
        "periods": {"type": "array", "items": {"type": "object"}}, "duration": {"type": "number"}, "segmentCount": {"type": "integer"},
-       "size": {"type": "object"}, "warnings": {"type": "array"}}},
+       "size": {"type": "object"}, "warnings": {"type": "array"},
+       "choices": {"$ref": "#/components/schemas/StreamChoices"}}},
+   "StreamChoices": {"type": "object", "required": ["variants", "audio", "subtitles"], "description": "What to choose between, in the same words for every format: video variants best first, one audio and one subtitle track per language", "properties": {
+       "variants": {"type": "array", "items": {"type": "object", "properties": {"bandwidth": {"type": "integer"}, "resolution": {"type": "string"}, "codecs": {"type": "string"}, "size": {"$ref": "#/components/schemas/ChoiceSize"}}}},
+       "audio": {"type": "array", "items": {"$ref": "#/components/schemas/ChoiceTrack"}},
+       "subtitles": {"type": "array", "items": {"$ref": "#/components/schemas/ChoiceTrack"}},
+       "size": {"$ref": "#/components/schemas/ChoiceSize"}}},
+   "ChoiceTrack": {"type": "object", "required": ["language", "isDefault"], "properties": {
+       "language": {"type": "string"}, "name": {"type": "string"}, "isDefault": {"type": "boolean"}, "size": {"$ref": "#/components/schemas/ChoiceSize"}}},
+   "ChoiceSize": {"type": "object", "required": ["bytes", "exact"], "properties": {"bytes": {"type": "integer"}, "exact": {"type": "boolean"}}},
    "CatalogStream": {"type": "object", "required": ["name", "url", "state", "playableOffline"], "properties": {
        "name": {"type": "string"}, "url": {"type": "string"}, "state": {"type": "string"}, "id": {"type": "string"},
        "fraction": {"type": "number"}, "bytesOnDisk": {"type": "integer"}, "playableOffline": {"type": "boolean"}}},

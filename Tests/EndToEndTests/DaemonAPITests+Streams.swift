@@ -21,6 +21,11 @@ extension DaemonAPITests {
             }
             let audio = (report["renditions"] as? [[String: Any]] ?? []).filter { $0["type"] as? String == "AUDIO" }
             #expect(Set(audio.compactMap { $0["language"] as? String }) == ["en", "de"], "\(audio)")
+            // The same choices in every format's words, what the web app's chooser reads.
+            let choices = try #require(report["choices"] as? [String: Any], "\(report.keys.sorted())")
+            let offered = try #require(choices["variants"] as? [[String: Any]])
+            #expect(offered.count == variants.count && offered.allSatisfy { (($0["size"] as? [String: Any])?["bytes"] as? Int ?? 0) > 0 }, "\(offered)")
+            #expect(Set((choices["audio"] as? [[String: Any]] ?? []).compactMap { $0["language"] as? String }) == ["en", "de"], "\(choices)")
 
             let byName = try await daemon.call("GET", "streams?catalog=Sample")
             #expect(byName.status == 200 && (byName.json as? [String: Any])?["url"] as? String == "\(daemon.origin)/fmp4/main.m3u8")

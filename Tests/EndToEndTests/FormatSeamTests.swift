@@ -97,6 +97,9 @@ struct FormatSeamTests {
             #expect(renditions.map { $0["kind"] as? String } == ["AUDIO"], "\(renditions)")
             #expect(renditions.map { $0["language"] as? String } == ["en"], "\(renditions)")
             #expect(report.text.hasPrefix("TOY \(origin.baseURL)/show/main.toy\n"), "\(report.text)")
+            // The choices a chooser offers, in the words every format shares.
+            #expect(report.choices.variants.map(\.bandwidth) == [250_000], "\(report.choices)")
+            #expect(report.choices.audio.map(\.language) == ["en"] && report.choices.audio[0].isDefault, "\(report.choices)")
             #expect(report.text.contains("AUDIO") && report.text.contains("250 kb/s"), "\(report.text)")
             // Without the toy format the same manifest is read as HLS, which names the fault.
             let refused = await #expect(throws: CarryonError.self) { try await Inspector().report(origin.baseURL + "/show/main.toy") }

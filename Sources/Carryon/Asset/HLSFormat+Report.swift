@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 
 extension HLSFormat: ReportingFormat {
     /// The playlist resolved (a multivariant playlist's variants and renditions, a media
@@ -21,6 +22,32 @@ extension HLSFormat: ReportingFormat {
         }
         return StreamReport(format: name, value: { InspectReport(inspection, sizes: sizes, segments: request.segments) },
                             text: { InspectText(inspection: inspection, allSegments: request.allSegments, sizes: request.sizes ? sizes : nil).render() },
+                            choices: { Self.choices(inspection, sizes: sizes) },
                             writer: writer)
+    }
+}
+
+extension HLSFormat {
+    /// A multivariant playlist's variants (not its I-frame variants), its audio and subtitle
+    /// renditions; a media playlist's one size.
+    static func choices(_ inspection: Inspector.Inspection, sizes: [String: SizeEstimator.Outcome]) -> StreamChoices {
+        switch inspection.resolved {
+        case .multivariant(let main):
+            func track(_ rendition: Rendition) -> StreamChoices.Track? {
+                rendition.language.map {
+                    StreamChoices.Track(language: $0, name: rendition.name, isDefault: rendition.isDefault,
+                                        size: StreamChoices.Size(rendition.uri.flatMap { sizes[$0] }))
+                }
+            }
+            return StreamChoices(
+                variants: main.variants.map {
+                    StreamChoices.Variant(bandwidth: $0.bandwidth, resolution: $0.resolution?.description, codecs: $0.codecs,
+                                          size: StreamChoices.Size(sizes[$0.uri]))
+                },
+                audio: main.renditions.filter { $0.type == .audio }.compactMap(track),
+                subtitles: main.renditions.filter { $0.type == .subtitles }.compactMap(track))
+        case .media(let media):
+            return StreamChoices(size: StreamChoices.Size(sizes[media.url]))
+        }
     }
 }

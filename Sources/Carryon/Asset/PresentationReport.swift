@@ -44,6 +44,24 @@ struct PresentationReport: Codable, Sendable {
             text += table.render(indent: 2)
         }
         let written = text
-        return StreamReport(format: format, value: { report }, text: { written })
+        return StreamReport(format: format, value: { report }, text: { written }, choices: { Self.choices(presentation) })
+    }
+}
+
+extension PresentationReport {
+    /// The first Period's variants (or video tracks, when it has no variants), audio and subtitles.
+    static func choices(_ presentation: Presentation) -> StreamChoices {
+        guard let period = presentation.periods.first else { return StreamChoices() }
+        let videos = period.variants.isEmpty ? period.renditions.filter { $0.kind == .video } : period.variants
+        func tracks(_ kind: Presentation.Track.Kind) -> [StreamChoices.Track] {
+            period.renditions.filter { $0.kind == kind }.compactMap { track in
+                track.language.map { StreamChoices.Track(language: $0, name: track.name, isDefault: track.isDefault) }
+            }
+        }
+        return StreamChoices(
+            variants: videos.map {
+                StreamChoices.Variant(bandwidth: $0.bandwidth, resolution: $0.resolution.map { "\($0.width)x\($0.height)" }, codecs: $0.codecs)
+            },
+            audio: tracks(.audio), subtitles: tracks(.subtitles))
     }
 }

@@ -29,6 +29,7 @@ public struct StreamReport: Sendable {
     public let format: String
     private let makeValue: @Sendable () -> any Encodable & Sendable
     private let makeText: @Sendable () -> String
+    private let makeChoices: @Sendable () -> StreamChoices
     /// Writes the report's JSON (pretty, keys sorted) to `sink`, piece by piece.
     private let writer: @Sendable (_ sink: (Data) throws -> Void) throws -> Void
 
@@ -36,14 +37,20 @@ public struct StreamReport: Sendable {
     public var value: any Encodable & Sendable { makeValue() }
     /// The report for people.
     public var text: String { makeText() }
+    /// What a person chooses between, in the same words for every format (the daemon's
+    /// `GET /api/streams` answers them as `choices`, beside the report's own keys).
+    public var choices: StreamChoices { makeChoices() }
 
-    /// A report of a `format` stream: `value` as JSON, `text` for people, each made when asked
-    /// for; `writer`, when given, writes the JSON in pieces (else `value` is encoded whole).
+    /// A report of a `format` stream: `value` as JSON, `text` for people and the `choices` among
+    /// its tracks, each made when asked for; `writer`, when given, writes the JSON in pieces (else
+    /// `value` is encoded whole).
     init(format: String, value: @escaping @Sendable () -> any Encodable & Sendable, text: @escaping @Sendable () -> String,
+         choices: @escaping @Sendable () -> StreamChoices,
          writer: (@Sendable (_ sink: (Data) throws -> Void) throws -> Void)? = nil) {
         self.format = format
         self.makeValue = value
         self.makeText = text
+        self.makeChoices = choices
         self.writer = writer ?? { sink in
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

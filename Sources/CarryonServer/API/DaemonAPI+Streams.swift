@@ -9,9 +9,11 @@ import NIOCore
 extension DaemonAPI {
     /// `GET /api/streams?url=…` (or `?catalog=NAME`): what `carryon inspect --sizes --json`
     /// reports of the stream — its variants, renditions and each one's size for HLS, its
-    /// Periods, Adaptation Sets and Representations for DASH — from which a client builds a
-    /// choice of tracks. A media playlist's segments are left out (its `segmentCount` and
-    /// `duration` stay): a client choosing what to download needs its size, not a million lines.
+    /// Periods, Adaptation Sets and Representations for DASH — and, under `choices`, the same
+    /// choices in every format's words (``StreamChoices``: variants best first, one audio and
+    /// subtitle track per language, sizes), from which a client builds its chooser without
+    /// reading any format's shape. A media playlist's segments are left out (its `segmentCount`
+    /// and `duration` stay): a client choosing what to download needs its size, not a million lines.
     /// A stream that cannot be read (its origin fails, its manifest is not one) is a 422 with
     /// the engine's error code and message.
     func inspectStream(_ request: Request) async throws -> Response {
@@ -20,7 +22,21 @@ extension DaemonAPI {
         var inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
         inspector.fetcher.rule = streams.locationRule
         let report = try await inspector.report(try streams.check(given), .init(sizes: true, segments: false))
-        return try APIJSON.response(report.value)
+        return try APIJSON.response(ReportWithChoices(report: report.value, choices: report.choices))
+    }
+
+    /// A stream's report with its ``StreamChoices`` as one more key, `choices`.
+    struct ReportWithChoices: Encodable {
+        var report: any Encodable
+        var choices: StreamChoices
+
+        private enum CodingKeys: String, CodingKey { case choices }
+
+        func encode(to encoder: any Encoder) throws {
+            try report.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(choices, forKey: .choices)
+        }
     }
 
     /// The stream a request names: its `url`, or the catalog stream `catalogName` with the

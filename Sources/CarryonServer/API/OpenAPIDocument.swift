@@ -326,7 +326,7 @@ enum OpenAPIDocument {
     "/api/streams": {
       "get": {
         "operationId": "inspectStream",
-        "summary": "What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, to choose what to download",
+        "summary": "What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, and under choices the same in every format's words, to choose what to download",
         "responses": {
           "200": {
             "description": "OK",
@@ -839,16 +839,13 @@ enum OpenAPIDocument {
         "required": [
           "type",
           "url",
-          "warnings"
+          "choices"
         ],
-        "description": "HLS (type multivariant or media: variants, renditions, each with its size) or MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size), as carryon inspect --sizes --json gives it",
+        "description": "HLS (type multivariant or media: variants, renditions, each with its size), MPEG-DASH (type dash: periods, their adaptationSets and representations, each with its size) or another format (type its name: periods of variants and renditions), as carryon inspect --sizes --json gives it; and choices, the same in every format's words",
         "properties": {
           "type": {
-            "enum": [
-              "multivariant",
-              "media",
-              "dash"
-            ]
+            "type": "string",
+            "description": "multivariant, media, dash, or another format's name"
           },
           "url": {
             "type": "string"
@@ -882,6 +879,91 @@ enum OpenAPIDocument {
           },
           "warnings": {
             "type": "array"
+          },
+          "choices": {
+            "$ref": "#/components/schemas/StreamChoices"
+          }
+        }
+      },
+      "StreamChoices": {
+        "type": "object",
+        "required": [
+          "variants",
+          "audio",
+          "subtitles"
+        ],
+        "description": "What to choose between, in the same words for every format: video variants best first, one audio and one subtitle track per language",
+        "properties": {
+          "variants": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "bandwidth": {
+                  "type": "integer"
+                },
+                "resolution": {
+                  "type": "string"
+                },
+                "codecs": {
+                  "type": "string"
+                },
+                "size": {
+                  "$ref": "#/components/schemas/ChoiceSize"
+                }
+              }
+            }
+          },
+          "audio": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ChoiceTrack"
+            }
+          },
+          "subtitles": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ChoiceTrack"
+            }
+          },
+          "size": {
+            "$ref": "#/components/schemas/ChoiceSize"
+          }
+        }
+      },
+      "ChoiceTrack": {
+        "type": "object",
+        "required": [
+          "language",
+          "isDefault"
+        ],
+        "properties": {
+          "language": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "isDefault": {
+            "type": "boolean"
+          },
+          "size": {
+            "$ref": "#/components/schemas/ChoiceSize"
+          }
+        }
+      },
+      "ChoiceSize": {
+        "type": "object",
+        "required": [
+          "bytes",
+          "exact"
+        ],
+        "properties": {
+          "bytes": {
+            "type": "integer"
+          },
+          "exact": {
+            "type": "boolean"
           }
         }
       },
