@@ -58,43 +58,11 @@ export function streamsView(catalog, assets, actions) {
   }));
 }
 
-/** The tracks of a stream report (`GET /api/streams`), HLS or DASH, as one list of choices. */
+/** The choices of a stream report (`GET /api/streams`), in the same words for every format:
+ *  `variants` best first, one `audio` and `subtitles` track per language, each with its `size`. */
 export function tracksOf(report) {
-  const size = (value) => value?.estimatedBytes === undefined ? undefined : { bytes: value.estimatedBytes, exact: value.exact };
-  const tracks = { variants: [], audio: [], subtitles: [], size: size(report.size) };
-  if (report.type === "multivariant") {
-    tracks.variants = (report.variants ?? []).map((variant) => ({
-      bandwidth: variant.bandwidth, resolution: variant.resolution, codecs: variant.codecs, size: size(variant.size),
-    }));
-    for (const rendition of report.renditions ?? []) {
-      const track = { language: rendition.language, name: rendition.name, isDefault: rendition.default, size: size(rendition.size) };
-      if (rendition.type === "AUDIO" && rendition.language) tracks.audio.push(track);
-      if (rendition.type === "SUBTITLES" && rendition.language) tracks.subtitles.push(track);
-    }
-  } else if (report.type === "dash") {
-    for (const set of (report.periods?.[0]?.adaptationSets ?? [])) {
-      const kind = set.contentType ?? (set.mimeType ?? "").split("/")[0];
-      for (const representation of set.representations) {
-        if (kind === "video" && !set.trickMode) {
-          tracks.variants.push({
-            bandwidth: representation.bandwidth, codecs: representation.codecs ?? set.codecs, size: size(representation.size),
-            resolution: representation.width && representation.height ? `${representation.width}x${representation.height}` : undefined,
-          });
-        }
-      }
-      const track = { language: set.lang, name: set.label ?? set.lang, isDefault: (set.roles ?? []).includes("main"),
-        size: size(set.representations[0]?.size) };
-      if (kind === "audio" && set.lang) tracks.audio.push(track);
-      if ((kind === "text" || (set.mimeType ?? "").includes("vtt")) && set.lang) tracks.subtitles.push(track);
-    }
-  }
-  // One choice per language, the first of each (several groups may carry the same language).
-  const unique = (list) => list.filter((track, index) => list.findIndex((other) => other.language === track.language) === index);
-  tracks.audio = unique(tracks.audio);
-  tracks.subtitles = unique(tracks.subtitles);
-  tracks.variants.sort((a, b) => (b.bandwidth ?? 0) - (a.bandwidth ?? 0));
-  if (tracks.audio.length > 0 && !tracks.audio.some((track) => track.isDefault)) tracks.audio[0].isDefault = true;
-  return tracks;
+  const { variants = [], audio = [], subtitles = [], size } = report.choices ?? {};
+  return { variants, audio, subtitles, size };
 }
 
 function sizeText(size) {
