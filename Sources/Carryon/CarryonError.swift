@@ -85,5 +85,9 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         /// A value given to Carryon is out of range or does not exist: a date past what the
         /// library keeps (see ``DateText``), a day like 30 February, a negative bitrate.
         public static let invalidValue = Code(rawValue: "invalid-value")
+        /// The origin's TLS certificate did not verify — not trusted (pass its authority with
+        /// `--cacert`), expired or not yet valid, or issued for another name — or the TLS
+        /// handshake failed. Never retried: it would fail the same way.
+        public static let certificate = Code(rawValue: "certificate")
     }
 }

@@ -61,7 +61,7 @@ struct Inspect: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var inspector = Inspector(headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
+        var inspector = try Inspector(network: transfer.network.settings, headers: headers.compactMap(parseHeader), stallTimeout: transfer.stallDuration)
         if strict { inspector.fetcher.parseOptions = .strict }
         let report: StreamReport
         do {

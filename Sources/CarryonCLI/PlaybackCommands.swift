@@ -165,6 +165,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var rate: RateLimitOptions
+    /// Trust and proxies for this process's downloads.
+    @OptionGroup var network: NetworkOptions
     @OptionGroup var ownership: OwnershipOptions
     @OptionGroup var library: LibraryOptions
 
@@ -190,6 +192,7 @@ struct Serve: AsyncParsableCommand {
         // or its link for whoever reaches it, unless told it may.
         let rule = StreamURLRule(allowedFolders: allowFiles, refusesPrivateOrigins: server.servesNetwork && !allowPrivateOrigins)
         var configuration = rate.configuration
+        network.configure(&configuration)
         configuration.locationRule = rule.locationRule
         ownership.configure(&configuration)
         try await library.withSession(configuration: configuration) { [streams] session in
@@ -292,6 +295,8 @@ struct Play: AsyncParsableCommand {
 
     @OptionGroup var server: ServerOptions
     @OptionGroup var rate: RateLimitOptions
+    /// Trust and proxies for this process's downloads.
+    @OptionGroup var network: NetworkOptions
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
@@ -306,7 +311,9 @@ struct Play: AsyncParsableCommand {
     func run() async throws {
         let json = server.json
         let player = self.player
-        try await library.withSession(configuration: rate.configuration) { session in
+        var configuration = rate.configuration
+        network.configure(&configuration)
+        try await library.withSession(configuration: configuration) { session in
             let task: DownloadTask
             let snapshot: AssetSnapshot
             do {

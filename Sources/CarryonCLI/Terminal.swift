@@ -76,6 +76,12 @@ func printError(_ message: String, hint: String? = nil) {
     }
 }
 
+/// Prints `carryon: warning: <message>` on stderr.
+func printWarning(_ message: String) {
+    var standardError = FileHandle.standardError
+    print("\(Terminal.paint("carryon: warning:", .red, forStandardError: true)) \(oneLine(message))", to: &standardError)
+}
+
 /// What a person can do about `error`, in one line that names the command to run.
 func hint(for error: any Error, id: String? = nil) -> String {
     let asset = id ?? "ID"
@@ -88,6 +94,8 @@ func hint(for error: any Error, id: String? = nil) -> String {
     case .http:
         return "Check the URL, the network and the server"
             + (id.map { "; once it answers, `carryon resume \($0)` continues the download." } ?? ".")
+    case .certificate:
+        return "If you trust the server's certificate authority, pass its PEM certificate with --cacert FILE (or SSL_CERT_FILE); an expired certificate or one for another name is for the server to fix."
     case .file:
         return "Check that the file exists and that you may read it (a catalog: a Streams.plist, or a JSON array of {name, playlist_url})."
     case .tooLarge:

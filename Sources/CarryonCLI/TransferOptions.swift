@@ -2,8 +2,11 @@ import ArgumentParser
 import Foundation
 import Carryon
 
-/// `--stall-timeout SECONDS`, for the commands that fetch: download, resume, add, inspect.
+/// `--stall-timeout SECONDS` and the network's options (``NetworkOptions``), for the commands
+/// that fetch: download, resume, add, inspect.
 struct TransferOptions: ParsableArguments {
+    @OptionGroup var network: NetworkOptions
+
     @Option(help: ArgumentHelp(
         "Seconds a request may receive nothing, or less than 1 KB/s on average, before it is tried again; when every try stalls a download is suspended (resume continues) and inspect fails.",
         valueName: "seconds"))
@@ -20,6 +23,7 @@ struct TransferOptions: ParsableArguments {
     /// The session configuration with these settings.
     func configure(_ configuration: inout DownloadSession.Configuration) {
         configuration.stallTimeout = stallDuration
+        network.configure(&configuration)
     }
 }
 

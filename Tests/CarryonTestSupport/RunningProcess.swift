@@ -63,6 +63,9 @@ public final class RunningProcess: @unchecked Sendable {
     /// The process's id.
     public var pid: Int32 { child.pid }
 
+    /// Whether the process has ended (and been reaped).
+    public var hasEnded: Bool { exit.hasEnded }
+
     /// Sends a signal (SIGKILL by default: no chance to clean up).
     public func kill(_ signal: Int32 = SIGKILL) {
         child.send(signal)

@@ -11,7 +11,7 @@ struct RequestTimeoutTests {
     static let retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(10), jitter: 0)
 
     static func fetcher(_ origin: HostileOrigin, timeout: Duration = .seconds(1), stallTimeout: Duration = .seconds(10)) -> ResourceFetcher {
-        ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: retry, timeout: timeout,
+        ResourceFetcher(network: Network(client: PlaylistFetcher.sharedClient), headers: [], retry: retry, timeout: timeout,
                         logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"), stallTimeout: stallTimeout)
     }
 
@@ -42,7 +42,7 @@ struct RequestTimeoutTests {
                 origin.answer("/s2.ts", with: .redirect(origin.baseURL + "/s1.ts"))
                 // A timeout far beyond the bound below: the loop, refused at once, takes well under
                 // a second alone, and took 21.6 s in a full run beside two busy loops on 2 cores.
-                let fetcher = ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: Self.retry, timeout: .seconds(120),
+                let fetcher = ResourceFetcher(network: Network(client: PlaylistFetcher.sharedClient), headers: [], retry: Self.retry, timeout: .seconds(120),
                                               logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"),
                                               stallTimeout: .seconds(120))
                 let clock = ContinuousClock()

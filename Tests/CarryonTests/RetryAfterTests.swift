@@ -42,7 +42,7 @@ struct RetryAfterTests {
     func segment() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(["/s1.ts": Self.busy]) { origin in
-                let fetcher = ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: Self.retry, timeout: .seconds(10),
+                let fetcher = ResourceFetcher(network: Network(client: PlaylistFetcher.sharedClient), headers: [], retry: Self.retry, timeout: .seconds(10),
                                               logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"),
                                               stallTimeout: .seconds(10))
                 do {
@@ -69,7 +69,7 @@ struct RetryAfterTests {
                 let started = clock.now
                 let playlist = PlaylistFetcher(client: PlaylistFetcher.sharedClient, retry: retry)
                 await #expect(throws: CarryonError.self) { try await playlist.fetch(origin.baseURL + "/main.m3u8") }
-                let media = ResourceFetcher(client: PlaylistFetcher.sharedClient, headers: [], retry: retry, timeout: .seconds(10),
+                let media = ResourceFetcher(network: Network(client: PlaylistFetcher.sharedClient), headers: [], retry: retry, timeout: .seconds(10),
                                             logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"), stallTimeout: .seconds(10))
                 await #expect(throws: CarryonError.self) {
                     try await media.fetch(origin.baseURL + "/s1.ts", range: nil, into: folder.appendingPathComponent("s1.part").path,

@@ -16,10 +16,21 @@ public struct Inspector: Sendable {
     /// The formats ``report(_:_:)`` reads: Carryon's, unless given others.
     var formats: [any StreamFormat] = StreamFormats.standard
 
-    /// An inspector using a process-wide client, sending `headers` with every request and
-    /// ending a request that stalls for `stallTimeout` (see ``PlaylistFetcher/stallTimeout``).
+    /// An inspector using a process-wide network with the environment's trust and proxies,
+    /// sending `headers` with every request and ending a request that stalls for `stallTimeout`
+    /// (see ``PlaylistFetcher/stallTimeout``).
     public init(headers: [HTTPHeader] = [], stallTimeout: Duration = .seconds(30)) {
-        self.fetcher = PlaylistFetcher(client: PlaylistFetcher.sharedClient, headers: headers, stallTimeout: stallTimeout)
+        self.fetcher = PlaylistFetcher(network: PlaylistFetcher.sharedNetwork, headers: headers, stallTimeout: stallTimeout)
+    }
+
+    /// An inspector using a process-wide network as `network` says (its trust and proxies: the
+    /// `--cacert`, `--insecure` and `--proxy` of `carryon inspect`), sending `headers` with every
+    /// request and ending a request that stalls for `stallTimeout`.
+    ///
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/invalidValue``: a proxy URL that
+    ///   is not one, a certificate file that does not exist or holds no certificate.
+    public init(network: NetworkSettings, headers: [HTTPHeader] = [], stallTimeout: Duration = .seconds(30)) throws(CarryonError) {
+        self.fetcher = PlaylistFetcher(network: try Network.shared(network), headers: headers, stallTimeout: stallTimeout)
     }
 
     /// An inspector that reads playlists with `fetcher`: its client, headers, size limit and

@@ -78,6 +78,10 @@ extension DownloadSession {
         /// rendition, segment, init section, key, XLink — is checked, after `..`,
         /// percent-encoding and symbolic links are resolved, and read from its checked path.
         public var locationRule: LocationRule = .anyLocation
+        /// Which certificate authorities the session trusts and which proxies its requests go
+        /// through: the system's store and the environment's proxies by default (see
+        /// ``NetworkSettings``). Never stored with an asset.
+        public var network = NetworkSettings()
         /// How long a claim on a running task holds without renewal (30 seconds by default):
         /// the session renews it every third of that while the task runs. A task whose owner
         /// stopped renewing (paused, partitioned, killed) may be claimed by another process once

@@ -124,7 +124,7 @@ extension DownloadSession {
     /// The fetcher for an asset's playlists (and keys): its headers, the session's limits, and
     /// only the locations its stream may lead to.
     func playlistFetcher(for asset: AssetRecord) -> PlaylistFetcher {
-        var fetcher = PlaylistFetcher(client: client, headers: asset.headers,
+        var fetcher = PlaylistFetcher(network: network, headers: asset.headers,
                                       maximumPlaylistBytes: configuration.maximumPlaylistBytes, timeout: configuration.requestTimeout,
                                       retry: configuration.retry, stallTimeout: configuration.stallTimeout)
         fetcher.rule = configuration.locationRule

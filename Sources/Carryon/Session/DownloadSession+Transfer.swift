@@ -15,7 +15,7 @@ extension DownloadSession {
         let fallbacks = try await index.fallbacks(of: id)
         // One limit for the whole task, the lower of its own and the session's.
         let rate = [asset.options.maximumBytesPerSecond, configuration.maximumBytesPerSecond].compactMap { $0 }.min()
-        var configured = ResourceFetcher(client: client, headers: asset.headers, retry: configuration.retry,
+        var configured = ResourceFetcher(network: network, headers: asset.headers, retry: configuration.retry,
                                       timeout: configuration.requestTimeout, logger: logger, rule: configuration.locationRule.forStream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
                                       routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),

@@ -42,7 +42,8 @@ public actor DownloadSession {
     nonisolated let index: any AssetIndex
     /// How the session runs its tasks, as given when it was opened.
     public nonisolated let configuration: Configuration
-    nonisolated let client: HTTPClient
+    /// The clients the session's requests go through: its trust and proxies (``Configuration/network``).
+    nonisolated let network: Network
     let logger: Logger
     let requests: AsyncSemaphore
     /// Every task this session has touched: its life cycle and what it does here.
@@ -71,9 +72,8 @@ public actor DownloadSession {
         self.index = library.index
         self.configuration = configuration
         self.logger = logger ?? Logger(label: "carryon.session")
-        self.client = HTTPClient(eventLoopGroupProvider: .shared(Self.transferLoops),
-                                 configuration: .carryon(maximumRedirects: configuration.maximumRedirects,
-                                                         connectionsPerHost: configuration.connectionsPerHost))
+        self.network = try Network(settings: configuration.network, maximumRedirects: configuration.maximumRedirects,
+                                   connectionsPerHost: configuration.connectionsPerHost, eventLoopGroup: Self.transferLoops)
         self.requests = AsyncSemaphore(configuration.adaptsConcurrency
             ? max(configuration.maximumConcurrentRequests, configuration.maximumConnections) : configuration.maximumConcurrentRequests)
         self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
@@ -92,10 +92,9 @@ public actor DownloadSession {
 
     deinit {
         // A session released without `shutdown()` — a caller's early return or throw, or this
-        // initializer failing after the client was made — must not take the process down:
-        // AsyncHTTPClient traps when a client that is still running is released. Its
-        // asynchronous shutdown keeps the client alive until it has finished.
-        if !isShutDown { client.shutdown { _ in } }
+        // initializer failing after the network was made — must not take the process down:
+        // AsyncHTTPClient traps when a client that is still running is released. The network's
+        // own deinit shuts its clients down, asynchronously.
         steering?.cancel()
     }
 
@@ -125,7 +124,7 @@ public actor DownloadSession {
             await self.scheduler.unregister()
         }.value
         await stopFetches()
-        try? await client.shutdown()
+        await network.shutdown()
         fanout.finish()
         for (id, task) in tasks {
             for waiter in task.waiters { waiter.resume(returning: task.machine.state) }

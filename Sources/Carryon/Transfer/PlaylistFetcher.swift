@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLS
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 
 /// Reads playlists from `http(s)://` URLs, `file://` URLs and local paths.
@@ -17,8 +18,9 @@ import NIOHTTP1
 /// }
 /// ```
 public struct PlaylistFetcher: Sendable {
-    /// The HTTP client used for `http` and `https` URLs.
-    public var client: HTTPClient
+    /// The clients `http` and `https` URLs are fetched with: the trust and the proxies of
+    /// ``NetworkSettings``.
+    public var network: Network
     /// Headers sent with every request (authorization, cookies…).
     public var headers: [HTTPHeader]
     /// The largest playlist accepted, in bytes (default 64 MiB: some 10-hour VOD playlists
@@ -44,13 +46,23 @@ public struct PlaylistFetcher: Sendable {
     /// survive; `Playlist.ParseOptions.strict` (module `HLS`) refuses every deviation.
     public var parseOptions: Playlist.ParseOptions = []
 
-    /// A fetcher that reads over `client`, sending `headers` with every request. The defaults
-    /// accept playlists up to 64 MiB, give a request 30 seconds, try a failed request up to 4
-    /// times in all, and end a request that stalls for 30 seconds.
+    /// A fetcher that reads over `client` (directly: no proxy but the client's own), sending
+    /// `headers` with every request. The defaults accept playlists up to 64 MiB, give a request
+    /// 30 seconds, try a failed request up to 4 times in all, and end a request that stalls for
+    /// 30 seconds.
     public init(client: HTTPClient, headers: [HTTPHeader] = [], maximumPlaylistBytes: Int = 64 << 20,
                 timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4),
                 stallTimeout: Duration = .seconds(30)) {
-        self.client = client
+        self.init(network: Network(client: client), headers: headers, maximumPlaylistBytes: maximumPlaylistBytes, timeout: timeout,
+                  retry: retry, stallTimeout: stallTimeout)
+    }
+
+    /// A fetcher that reads over `network` (its trust and proxies), sending `headers` with every
+    /// request; the defaults as ``init(client:headers:maximumPlaylistBytes:timeout:retry:stallTimeout:)``'s.
+    public init(network: Network, headers: [HTTPHeader] = [], maximumPlaylistBytes: Int = 64 << 20,
+                timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4),
+                stallTimeout: Duration = .seconds(30)) {
+        self.network = network
         self.stallTimeout = stallTimeout
         self.headers = headers
         self.maximumPlaylistBytes = maximumPlaylistBytes
@@ -259,10 +271,13 @@ public struct PlaylistFetcher: Sendable {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .init(timeout))
+            response = try await network.client(for: url).execute(request, timeout: .init(timeout))
         } catch {
-            throw Failure(error: CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error),
-                          retryable: !(error is CancellationError) && !Self.isPermanent(error))
+            if error is CancellationError {
+                throw Failure(error: CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error), retryable: false)
+            }
+            let failure = await network.failure(error, url: url)
+            throw Failure(error: CarryonError(failure.code, failure.message(url), cause: error), retryable: !failure.isPermanent)
         }
         let status = response.status.code
         if let refused = Self.unfollowedRedirect(response.status, response.headers, from: url) {
@@ -360,6 +375,10 @@ public struct PlaylistFetcher: Sendable {
     /// `HTTPClient.Configuration.carryon`).
     static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .carryon())
 
+    /// The process-wide network with the environment's settings (``Network/shared(_:)``), or,
+    /// should those be unusable (a proxy variable that is not a URL), ``sharedClient`` alone.
+    static var sharedNetwork: Network { (try? Network.shared()) ?? Network(client: sharedClient) }
+
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
@@ -375,6 +394,13 @@ public struct PlaylistFetcher: Sendable {
             // NIO's description repeats its own reason ("connection reset (error set)") around
             // the system's; the system's says what happened.
             return String(cString: strerror(error.errnoCode)).lowercased()
+        }
+        if let error = error as? NIOConnectionError {
+            // Its description lists NIO's own structures ("Connection errors:
+            // SingleConnectionFailure(target: [IPv4]…"): say what the first attempt met.
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "\(error.host) could not be resolved (no such host?)" }
+            let causes = error.connectionErrors.map { describe($0.error) }
+            return causes.first.map { "\($0) (\(error.host):\(error.port))" } ?? "could not connect to \(error.host):\(error.port)"
         }
         return String(describing: error)
     }

@@ -14,7 +14,8 @@ import Glibc
 /// and length, retrying with ``RetryPolicy``, and resuming a partial file with `Range` and
 /// `If-Range` where the server allows.
 struct ResourceFetcher: Sendable {
-    let client: HTTPClient
+    /// The clients requests go through (trust, proxies).
+    let network: Network
     let headers: [HTTPHeader]
     let retry: RetryPolicy
     /// How long a request may go without finishing.
@@ -175,10 +176,11 @@ struct ResourceFetcher: Sendable {
                 throw error
             } catch {
                 if Task.isCancelled { throw CancellationError() }
-                lastCause = PlaylistFetcher.describe(error)
+                let failure = await network.failure(error, url: uri)
+                lastCause = failure.text
                 pushedBack?()
-                if PlaylistFetcher.isPermanent(error) {
-                    throw CarryonError(.http, "\(uri): the request failed: \(lastCause)", cause: error)
+                if failure.isPermanent {
+                    throw CarryonError(failure.code, failure.message(uri), cause: error)
                 }
                 let decision = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
                 guard case .retry(let delay) = decision else {
@@ -227,6 +229,7 @@ struct ResourceFetcher: Sendable {
         // From the request on, waiting for the head included: a server that accepts and never
         // answers is a stall.
         let meter = StallMeter(timeout: stallTimeout)
+        let client = network.client(for: uri)
         let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next(), meter: meter)
         let task = client.execute(request: request, delegate: writer, eventLoop: .delegate(on: writer.eventLoop))
         writer.follow(task)

@@ -19,7 +19,7 @@ extension DaemonAPI {
     func inspectStream(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         let (given, headers) = try stream(url: query.get("url"), catalogName: query.get("catalog"))
-        var inspector = Inspector(headers: headers, stallTimeout: session.configuration.stallTimeout)
+        var inspector = try Inspector(network: session.configuration.network, headers: headers, stallTimeout: session.configuration.stallTimeout)
         inspector.fetcher.rule = streams.locationRule
         let report = try await inspector.report(try streams.check(given), .init(sizes: true, segments: false))
         return try APIJSON.response(ReportWithChoices(report: report.value, choices: report.choices))

@@ -1,0 +1,124 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// Why an origin's certificate did not verify, found by a handshake of its own: NIOSSL reports
+/// an untrusted, an expired and a not-yet-valid certificate alike (BoringSSL's
+/// `CERTIFICATE_VERIFY_FAILED`), so the probe connects again, records the chain the server
+/// presents without judging it, and reads the leaf's dates and names and the issuer.
+struct CertificateProbe {
+    /// What the probe found.
+    enum Finding: Equatable {
+        case expired(notAfter: Date)
+        case notYetValid(notBefore: Date)
+        case otherName(names: [String])
+        case untrusted(issuer: String)
+    }
+
+    let tls: TLSConfiguration
+
+    /// Why `host`:`port`'s certificate did not verify, or nil when the probe could not tell
+    /// (the server no longer answers, it presented no certificate).
+    func diagnose(host: String, port: Int, now: Date = Date()) async -> Finding? {
+        guard let chain = try? await chain(host: host, port: port), let leaf = chain.first else { return nil }
+        let notAfter = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
+        let notBefore = Date(timeIntervalSince1970: TimeInterval(leaf.notValidBefore))
+        if now > notAfter { return .expired(notAfter: notAfter) }
+        if now < notBefore { return .notYetValid(notBefore: notBefore) }
+        let names = Self.names(of: leaf)
+        if !names.contains(where: { Self.name($0, matches: host) }) { return .otherName(names: names) }
+        let issuer = (chain.last ?? leaf).issuerName.first { $0.type == .commonName }?.value
+            ?? (chain.last ?? leaf).issuerName.map(\.value).joined(separator: ", ")
+        return .untrusted(issuer: issuer)
+    }
+
+    /// The DNS names and IP addresses a certificate is for (its subject alternative names, or
+    /// its common name when it has none).
+    static func names(of certificate: NIOSSLCertificate) -> [String] {
+        let alternatives: [String] = certificate._subjectAlternativeNames().compactMap { name in
+            switch name.nameType {
+            case .dnsName:
+                return String(decoding: name.contents, as: UTF8.self)
+            case .ipAddress:
+                let bytes = Array(name.contents)
+                var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+                let family = bytes.count == 4 ? AF_INET : AF_INET6
+                guard bytes.count == 4 || bytes.count == 16, inet_ntop(family, bytes, &text, socklen_t(text.count)) != nil else { return nil }
+                return String(cString: text)
+            default:
+                return nil
+            }
+        }
+        if !alternatives.isEmpty { return alternatives }
+        return certificate.subjectName.filter { $0.type == .commonName }.map(\.value)
+    }
+
+    /// Whether certificate name `name` (`*.example.com` matching one label) covers `host`.
+    static func name(_ name: String, matches host: String) -> Bool {
+        let name = name.lowercased()
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if name == host { return true }
+        if let address = NoProxy.address(host) { return NoProxy.address(name) == address }
+        guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
+        return host[dot...] == name.dropFirst()
+    }
+
+    /// The chain `host`:`port` presents, leaf first, accepted without judgement.
+    private func chain(host: String, port: Int) async throws -> [NIOSSLCertificate] {
+        var tls = tls
+        // The callback runs only when verification is on; it then replaces it.
+        tls.certificateVerification = .noHostnameVerification
+        let context = try NIOSSLContext(configuration: tls)
+        let presented = Locked<[NIOSSLCertificate]>([])
+        let group = MultiThreadedEventLoopGroup.singleton
+        let done = group.next().makePromise(of: Void.self)
+        let serverName = NoProxy.address(host) == nil ? host : nil
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
+                            presented.withLock { $0 = certificates }
+                            promise.succeed(.certificateVerified)
+                        }
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done))
+                    }
+                }
+                .connect(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port).get()
+        } catch {
+            done.fail(error)
+            throw error
+        }
+        defer { channel.close(promise: nil) }
+        try await done.futureResult.get()
+        return presented.withLock { $0 }
+    }
+
+    /// Completes `done` when the handshake completes or fails.
+    private final class HandshakeWaiter: ChannelInboundHandler, @unchecked Sendable {
+        typealias InboundIn = ByteBuffer
+        let done: EventLoopPromise<Void>
+
+        init(done: EventLoopPromise<Void>) { self.done = done }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if case TLSUserEvent.handshakeCompleted = event { done.succeed(()) }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            done.fail(error)
+            context.close(promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            done.fail(ChannelError.eof)
+            context.fireChannelInactive()
+        }
+    }
+}
