@@ -338,7 +338,7 @@ def probe_private_origins(binary, work):
     """Bound beyond loopback: no stream on this machine or its link is fetched for an API caller."""
     server, asked = serve_files(os.path.join(ROOT, "Samples", "media"))
     port = server.server_address[1]
-    daemon = Daemon(binary, os.path.join(work, "private"), ["--bind", "127.0.0.2"], address="127.0.0.2")
+    daemon = Daemon(binary, os.path.join(work, "private"), ["--bind", "127.0.0.2", "--allow-plain-http"], address="127.0.0.2")
     try:
         for url in [f"http://127.0.0.1:{port}/ts/180p/index.m3u8", f"http://2130706433:{port}/ts/180p/index.m3u8",
                     f"http://[::1]:{port}/x.m3u8", "http://169.254.169.254/latest/meta-data/", "http://0.0.0.0:22/",
@@ -348,7 +348,7 @@ def probe_private_origins(binary, work):
         check("bound beyond loopback: the origin was asked for nothing", not asked, str(asked))
     finally:
         daemon.stop()
-    daemon = Daemon(binary, os.path.join(work, "private-allowed"), ["--bind", "127.0.0.2", "--allow-private-origins"], address="127.0.0.2")
+    daemon = Daemon(binary, os.path.join(work, "private-allowed"), ["--bind", "127.0.0.2", "--allow-plain-http", "--allow-private-origins"], address="127.0.0.2")
     try:
         status, _, parsed, text = daemon.call("POST", "/api/assets", {"url": f"http://127.0.0.1:{port}/ts/180p/index.m3u8"})
         check("--allow-private-origins: taken", status == 201, f"{status} {text[:120]}")

@@ -56,6 +56,18 @@ struct ServerOptions: ParsableArguments {
     @Flag(help: "Print one JSON object a line: where the server listens, then each request it answers.")
     var json = false
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "Serve HTTPS with this certificate chain (PEM; the server's certificate first); read again on SIGHUP, for a renewed certificate without a restart.",
+        valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The private key of --tls-cert (PEM); read again on SIGHUP.", valueName: "file"))
+    var tlsKey: String?
+
+    @Flag(name: .customLong("allow-plain-http"), help: ArgumentHelp(
+        "With --bind beyond loopback, serve plain HTTP anyway: the token and everything else cross the network in clear. Without it, such a server needs --tls-cert and --tls-key."))
+    var allowPlainHTTP = false
+
     @OptionGroup var connections: ConnectionLimitOptions
 
     /// Whether the server listens beyond this machine's own loopback address: any `--bind`
@@ -79,6 +91,25 @@ struct ServerOptions: ParsableArguments {
         for name in host where PlaybackServer.isUnspecified(name) || !PlaybackServer.isHostName(name) {
             throw ValidationError("--host \(name) is not a name clients can reach the server by; the server listens on loopback unless --bind names another address (--bind 0.0.0.0 for every interface)")
         }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give the certificate chain and its private key (PEM)")
+        }
+        if servesNetwork, tlsCertificate == nil, !allowPlainHTTP {
+            throw ValidationError("--bind \(address) serves the network over plain HTTP, which sends the token in clear: give --tls-cert FILE and --tls-key FILE for HTTPS, or --allow-plain-http if the network is yours alone")
+        }
+    }
+
+    /// The certificate and key to serve, read now (and again on SIGHUP), when given.
+    func tlsIdentity() throws -> TLSIdentity? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        let identity: TLSIdentity
+        do {
+            identity = try TLSIdentity(certificatePath: tlsCertificate, keyPath: tlsKey)
+        } catch {
+            throw fail(error.description, hint: "Give the server's certificate chain and its private key, both PEM (as certbot or openssl write them).")
+        }
+        CertificateReloads.start(identity)
+        return identity
     }
 
     /// A server of `source` as the options say, with `token` (a random one when nil).
@@ -89,6 +120,7 @@ struct ServerOptions: ParsableArguments {
                 if json { try? printJSONLine(RequestLine(request)) }
             }
             server.limits = connections.limits
+            server.tls = try tlsIdentity()
             return server
         } catch {
             throw fail(error)

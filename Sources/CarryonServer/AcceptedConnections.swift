@@ -4,6 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 as Hummingbird serves it, except that a connection accepted while the server
@@ -27,9 +28,9 @@ extension HTTPServerBuilder {
 
     /// ``http1ClosingDropped``, each connection held to `limits` (``ConnectionLimits``) and a
     /// head with two `Host` lines refused with 400: what ``PlaybackServer`` and ``Origin`` serve.
-    package static func http1Guarded(_ limits: ConnectionLimits) -> HTTPServerBuilder {
+    package static func http1Guarded(_ limits: ConnectionLimits, tls: TLSIdentity? = nil) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            ClosingDroppedConnections(http1: HTTP1Channel(responder: responder), limits: limits)
+            ClosingDroppedConnections(http1: HTTP1Channel(responder: responder), limits: limits, tls: tls)
         }
     }
 }
@@ -39,12 +40,21 @@ extension HTTPServerBuilder {
 struct ClosingDroppedConnections: ServerChildChannel {
     let http1: HTTP1Channel
     let limits: ConnectionLimits?
+    /// TLS for every connection, with the identity current when it is accepted; nil: plain HTTP.
+    var tls: TLSIdentity? = nil
     /// The server's open connections, counted against the limit.
     let open = OpenConnections()
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<AcceptedConnection> {
         let limits = self.limits
         let open = self.open
+        if let tls {
+            do {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.context))
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { connection in
             if let limits {
                 // Right after the decoder: heads arrive whole, with their header lines as sent.

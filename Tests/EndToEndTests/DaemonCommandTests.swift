@@ -66,7 +66,7 @@ struct DaemonCommandTests {
     func bindAndHost() async throws {
         try await withTemporaryDirectory { folder in
             // 127.0.0.2 stands for a network address: nothing in a test leaves the loopback interface.
-            let server = try RunningProcess(carryon: ["serve", "--bind", "127.0.0.2", "--host", "mediabox.test", "--library", folder.path])
+            let server = try RunningProcess(carryon: ["serve", "--bind", "127.0.0.2", "--allow-plain-http", "--host", "mediabox.test", "--library", folder.path])
             var lines = server.lines.makeAsyncIterator()
             let base = try #require(await lines.next().flatMap(URL.init(string:)))
             let port = try #require(base.port)
@@ -81,10 +81,13 @@ struct DaemonCommandTests {
             server.kill(SIGTERM)
             #expect(await server.wait() == 0)
 
-            for arguments in [["--bind", "mediabox.test"], ["--host", "::"], ["--host", "bad name"]] {
+            for arguments in [["--bind", "mediabox.test"], ["--host", "::"], ["--host", "bad name"], ["--tls-cert", "server.pem"]] {
                 let refused = try await runCarryon(["serve"] + arguments + ["--library", folder.path])
                 #expect(refused.status == 64 && refused.standardError.contains(arguments[0]), "\(arguments): \(refused.standardError)")
             }
+            // Beyond loopback without TLS, only when told: the token would cross the network in clear.
+            let plain = try await runCarryon(["serve", "--bind", "127.0.0.2", "--library", folder.path])
+            #expect(plain.status == 64 && plain.standardError.contains("--allow-plain-http") && plain.standardError.contains("--tls-cert"), "\(plain.standardError)")
         }
     }
 

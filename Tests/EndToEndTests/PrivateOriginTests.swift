@@ -19,7 +19,7 @@ struct PrivateOriginTests {
                 let port = try #require(URL(string: origin.baseURL)?.port)
                 for allowing in [false, true] {
                     let library = folder.appendingPathComponent("library-\(allowing)").path
-                    let server = try RunningProcess(carryon: ["serve", "--bind", "127.0.0.2", "--library", library]
+                    let server = try RunningProcess(carryon: ["serve", "--bind", "127.0.0.2", "--allow-plain-http", "--library", library]
                                                     + (allowing ? ["--allow-private-origins"] : []))
                     var lines = server.lines.makeAsyncIterator()
                     let base = try #require(await lines.next().flatMap(URL.init(string:)), "\(server.standardError)")

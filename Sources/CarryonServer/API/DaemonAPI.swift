@@ -61,11 +61,12 @@ public struct DaemonAPI: Sendable {
         events = EventFeed(session: session)
     }
 
-    /// Answers `request`, whose path below the token is `api/` and then `path`.
-    func respond(to request: Request, path: [Substring]) async -> Response {
+    /// Answers `request`, whose path below the token is `api/` and then `path`, received over
+    /// `scheme` (`http`, or `https` with ``PlaybackServer/tls``): the web app's own Origin.
+    func respond(to request: Request, path: [Substring], scheme: String = "http") async -> Response {
         do {
             if [.post, .put, .delete, .patch].contains(request.method), let origin = request.headers[.origin],
-               origin != "http://\(request.head.authority ?? "")" {
+               origin != "\(scheme)://\(request.head.authority ?? "")" {
                 throw APIError(403, "foreign-origin", "a request from \(origin) may not change the library",
                                hint: "Only the daemon's own web app, or a client that sends no Origin, may.")
             }

@@ -95,7 +95,7 @@ struct PlaybackResponder: HTTPResponder {
         }
         record.path = "/" + components.joined(separator: "/")
         if let api = server.api {
-            if components.first == "api" { return await api.respond(to: request, path: Array(components.dropFirst())) }
+            if components.first == "api" { return await api.respond(to: request, path: Array(components.dropFirst()), scheme: server.tls == nil ? "http" : "https") }
             if let response = WebApp.response(to: request, path: Array(components)) { return response }
         }
         // POST only for a DASH asset's Clear Key licence requests.
@@ -129,7 +129,8 @@ struct PlaybackResponder: HTTPResponder {
             let headers: HTTPFields = [.contentType: "application/json", .contentLength: String(license.count), .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: license)))
         }
-        let license = request.head.authority.map { "http://\($0)/\(server.token)/\(assetID)/clearkey" }
+        let scheme = server.tls == nil ? "http" : "https"
+        let license = request.head.authority.map { "\(scheme)://\($0)/\(server.token)/\(assetID)/clearkey" }
         let content = try await server.source.content(assetID: assetID, path: path, range: HTTPRange.bounds(header: request.headers[.range]),
                                                       sessionStartedAt: started, licenseURL: license)
         switch content {

@@ -50,6 +50,9 @@ public struct PlaybackServer: Sendable {
     /// How long a connection may take to send a request or wait idle, and how many are open
     /// at once (see ``ConnectionLimits``, whose defaults apply).
     public var limits = ConnectionLimits()
+    /// The certificate and key to serve TLS with (``TLSIdentity``); nil: plain HTTP. With one,
+    /// the base URL is `https://`.
+    public var tls: TLSIdentity?
 
     /// - Throws: ``PlaybackServerError`` when `host` is not an IP address, a name in `names` is
     ///   not a host name, or `token` is too short to be a secret.
@@ -146,15 +149,16 @@ public struct PlaybackServer: Sendable {
         let shownName = names.first ?? (Self.isUnspecified(host) ? "127.0.0.1" : host)
         let accepted = names + (Self.isUnspecified(host) ? [] : [host])
         let responder = PlaybackResponder(server: self, hosts: .init())
+        let scheme = tls == nil ? "http" : "https"
         return Application(
             responder: responder,
-            server: .http1Guarded(limits),
+            server: .http1Guarded(limits, tls: tls),
             configuration: .init(address: .hostname(host, port: port), serverName: "carryon"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 let shown = shownName.contains(":") ? "[\(shownName)]" : shownName
                 responder.hosts.set(port: port, names: accepted)
-                await onReady(PlaybackServerHandle(baseURL: "http://\(shown):\(port)/\(token)", port: port))
+                await onReady(PlaybackServerHandle(baseURL: "\(scheme)://\(shown):\(port)/\(token)", port: port))
             },
             logger: logger
         )
