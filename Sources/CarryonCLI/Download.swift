@@ -24,6 +24,7 @@ struct Download: AsyncParsableCommand {
               carryon download URL --max-resolution 1280x720 --audio en,de --subtitles none
               carryon download URL --min-bitrate 2000000 --no-hdr --header 'Cookie: session=abc'
               carryon download --catalog Streams.plist "Advanced Stream"
+              carryon download https://cdn.corp/show/main.m3u8 --cacert corp-root.pem --proxy http://user:pass@proxy.corp:3128
             """
     )
 

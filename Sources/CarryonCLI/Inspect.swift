@@ -25,6 +25,7 @@ struct Inspect: AsyncParsableCommand {
               carryon inspect https://example.com/main.m3u8 --json | jq '.variants[].bandwidth'
               carryon inspect https://example.com/main.m3u8 --header 'Authorization: Bearer TOKEN'
               carryon inspect ./packaged/main.m3u8 --strict
+              HTTPS_PROXY=http://proxy.corp:3128 carryon inspect https://cdn.corp/main.m3u8 --cacert corp-root.pem
 
             A playlist is read as players read it: a deviation from RFC 8216bis that a careful \
             player survives (a quoted hexadecimal value, a lower-case enumerated value, a missing \

@@ -130,7 +130,7 @@ struct ServerOptions: ParsableArguments {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the library to players, with the daemon's JSON API, over HTTP on loopback, until interrupted.",
+        abstract: "Serve the library to players, with the daemon's JSON API, over HTTP on loopback (HTTPS with --tls-cert), until interrupted.",
         discussion: """
             The first line of output is the server's base URL, which carries a random token: \
             a request without it, or with a Host header other than the server's own, is \
@@ -141,7 +141,10 @@ struct Serve: AsyncParsableCommand {
 
             The server listens on 127.0.0.1 only. For other devices (a media box, a kiosk), \
             --bind 0.0.0.0 listens on every interface and --host NAME names the machine as they \
-            reach it (mediabox.local, 192.168.1.20); requests must still carry the token.
+            reach it (mediabox.local, 192.168.1.20); requests must still carry the token. \
+            Beyond loopback it serves HTTPS with --tls-cert and --tls-key (PEM; read again on \
+            SIGHUP), or plain HTTP only with --allow-plain-http. Downloads trust the system's \
+            CAs and --cacert, and go through HTTPS_PROXY or --proxy.
 
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
@@ -170,7 +173,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
               carryon serve --resume
-              carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080 --token-file ~/.carryon-token
+              carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080 --token-file ~/.carryon-token --tls-cert fullchain.pem --tls-key privkey.pem
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
     )
