@@ -130,6 +130,7 @@ let package = Package(
                 "Carryon", "HLS", "CarryonTestSupport", "CarryonIndexTestSupport", "CCarryonSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(

@@ -24,7 +24,8 @@ order = ["carryon", "yt-dlp", "ffmpeg", "aria2c", "curl"]
 for link, tools in by.items():
     if link.startswith("long-"):
         continue
-    print("link: %s%s" % (link, {"unthrottled": "", "nginx": " (nginx, sendfile on; curl over one connection)"}.get(
+    print("link: %s%s" % (link, {"unthrottled": "", "nginx": " (nginx, sendfile on; curl over one connection)",
+                                   "nginx-h2": " (nginx over HTTPS and HTTP/2, a test CA; curl --http2 over one connection)"}.get(
         link, " (latency %s ms, %s kbit/s per connection)" % (latency, cap))))
     carryon = summary(tools["carryon"])
     header = ["tool", "wall s", "CPU s", "peak RSS MiB", "bytes", "MB/s", "origin CPU s", "peer wall / Carryon wall"]

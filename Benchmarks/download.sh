@@ -3,7 +3,7 @@
 # all fetching the same 3-rendition HLS asset from `carryon origin` on loopback; and Carryon
 # against curl (one connection), both fetching it from nginx on loopback.
 #
-#     Benchmarks/download.sh [--dash] [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--keep DIR]
+#     Benchmarks/download.sh [--dash] [--minutes N] [--runs N] [--long "3 9"] [--latency MS] [--cap KBPS] [--links LIST] [--keep DIR]
 #
 #   --dash          the same asset as MPEG-DASH (an MPD with a SegmentTimeline, fMP4 segments),
 #                   downloaded by Carryon and yt-dlp only (ffmpeg and aria2c have no DASH
@@ -15,6 +15,9 @@
 #                   only, unthrottled (default "3 9": 60 and 180 minutes); "" skips it
 #   --latency MS    the throttled link's latency (default 40)
 #   --cap KBPS      the throttled link's cap per connection in kbit/s (default 20000 = 2.5 MB/s)
+#   --links LIST    which links to measure, of: unthrottled nginx nginx-h2 throttled (default all;
+#                   nginx-h2 is nginx over HTTPS and HTTP/2 with a certificate from a CA made
+#                   with openssl, Carryon given it with --cacert, against curl --http2)
 #   --keep DIR      keep the logs and results in DIR (default: a temporary folder, removed);
 #                   the downloads themselves are removed at the end either way
 #
@@ -36,6 +39,7 @@ latency=40
 cap=20000
 keep=""
 dash=0
+links="unthrottled nginx nginx-h2 throttled"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dash) dash=1; long_factors="" ;;
@@ -45,7 +49,8 @@ while [[ $# -gt 0 ]]; do
         --latency) latency="${2:?--latency needs a value}"; shift ;;
         --cap) cap="${2:?--cap needs a value}"; shift ;;
         --keep) keep="${2:?--keep needs a directory}"; shift ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --links) links="${2:?--links needs a list}"; shift ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "download.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -324,58 +329,80 @@ run_link() {  # run_link NAME ORIGIN-ARGS...
     stop_origin
 }
 
-# run_nginx: Carryon against curl fetching the same segments one after another over one
+# run_nginx [tls]: Carryon against curl fetching the same segments one after another over one
 # connection, both from nginx (sendfile on) on loopback: on such a link the work is the
-# client's own I/O and system calls. HLS only.
+# client's own I/O and system calls. With "tls", nginx serves HTTPS and HTTP/2 with a
+# certificate from a CA made here with openssl (Carryon is given it with --cacert, curl with
+# --cacert and --http2): the link real CDNs are. HLS only.
 run_nginx() {
+    local tls="${1:-}" link="nginx"
     command -v nginx >/dev/null || { echo "   installing nginx (apt)"; apt_install nginx-light || apt_install nginx; }
-    echo "== link: nginx (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
-    local port conf="$work/nginx/nginx.conf"
-    mkdir -p "$work/nginx"
+    [[ -n "$tls" ]] && link="nginx-h2"
+    echo "== link: $link (load average before: $(cut -d' ' -f1-3 /proc/loadavg))"
+    local port conf="$work/$link/nginx.conf" listen scheme="http" trust=() curl_trust=()
+    mkdir -p "$work/$link"
     port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    listen="127.0.0.1:$port"
+    if [[ -n "$tls" ]]; then
+        local ca="$work/$link/ca"
+        mkdir -p "$ca"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$ca/ca.key" -out "$ca/ca.pem" -days 30 \
+            -subj "/CN=Carryon Benchmark CA" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$ca/server.key" -out "$ca/server.csr" -subj /CN=127.0.0.1 2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > "$ca/server.ext"
+        openssl x509 -req -in "$ca/server.csr" -CA "$ca/ca.pem" -CAkey "$ca/ca.key" -CAcreateserial -out "$ca/server.pem" -days 30 \
+            -extfile "$ca/server.ext" 2>/dev/null
+        listen="$listen ssl http2; ssl_certificate $ca/server.pem; ssl_certificate_key $ca/server.key"
+        scheme="https"
+        trust=(--cacert "$ca/ca.pem")
+        curl_trust=(--http2 --cacert "$ca/ca.pem")
+    fi
     cat > "$conf" <<CONF
 daemon off;
 master_process off;
 worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
+pid $work/$link/nginx.pid;
+error_log $work/$link/error.log;
 events { worker_connections 256; }
 http {
     access_log off;
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
+    http2_max_requests 1000000;
     types { application/vnd.apple.mpegurl m3u8; video/mp2t ts; }
-    server { listen 127.0.0.1:$port; root $asset; }
+    server { listen $listen; root $asset; }
 }
 CONF
-    nginx -c "$conf" -p "$work/nginx" > "$work/nginx/nginx.log" 2>&1 &
+    nginx -c "$conf" -p "$work/$link" > "$work/$link/nginx.log" 2>&1 &
     origin_pid=$!
-    base="http://127.0.0.1:$port"
+    base="$scheme://127.0.0.1:$port"
     local tries
     for tries in $(seq 100); do
-        curl -sf -o /dev/null "$base/main.m3u8" && break
-        kill -0 "$origin_pid" 2>/dev/null || { cat "$work/nginx/nginx.log" "$work/nginx/error.log" >&2; echo "download.sh: nginx did not start" >&2; exit 1; }
+        curl -sf "${curl_trust[@]}" -o /dev/null "$base/main.m3u8" && break
+        kill -0 "$origin_pid" 2>/dev/null || { cat "$work/$link/nginx.log" "$work/$link/error.log" >&2; echo "download.sh: nginx did not start" >&2; exit 1; }
         sleep 0.1
     done
-    echo "   origin $base (nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), sendfile on)"
+    echo "   origin $base (nginx $(nginx -v 2>&1 | sed 's/.*nginx\///'), sendfile on${tls:+, TLS and HTTP/2})"
     local run
     for run in $(seq "$runs"); do
-        local out="$work/out/nginx-$run"
-        MEASURE_GLOB='*.ts' measure nginx carryon "$out/carryon" \
-            "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none
+        local out="$work/out/$link-$run"
+        MEASURE_GLOB='*.ts' measure "$link" carryon "$out/carryon" \
+            "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none "${trust[@]}"
         segment_list "$out/curl" $'url = "{base}/{rendition}/{segment}"\noutput = "{out}/{rendition}/{segment}"' \
-            > "$work/nginx-curl-$run.txt"
+            > "$work/$link-curl-$run.txt"
         # One curl for every segment: it fetches them in turn over the one connection it keeps.
-        MEASURE_GLOB='*.ts' measure nginx curl "$out/curl" \
-            curl --silent --show-error --fail --create-dirs --config "$work/nginx-curl-$run.txt"
+        MEASURE_GLOB='*.ts' measure "$link" curl "$out/curl" \
+            curl --silent --show-error --fail --create-dirs "${curl_trust[@]}" --config "$work/$link-curl-$run.txt"
     done
     stop_origin
 }
 
-run_link unthrottled
-[[ $dash == 1 ]] || run_nginx
-run_link "${latency}ms+cap" --latency "$latency" --bandwidth "$cap"
+wants() { [[ " $links " == *" $1 "* ]]; }
+if wants unthrottled; then run_link unthrottled; fi
+if [[ $dash == 0 ]] && wants nginx; then run_nginx; fi
+if [[ $dash == 0 ]] && wants nginx-h2; then run_nginx tls; fi
+if wants throttled; then run_link "${latency}ms+cap" --latency "$latency" --bandwidth "$cap"; fi
 
 if [[ -n "${long_factors// /}" ]]; then
     echo "== memory check: Carryon on longer playlists (unthrottled)"

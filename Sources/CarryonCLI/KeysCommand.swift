@@ -204,11 +204,13 @@ struct KeysPrefetch: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var library: LibraryOptions
+    @OptionGroup var network: NetworkOptions
 
     func run() async throws {
         let library = try self.library.open()
         var configuration = DownloadSession.Configuration()
         configuration.keyLifetime = lifetime.lifetime
+        network.configure(&configuration)
         let session = try await openSession(library, configuration)
         do {
             let task = try await session.makeTask(url: stream.url, name: stream.name, options: stream.options, headers: stream.requestHeaders)
@@ -244,9 +246,12 @@ struct KeysFetch: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var library: LibraryOptions
+    @OptionGroup var network: NetworkOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        var configuration = DownloadSession.Configuration()
+        network.configure(&configuration)
+        try await library.withSession(configuration: configuration) { session in
             do {
                 let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime, onlyMissing: true)
                 if json { try await printKeys(of: id, session); return }

@@ -3,7 +3,8 @@ import Carryon
 import Foundation
 
 /// `--cacert`, `--insecure`, `--proxy`, `--noproxy`: how the commands that fetch (download,
-/// resume, add, inspect, serve, play) reach origins (see ``NetworkSettings``).
+/// resume, add, inspect, serve, play, keys prefetch and fetch) reach origins (see
+/// ``NetworkSettings``).
 struct NetworkOptions: ParsableArguments {
     @Option(name: .customLong("cacert"), help: ArgumentHelp(
         "A PEM file of certificate authorities to trust besides the system's (a company's or a school's own CA); repeat for several. SSL_CERT_FILE and SSL_CERT_DIR are honoured as OpenSSL reads them.",

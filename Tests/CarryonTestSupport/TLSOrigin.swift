@@ -1,8 +1,8 @@
 import Foundation
 
 /// nginx from Debian serving a folder over HTTPS and HTTP/2, one server per certificate, each on
-/// a port of its own on 127.0.0.1: an origin as real CDNs are, with the certificates the test's
-/// CA issued (``TestCA``).
+/// a port of its own on 127.0.0.1 and the same port on ::1: an origin as real CDNs are, with the
+/// certificates the test's CA issued (``TestCA``).
 public enum TLSOrigin {
     /// What runs: each certificate's base URL (`https://127.0.0.1:PORT`), in the order given,
     /// and nginx's access log (combined format: each request line ends with its protocol, `HTTP/2.0`).
@@ -27,7 +27,7 @@ public enum TLSOrigin {
         return try await ServerProgram.run(nginx, ports: certificates.count, configure: { ports in
             let servers = zip(ports, certificates).map { port, issued in
                 """
-                 server { listen 127.0.0.1:\(port) ssl http2; ssl_certificate \(issued.certificate.path); \
+                 server { listen 127.0.0.1:\(port) ssl http2; listen [::1]:\(port) ssl http2; ssl_certificate \(issued.certificate.path); \
                 ssl_certificate_key \(issued.key.path); root \(root.path); }
                 """
             }.joined(separator: "\n")

@@ -59,3 +59,19 @@ struct ProxySettingsTests {
         #expect(refused?.message.hasPrefix("HTTPS_PROXY ftp://u:***@x") == true, "\(refused?.message ?? "")")
     }
 }
+
+/// How a certificate's names are matched against the host asked for, to say which name a
+/// certificate that does not verify was for.
+@Suite("Certificate names")
+struct CertificateNameTests {
+    @Test("a name matches itself without case, a wildcard one label, an IP address only the same address")
+    func names() {
+        #expect(CertificateProbe.name("cdn.example.com", matches: "CDN.example.com"))
+        #expect(CertificateProbe.name("*.example.com", matches: "cdn.example.com"))
+        #expect(!CertificateProbe.name("*.example.com", matches: "a.cdn.example.com"))
+        #expect(!CertificateProbe.name("*.example.com", matches: "example.com"))
+        #expect(CertificateProbe.name("127.0.0.1", matches: "127.0.0.1"))
+        #expect(CertificateProbe.name("::1", matches: "[::1]") && CertificateProbe.name("0:0:0:0:0:0:0:1", matches: "::1"))
+        #expect(!CertificateProbe.name("localhost", matches: "127.0.0.1"))
+    }
+}

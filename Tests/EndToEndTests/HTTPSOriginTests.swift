@@ -88,6 +88,12 @@ struct HTTPSOriginTests {
             let segments = origins.accessLines().filter { $0.contains(".m4s") || $0.contains(".mp4") }
             #expect(!segments.isEmpty && segments.allSatisfy { $0.contains("HTTP/2.0\"") }, "every request over HTTP/2: \(segments.prefix(3))")
 
+            // An IPv6 origin, its certificate naming ::1.
+            let port = try #require(URLComponents(string: good)?.port)
+            let overIPv6 = try await runCarryon(["inspect", "https://[::1]:\(port)/fmp4/main.m3u8", "--cacert", ca.certificate.path],
+                                                environment: Self.systemTrust)
+            #expect(overIPv6.status == 0 && overIPv6.standardOutput.contains("3 variants"), "\(overIPv6.standardError)")
+
             // A --cacert file that is not there, or holds no certificate, is refused before any request.
             let missing = try await runCarryon(["inspect", good + "/fmp4/main.m3u8", "--cacert", folder.appendingPathComponent("none.pem").path])
             #expect(missing.status != 0 && missing.standardError.contains("none.pem, which does not exist"), "\(missing.standardError)")

@@ -379,6 +379,23 @@ public struct PlaylistFetcher: Sendable {
     /// should those be unusable (a proxy variable that is not a URL), ``sharedClient`` alone.
     static var sharedNetwork: Network { (try? Network.shared()) ?? Network(client: sharedClient) }
 
+    /// `HTTPClientError.invalidURL` → "invalid URL": a library's case name in words, without the
+    /// type's name (what an error message shows a person).
+    static func words(_ description: String) -> String {
+        let name = description.split(separator: ".").last.map(String.init) ?? description
+        var words = ""
+        var previousUpper = false
+        for character in name {
+            if character.isUppercase, !words.isEmpty, !previousUpper { words += " " }
+            previousUpper = character.isUppercase
+            words.append(character)
+        }
+        // Acronyms stay as they are (URL, TLS, HTTP); other words are lower case.
+        return words.split(separator: " ").map { $0.count > 1 && $0.allSatisfy(\.isUppercase) ? String($0) : $0.lowercased() }
+            .joined(separator: " ")
+    }
+
+    /// `error` in words: what a request's failure message says (``Network`` adds TLS and proxies).
     static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError {
             switch error {
@@ -387,7 +404,8 @@ public struct PlaylistFetcher: Sendable {
             case .redirectLimitReached: return "too many redirects"
             case .redirectCycleDetected: return "a redirect loop"
             case .remoteConnectionClosed: return "the server closed the connection"
-            default: return String(describing: error)
+            case .tlsHandshakeTimeout: return "the TLS handshake timed out"
+            default: return words(String(describing: error))
             }
         }
         if let error = error as? IOError {
@@ -402,6 +420,7 @@ public struct PlaylistFetcher: Sendable {
             let causes = error.connectionErrors.map { describe($0.error) }
             return causes.first.map { "\($0) (\(error.host):\(error.port))" } ?? "could not connect to \(error.host):\(error.port)"
         }
+        if error is ChannelError { return words(String(describing: error)) }
         return String(describing: error)
     }
 }

@@ -42,6 +42,9 @@ public struct APIError: Error, Sendable, Encodable {
         case .http, .transfer, .playlist, .stalled, .tooLarge:
             status = 422
             hint = "The stream could not be read from its origin as it is."
+        case .certificate:
+            status = 422
+            hint = "The origin's certificate did not verify: start the daemon with --cacert FILE if you trust its authority."
         case .disk, .storage: status = 507
         default: status = 500
         }
