@@ -25,6 +25,7 @@ let package = Package(
         // TLS for the origins Carryon fetches from (trust, the words for a certificate that does
         // not verify) and for the daemon; already under AsyncHTTPClient and Hummingbird.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -52,6 +53,8 @@ let package = Package(
                 // verify (see Transfer/Network/).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                // HTTP/2 streams' body parts gathered (Transfer/BodyCoalescer.swift).
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -130,6 +133,8 @@ let package = Package(
                 "Carryon", "HLS", "CarryonTestSupport", "CarryonIndexTestSupport", "CCarryonSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import NIOCore
+import NIOHTTP2
 
 extension HTTPClient.Configuration {
     /// Buffers an HTTP/1.1 connection reads each time its socket is readable
@@ -24,6 +25,7 @@ extension HTTPClient.Configuration {
     /// - no decompression by the client: ``PlaylistFetcher`` decodes gzip playlists itself,
     ///   counting its size limit after decoding, and media is stored as it was sent;
     /// - `connectionsPerHost` connections to one host at once;
+    /// - each HTTP/2 stream's body parts gathered per read of the connection (``BodyCoalescer``);
     /// - each HTTP/1.1 connection reads one buffer (up to ``largestRead``) each time its socket is
     ///   readable, not NIO's default of four: a body arrives faster than it is written to disk,
     ///   so every connection's socket was always readable, and each held four buffers for a
@@ -39,6 +41,14 @@ extension HTTPClient.Configuration {
             channel.setOption(ChannelOptions.maxMessagesPerRead, value: readsPerEvent).flatMap {
                 channel.setOption(ChannelOptions.recvAllocator,
                                   value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: largestRead))
+            }
+        }
+        // Each HTTP/2 stream's DATA frames gathered per read (see BodyCoalescer), right after
+        // the codec that turns them into response parts.
+        configuration.http2StreamChannelDebugInitializer = { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let codec = try channel.pipeline.syncOperations.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self)
+                try channel.pipeline.syncOperations.addHandler(BodyCoalescer(), position: .after(codec))
             }
         }
         return configuration
