@@ -34,21 +34,7 @@ public final class Network: Sendable {
         self.settings = settings
         let tls = try TrustStore.configuration(settings)
         self.tls = tls
-        var https: ProxyAddress?
-        var http: ProxyAddress?
-        if let given = settings.proxy {
-            if !given.trimmingCharacters(in: .whitespaces).isEmpty {
-                https = try ProxyAddress(given, origin: "--proxy")
-                http = https
-            }
-        } else {
-            if let (name, value) = settings.variable("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY") {
-                https = try ProxyAddress(value, origin: name)
-            }
-            if let (name, value) = settings.variable("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY") {
-                http = try ProxyAddress(value, origin: name)
-            }
-        }
+        let (https, http) = try settings.proxies()
         httpsProxy = https
         httpProxy = http
         let exceptions = settings.noProxy ?? settings.variable("no_proxy", "NO_PROXY")?.value

@@ -49,6 +49,32 @@ public struct NetworkSettings: Sendable, Hashable {
         self.environment = environment.filter { Self.variables.contains($0.key) }
     }
 
+    /// Checks the settings without making a client: the proxy URLs, the certificate files.
+    ///
+    /// - Throws: ``CarryonError`` with code ``CarryonError/Code/invalidValue``, naming what is wrong.
+    public func check() throws(CarryonError) {
+        _ = try TrustStore.configuration(self)
+        _ = try proxies()
+    }
+
+    /// The proxies for https and for http origins: `--proxy` (`""`: none), else the environment's.
+    func proxies() throws(CarryonError) -> (https: ProxyAddress?, http: ProxyAddress?) {
+        if let given = proxy {
+            guard !given.trimmingCharacters(in: .whitespaces).isEmpty else { return (nil, nil) }
+            let address = try ProxyAddress(given, origin: "--proxy")
+            return (address, address)
+        }
+        var https: ProxyAddress?
+        var http: ProxyAddress?
+        if let (name, value) = variable("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY") {
+            https = try ProxyAddress(value, origin: name)
+        }
+        if let (name, value) = variable("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY") {
+            http = try ProxyAddress(value, origin: name)
+        }
+        return (https, http)
+    }
+
     /// The first of `names` set (and not empty) in the environment.
     func variable(_ names: String...) -> (name: String, value: String)? {
         for name in names {
