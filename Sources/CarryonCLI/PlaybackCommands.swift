@@ -180,8 +180,10 @@ struct Play: AsyncParsableCommand {
             An asset that is not complete keeps downloading in this process while it plays \
             (unless --no-download, or another carryon process is downloading it): what the \
             player asks for first is fetched first, stored as the download's own copy, and not \
-            fetched again. Ctrl-C stops serving and suspends the download; `carryon resume` \
-            continues it.
+            fetched again. A download that stops here (a certificate not trusted: --cacert is \
+            not kept with the asset, give it again; a full disk; an origin gone) is reported on \
+            standard error, and the server goes on serving what is stored. Ctrl-C stops serving \
+            and suspends the download; `carryon resume` continues it.
 
             Examples:
               carryon play 7k2m9x4q1b
@@ -234,6 +236,7 @@ struct Play: AsyncParsableCommand {
                     do {
                         try await task.resume()
                         printNote("downloading \(task.id) while it plays (\(Int(snapshot.progress.fraction * 100))% done)")
+                        Task { await Self.reportEnd(of: task, in: session) }
                     } catch let error as CarryonError where error.code == .busy {
                         // Another process took the download up since: it plays as that one fetches.
                         printNote(error.message)
@@ -266,6 +269,28 @@ struct Play: AsyncParsableCommand {
             } catch {
                 throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
             }
+        }
+    }
+
+    /// Tells the person at the terminal how the download this process resumed ended, as
+    /// `carryon download` would: a player only sees segments stop coming, so a certificate not
+    /// trusted here (`--cacert` given to `download` is not kept with the asset), a full disk or
+    /// an origin that is gone must be said where they can read it. Ctrl-C's suspension is not
+    /// reported: it was asked for.
+    static func reportEnd(of task: DownloadTask, in session: DownloadSession) async {
+        let state = await task.waitUntilFinished()
+        switch state {
+        case .completed:
+            printNote("\(task.id) is downloaded; it plays offline from now on")
+        case .failed, .suspended:
+            if let error = await session.lastError(of: task.id) {
+                printError("\(task.id): the download stopped: \(error.message)", hint: hint(for: error, id: task.id))
+            } else if state == .failed {
+                let message = (try? await task.snapshot().error) ?? nil
+                printError("\(task.id): the download failed\(message.map { ": \($0)" } ?? "")", hint: "`carryon show \(task.id)` tells what it did.")
+            }
+        default:
+            break
         }
     }
 

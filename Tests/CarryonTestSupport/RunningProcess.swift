@@ -14,16 +14,19 @@ public final class RunningProcess: @unchecked Sendable {
     private let errors = ErrorsBox()
     private let exit = ExitBox()
 
-    /// Starts the `carryon` binary the tests run (``carryonBinary``); see ``init(_:_:killWhen:)``.
-    public convenience init(carryon arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
-        try self.init(try requireCarryonBinary(), arguments, killWhen: killWhen)
+    /// Starts the `carryon` binary the tests run (``carryonBinary``); see ``init(_:_:environment:killWhen:)``.
+    public convenience init(carryon arguments: [String], environment: [String: String] = [:],
+                            killWhen: (@Sendable (String) -> Bool)? = nil) throws {
+        try self.init(try requireCarryonBinary(), arguments, environment: environment, killWhen: killWhen)
     }
 
-    /// Starts `executable`. With `killWhen`, the process is killed (SIGKILL) on the line of
-    /// standard output that the condition holds for, by the thread that reads it: at once,
-    /// whoever reads ``lines`` and however busy Swift concurrency's threads are.
-    public init(_ executable: URL, _ arguments: [String], killWhen: (@Sendable (String) -> Bool)? = nil) throws {
-        child = try ChildProcess(executable, arguments)
+    /// Starts `executable`, with `environment`'s variables over the tests' own. With `killWhen`,
+    /// the process is killed (SIGKILL) on the line of standard output that the condition holds
+    /// for, by the thread that reads it: at once, whoever reads ``lines`` and however busy Swift
+    /// concurrency's threads are.
+    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                killWhen: (@Sendable (String) -> Bool)? = nil) throws {
+        child = try ChildProcess(executable, arguments, environment: environment)
         let continuation: AsyncStream<String>.Continuation
         (lines, continuation) = AsyncStream<String>.makeStream()
         let child = self.child

@@ -105,6 +105,51 @@ struct HTTPSOriginTests {
         }
     }
 
+    /// A line of `--json` output as an object, or nil.
+    static func object(_ line: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+
+    @Test("`play` resuming a download from an origin it was not told to trust says on standard error why the download stopped, in words, with the hint; it goes on serving what is stored")
+    func playSaysWhyItsDownloadStopped() async throws {
+        try await Self.withOrigins { ca, origins, folder in
+            let library = folder.appendingPathComponent("library").path
+            let url = origins.baseURLs[0] + "/fmp4/main.m3u8"
+            // Killed a fifth of the way: incomplete, its origin trusted only by that process's --cacert.
+            let download = try RunningProcess(carryon: ["download", url, "--library", library, "--json", "--limit-rate", "100K",
+                                                        "--cacert", ca.certificate.path] + Self.small,
+                                              environment: Self.systemTrust) { line in
+                Self.object(line).map { $0["event"] as? String == "progress" && ($0["fraction"] as? Double ?? 0) > 0.2 } ?? false
+            }
+            var id: String?
+            for await line in download.lines { id = Self.object(line)?["id"] as? String ?? id }
+            #expect(await download.wait() == 128 + SIGKILL, "the download was to be killed part way")
+            let asset = try #require(id)
+
+            let play = try RunningProcess(carryon: ["play", asset, "--library", library], environment: Self.systemTrust)
+            var lines = play.lines.makeAsyncIterator()
+            let playlist = try #require(await lines.next())
+            #expect(playlist.hasSuffix("/\(asset)/main.m3u8"), "\(playlist)")
+            // Its first request meets the certificate, which is not retried: the download fails.
+            var state = "running"
+            for _ in 0..<150 where ["running", "waiting", "suspended"].contains(state) {
+                try await Task.sleep(for: .milliseconds(100))
+                let shown = try await runCarryon(["show", asset, "--library", library, "--json"])
+                state = Self.object(shown.standardOutput)?["state"] as? String ?? state
+            }
+            #expect(state == "failed")
+            // Still serving: what is stored plays (the playlists end before the first missing segment).
+            let served = String(decoding: try await httpGet(playlist), as: UTF8.self)
+            #expect(served.hasPrefix("#EXTM3U"), "\(served.prefix(200))")
+            play.kill(SIGINT)
+            _ = await play.wait()
+            let said = play.standardError
+            #expect(said.contains("\(asset): the download stopped: "), "\(said)")
+            #expect(said.contains("the server's certificate for 127.0.0.1 is not trusted") && said.contains("--cacert"), "\(said)")
+            Self.expectPlainWords(said)
+        }
+    }
+
     @Test("through tinyproxy with HTTPS_PROXY and with --proxy (its log shows CONNECT), through microsocks (SOCKS5), around a dead proxy by NO_PROXY; the proxy's password is in no output")
     func proxies() async throws {
         try await Self.withOrigins { ca, origins, folder in
