@@ -26,6 +26,9 @@ let package = Package(
         // not verify) and for the daemon; already under AsyncHTTPClient and Hummingbird.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", exact: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
+        // SOCKS5 for the certificate probe through a proxy (Transfer/Network/ProxyTunnel.swift):
+        // AsyncHTTPClient's own SOCKS handler, already under it.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
@@ -55,6 +58,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 // HTTP/2 streams' body parts gathered (Transfer/BodyCoalescer.swift).
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSOCKS", package: "swift-nio-extras"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

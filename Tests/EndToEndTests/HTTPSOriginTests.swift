@@ -150,7 +150,7 @@ struct HTTPSOriginTests {
         }
     }
 
-    @Test("through tinyproxy with HTTPS_PROXY and with --proxy (its log shows CONNECT), through microsocks (SOCKS5), around a dead proxy by NO_PROXY; the proxy's password is in no output")
+    @Test("through tinyproxy with HTTPS_PROXY and with --proxy (its log shows CONNECT), through microsocks (SOCKS5), around a dead proxy by NO_PROXY; certificates that do not verify told apart through either proxy; the proxy's password is in no output")
     func proxies() async throws {
         try await Self.withOrigins { ca, origins, folder in
             let library = folder.appendingPathComponent("library")
@@ -176,6 +176,17 @@ struct HTTPSOriginTests {
                 outputs += [viaOption.standardOutput, viaOption.standardError]
                 #expect(viaOption.status == 0, "\(viaOption.standardError)")
                 try Self.expectIdentical(try #require(Self.downloaded(viaOption)), library: library, origin: good)
+
+                // A certificate that does not verify, through the proxy: told apart as it is
+                // directly (the probe that reads it goes through the same tunnel).
+                let proxy = ["--proxy", "http://carry:\(password)@127.0.0.1:\(port)"]
+                let untrusted = try await runCarryon(["inspect", good + "/fmp4/main.m3u8"] + proxy, environment: Self.systemTrust)
+                let expired = try await runCarryon(["inspect", origins.baseURLs[1] + "/fmp4/main.m3u8"] + proxy + trust, environment: Self.systemTrust)
+                let otherName = try await runCarryon(["inspect", origins.baseURLs[2] + "/fmp4/main.m3u8"] + proxy + trust, environment: Self.systemTrust)
+                outputs += [untrusted.standardError, expired.standardError, otherName.standardError]
+                #expect(untrusted.status == 1 && untrusted.standardError.contains("is not trusted: it was issued by \"Carryon Test CA\""), "\(untrusted.standardError)")
+                #expect(expired.status == 1 && expired.standardError.contains("the server's certificate for 127.0.0.1 expired on "), "\(expired.standardError)")
+                #expect(otherName.status == 1 && otherName.standardError.contains("the server's certificate is for other.example, not for 127.0.0.1"), "\(otherName.standardError)")
 
                 let wrong = try await runCarryon(["inspect", good + "/fmp4/main.m3u8", "--proxy", "http://carry:wrong-\(password)@127.0.0.1:\(port)"] + trust,
                                                  environment: Self.systemTrust)
@@ -203,6 +214,9 @@ struct HTTPSOriginTests {
                                                      "--proxy", "socks5://127.0.0.1:\(port)"] + trust + Self.small, environment: Self.systemTrust)
                 #expect(viaSOCKS.status == 0, "\(viaSOCKS.standardError)")
                 try Self.expectIdentical(try #require(Self.downloaded(viaSOCKS)), library: library, origin: good)
+                let untrusted = try await runCarryon(["inspect", good + "/fmp4/main.m3u8", "--proxy", "socks5://127.0.0.1:\(port)"], environment: Self.systemTrust)
+                #expect(untrusted.status == 1 && untrusted.standardError.contains("is not trusted: it was issued by \"Carryon Test CA\""), "\(untrusted.standardError)")
+                Self.expectPlainWords(untrusted.standardError)
             }
             // A proxy that is not there, and NO_PROXY naming the origin's host: no request goes to it.
             var bypass = Self.systemTrust

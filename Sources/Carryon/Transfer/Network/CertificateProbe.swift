@@ -6,8 +6,9 @@ import NIOTLS
 
 /// Why an origin's certificate did not verify, found by a handshake of its own: NIOSSL reports
 /// an untrusted, an expired and a not-yet-valid certificate alike (BoringSSL's
-/// `CERTIFICATE_VERIFY_FAILED`), so the probe connects again, records the chain the server
-/// presents without judging it, and reads the leaf's dates and names and the issuer.
+/// `CERTIFICATE_VERIFY_FAILED`), so the probe connects again (through the same proxy, if the
+/// request went through one), records the chain the server presents without judging it, and
+/// reads the leaf's dates and names and the issuer.
 struct CertificateProbe {
     /// What the probe found.
     enum Finding: Equatable {
@@ -20,9 +21,10 @@ struct CertificateProbe {
     let tls: TLSConfiguration
 
     /// Why `host`:`port`'s certificate did not verify, or nil when the probe could not tell
-    /// (the server no longer answers, it presented no certificate).
-    func diagnose(host: String, port: Int, now: Date = Date()) async -> Finding? {
-        guard let chain = try? await chain(host: host, port: port), let leaf = chain.first else { return nil }
+    /// (the server no longer answers, it presented no certificate, the proxy refused the
+    /// tunnel). Through `proxy` when the request that failed went through it.
+    func diagnose(host: String, port: Int, through proxy: ProxyAddress? = nil, now: Date = Date()) async -> Finding? {
+        guard let chain = try? await chain(host: host, port: port, proxy: proxy), let leaf = chain.first else { return nil }
         let notAfter = Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter))
         let notBefore = Date(timeIntervalSince1970: TimeInterval(leaf.notValidBefore))
         if now > notAfter { return .expired(notAfter: notAfter) }
@@ -65,36 +67,61 @@ struct CertificateProbe {
         return host[dot...] == name.dropFirst()
     }
 
-    /// The chain `host`:`port` presents, leaf first, accepted without judgement.
-    private func chain(host: String, port: Int) async throws -> [NIOSSLCertificate] {
+    /// The chain `host`:`port` presents, leaf first, accepted without judgement; through
+    /// `proxy`'s tunnel when given.
+    private func chain(host: String, port: Int, proxy: ProxyAddress?) async throws -> [NIOSSLCertificate] {
         var tls = tls
         // The callback runs only when verification is on; it then replaces it.
         tls.certificateVerification = .noHostnameVerification
         let context = try NIOSSLContext(configuration: tls)
         let presented = Locked<[NIOSSLCertificate]>([])
         let group = MultiThreadedEventLoopGroup.singleton
-        let done = group.next().makePromise(of: Void.self)
+        let loop = group.next()
+        let opened = loop.makePromise(of: Void.self)
+        let done = loop.makePromise(of: Void.self)
         let serverName = NoProxy.address(host) == nil ? host : nil
+        let origin = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: group)
+            channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
-                            presented.withLock { $0 = certificates }
-                            promise.succeed(.certificateVerified)
+                        if let proxy {
+                            try ProxyTunnel.install(on: channel, proxy: proxy, host: origin, port: port, opened: opened)
+                        } else {
+                            opened.succeed(())
                         }
-                        try channel.pipeline.syncOperations.addHandler(handler)
-                        try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done))
                     }
                 }
-                .connect(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port).get()
+                .connect(host: proxy?.host ?? origin, port: proxy?.port ?? port).get()
         } catch {
+            opened.fail(error)
             done.fail(error)
             throw error
         }
         defer { channel.close(promise: nil) }
+        // However the proxy or the server behaves, the probe ends: a message waits on it.
+        let deadline = loop.scheduleTask(in: .seconds(15)) {
+            opened.fail(ChannelError.connectTimeout(.seconds(15)))
+            done.fail(ChannelError.connectTimeout(.seconds(15)))
+        }
+        defer { deadline.cancel() }
+        do {
+            try await opened.futureResult.get()
+        } catch {
+            done.fail(error)
+            throw error
+        }
+        // TLS starts once the tunnel is open (at once without a proxy).
+        try await loop.submit {
+            let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
+                presented.withLock { $0 = certificates }
+                promise.succeed(.certificateVerified)
+            }
+            try channel.pipeline.syncOperations.addHandler(handler)
+            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done))
+        }.get()
         try await done.futureResult.get()
         return presented.withLock { $0 }
     }

@@ -26,13 +26,13 @@ extension Network {
         let proxy = proxy(for: url)
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             var text = "the server's certificate is not for \(host)"
-            if proxy == nil, let port = Self.port(of: url), case .otherName(let names)? = await CertificateProbe(tls: tls).diagnose(host: host, port: port) {
+            if let port = Self.port(of: url), case .otherName(let names)? = await CertificateProbe(tls: tls).diagnose(host: host, port: port, through: proxy) {
                 text = "the server's certificate is for \(names.joined(separator: ", ")), not for \(host)"
             }
             return Failure(text: text + "; check the URL's host name", code: .certificate, isPermanent: true)
         }
         if Self.isVerificationFailure(error) {
-            return Failure(text: await verificationFailure(url: url, host: host, proxied: proxy != nil), code: .certificate, isPermanent: true)
+            return Failure(text: await verificationFailure(url: url, host: host, proxy: proxy), code: .certificate, isPermanent: true)
         }
         if let reason = Self.tlsReason(error) {
             return Failure(text: "the TLS handshake with \(host) failed: \(reason)", code: .http, isPermanent: false)
@@ -61,14 +61,10 @@ extension Network {
     }
 
     /// Why the server's certificate did not verify, in words, with what to do about it.
-    private func verificationFailure(url: String, host: String, proxied: Bool) async -> String {
-        let finding: CertificateProbe.Finding?
-        if proxied {
-            finding = nil
-        } else if let port = Self.port(of: url) {
-            finding = await CertificateProbe(tls: tls).diagnose(host: host, port: port)
-        } else {
-            finding = nil
+    private func verificationFailure(url: String, host: String, proxy: ProxyAddress?) async -> String {
+        var finding: CertificateProbe.Finding?
+        if let port = Self.port(of: url) {
+            finding = await CertificateProbe(tls: tls).diagnose(host: host, port: port, through: proxy)
         }
         let date = ISO8601DateFormatter()
         switch finding {
