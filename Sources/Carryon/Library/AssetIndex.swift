@@ -21,6 +21,9 @@ protocol AssetIndex: Sendable {
     func assetIDs(startingWith prefix: String) async throws(CarryonError) -> [String]
     /// The state recorded for asset `id`, or nil when there is no such asset.
     func state(of id: String) async throws(CarryonError) -> DownloadState?
+    /// Every asset's id and recorded state, oldest first, in one read (a state that cannot be
+    /// read counts as suspended, as the asset's row does).
+    func assetStates() async throws(CarryonError) -> [(id: String, state: DownloadState)]
     /// Records asset `id`'s state at `date`, and `error` as its error message when given (a
     /// task set waiting clears its message); completion records `completedAt`.
     func setState(_ state: DownloadState, of id: String, error: String?, at date: Date) async throws(CarryonError)

@@ -119,6 +119,14 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
+    func assetStates() async throws(CarryonError) -> [(id: String, state: DownloadState)] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT id, CAST(state AS TEXT) AS state FROM asset ORDER BY createdAt, rowid").map { row in
+                (id: row["id"], state: (row["state"] as String?).flatMap(DownloadState.init(rawValue:)) ?? .suspended)
+            }
+        }
+    }
+
     func setState(_ state: DownloadState, of id: String, error: String?, at date: Date) async throws(CarryonError) {
         try await write { db in
             try db.execute(sql: """

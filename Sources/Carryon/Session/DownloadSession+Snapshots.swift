@@ -4,11 +4,30 @@ import Foundation
 extension DownloadSession {
     func snapshot(_ id: String) async throws(CarryonError) -> AssetSnapshot {
         let id = try await resolveID(id)
+        return try await snapshot(of: id, ownership: try await scheduler.ownership(of: id))
+    }
+
+    /// Every asset, oldest first, each as ``DownloadTask/snapshot()`` shows it: the ownerships
+    /// read once for all (what the API's asset list gives).
+    public func snapshots() async throws(CarryonError) -> [AssetSnapshot] {
+        let ownerships = try await scheduler.ownerships()
+        var snapshots: [AssetSnapshot] = []
+        for id in try await index.assetIDs() {
+            do {
+                snapshots.append(try await snapshot(of: id, ownership: ownerships[id]))
+            } catch where error.code == .unknownAsset {
+                // Deleted since the ids were read: not listed.
+            }
+        }
+        return snapshots
+    }
+
+    /// Asset `id` (a whole id) as this session knows it, held as `ownership` says.
+    private func snapshot(of id: String, ownership: TaskOwnership?) async throws(CarryonError) -> AssetSnapshot {
         let task = tasks[id]
         // A task idle here is the index's: another process may run it, and its progress is then
         // that process's, not this session's last run.
         let active = task?.knowsBest ?? false
-        let ownership = try await scheduler.ownership(of: id)
         let tracker = task?.run?.tracker ?? (active || ownership?.holder == nil ? task?.lastProgress : nil)
         var snapshot = try await library.snapshot(of: id, live: .init(state: active ? task?.machine.state : nil, tracker: tracker,
                                                                       lastError: task?.lastError),

@@ -16,6 +16,15 @@ extension OfflineLibrary {
         return snapshots
     }
 
+    /// The ids of the assets in one of `states` now, oldest first, as ``assets()`` shows their
+    /// states (an asset no live process holds is suspended, not running): two reads of the
+    /// index whatever the library's size, no asset's resources or bundle read — what a start-up
+    /// needs (`serve` finding the suspended downloads).
+    public func assetIDs(in states: Set<DownloadState>) async throws(CarryonError) -> [String] {
+        let ownerships = try await index.ownerships(ownershipContext())
+        return try await index.assetStates().filter { states.contains(ownerships[$0.id]?.effectiveState ?? $0.state) }.map(\.id)
+    }
+
     /// The asset with `id` (the whole id, or a unique prefix of it), as ``assets()`` shows it.
     ///
     /// - Throws: ``CarryonError/Code/unknownAsset`` when no asset, or several, match.
@@ -26,6 +35,9 @@ extension OfflineLibrary {
 
     /// Resolves a full id or a unique prefix.
     func resolveID(_ text: String) async throws(CarryonError) -> String {
+        // A whole id is one look-up by key; only a prefix scans the ids (every snapshot resolves
+        // its id: a scan each made listing 10,000 assets take a minute).
+        if try await index.state(of: text) != nil { return text }
         let matches = try await index.assetIDs(startingWith: text)
         if matches.contains(text) { return text }
         guard !matches.isEmpty, !text.isEmpty else {

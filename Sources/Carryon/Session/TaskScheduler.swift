@@ -128,6 +128,11 @@ final class TaskScheduler: Sendable {
         try await index.ownership(of: id, context())
     }
 
+    /// Who holds each asset, in one read.
+    func ownerships() async throws(CarryonError) -> [String: TaskOwnership] {
+        try await index.ownerships(context())
+    }
+
     /// Records `state` for asset `id` unless another live instance holds it; returns that holder.
     func setStateUnlessHeld(_ state: DownloadState, of id: String, error: String? = nil) async throws(CarryonError) -> TaskOwnership? {
         try await index.setStateUnlessHeld(state, of: id, by: instance.id, error: error, context())

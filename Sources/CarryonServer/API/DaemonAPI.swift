@@ -156,8 +156,6 @@ public struct DaemonAPI: Sendable {
 
     /// Every asset, oldest first.
     private func snapshots() async throws -> [AssetSnapshot] {
-        var assets: [AssetSnapshot] = []
-        for task in try await session.tasks() { assets.append(try await task.snapshot()) }
-        return assets
+        try await session.snapshots()
     }
 }
