@@ -98,6 +98,7 @@ def grow(library, template, count):
         return
     bundles = os.path.join(library, "bundles")
     source = os.path.join(bundles, template)
+    logs = os.path.join(library, "logs", template)
 
     def select(table, cols, replace):
         return ", ".join(replace.get(c, c) for c in cols)
@@ -116,9 +117,12 @@ def grow(library, template, count):
             index.execute(
                 f"INSERT INTO resource ({', '.join(resource_columns)}) SELECT "
                 f"{select('resource', resource_columns, {'assetId': quoted})} FROM resource WHERE assetId = ?", (template,))
-            # The bundle's files hard-linked: sizes and file counts as a copy's, no bytes written.
+            # The bundle's files and logs hard-linked: sizes and file counts as a copy's, no
+            # bytes written.
             target = os.path.join(bundles, asset)
             shutil.copytree(source, target, copy_function=os.link)
+            if os.path.isdir(logs):
+                shutil.copytree(logs, os.path.join(library, "logs", asset), copy_function=os.link)
             manifest = os.path.join(target, "manifest.json")
             if os.path.exists(manifest):
                 # Its own manifest (the id is in it): a copy, not a link.
