@@ -198,15 +198,22 @@ def measure(carryon, library, runs, some_id):
     ready, whole, page = [], [], []
     for _ in range(runs):
         elapsed, base, connection, process = serve_ready(carryon, library)
-        path = urllib.parse.urlsplit(base).path.rstrip("/") + "/api/assets"
-        whole_ms, whole_bytes = api_get(connection, path)
-        page_ms, page_bytes = api_get(connection, path + "?limit=100")
-        rss = peak_rss(process.pid)
-        ready.append((elapsed, rss))
-        whole.append((whole_ms, rss, whole_bytes))
-        page.append((page_ms, rss, page_bytes))
-        process.terminate()
-        process.wait(timeout=30)
+        try:
+            path = urllib.parse.urlsplit(base).path.rstrip("/") + "/api/assets"
+            whole_ms, whole_bytes = api_get(connection, path)
+            page_ms, page_bytes = api_get(connection, path + "?limit=100")
+            rss = peak_rss(process.pid)
+            ready.append((elapsed, rss))
+            whole.append((whole_ms, rss, whole_bytes))
+            page.append((page_ms, rss, page_bytes))
+        finally:
+            # Whatever went wrong, no daemon is left serving the library.
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
     record("serve ready", ready)
     record("api whole list", whole)
     record("api first page", page)
