@@ -81,14 +81,19 @@ extension OfflineLibrary {
     }
 
     /// Every stored column of asset `id`'s row and of its resources' rows, as text: equal
-    /// before and after only when nothing at all was written to them.
+    /// before and after only when nothing at all was written to them — but the listing's
+    /// figures (`figures`, `figuresOf`, `bytesOnDisk`, `fraction`), which any process that
+    /// lists the asset may write (see `AssetFigures`), and whose JSON changes with the access
+    /// log every process appends to.
     ///
     /// Outside ``AssetIndex`` on purpose: its records leave out the columns only the index
-    /// itself reads (the owner, its epoch and lease, the run's progress), and a test that a
-    /// fenced-off run wrote nothing must see those too.
+    /// itself reads (the owner, its epoch and lease, the run's progress, the count of changes),
+    /// and a test that a fenced-off run wrote nothing must see those too.
     func storedRows(of id: String) async throws -> String {
         try await sqlite.read { db in
-            let asset = try Row.fetchAll(db, sql: "SELECT * FROM asset WHERE id = ?", arguments: [id]).description
+            let listing: Set<String> = ["figures", "figuresOf", "bytesOnDisk", "fraction"]
+            let columns = try db.columns(in: "asset").map(\.name).filter { !listing.contains($0) }
+            let asset = try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM asset WHERE id = ?", arguments: [id]).description
             let resources = try Row.fetchAll(db, sql: "SELECT * FROM resource WHERE assetId = ? ORDER BY id", arguments: [id]).description
             return asset + resources
         }
@@ -138,6 +143,18 @@ final class LibraryIndexFile: Sendable {
     static func write(_ values: [(column: String, value: StoredValue)], intoAsset id: String, _ db: Database) throws {
         for (column, value) in values {
             try db.execute(sql: "UPDATE asset SET \(column) = ? WHERE id = ?", arguments: [value.databaseValue, id])
+        }
+    }
+}
+
+extension OfflineLibrary {
+    /// How SQLite runs the statement of a page of the listing (`EXPLAIN QUERY PLAN`), its steps
+    /// joined by `; `.
+    func queryPlan(ofListing order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>) async throws -> String {
+        guard let index = index as? SQLiteAssetIndex else { throw CarryonError(.library, "the library's index is not SQLite") }
+        let (sql, arguments) = SQLiteAssetIndex.listingQuery(order, after: after, recordedStates: recordedStates, text: nil, limit: 100)
+        return try await index.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
         }
     }
 }

@@ -59,3 +59,125 @@ struct LibraryListingTests {
         }
     }
 }
+
+/// Pages and filters of a listing (issue 39): a cursor that neither repeats nor skips, the
+/// index's indexes used for every order.
+@Suite("Pages of the library")
+struct LibraryPagingTests {
+    static func insert(_ id: String, name: String? = nil, state: DownloadState = .completed, at made: Date, into library: OfflineLibrary) async throws {
+        try await library.index.insert(AssetRecord(id: id, name: name ?? id, url: "https://cdn.example/\(id).m3u8", state: state, errorMessage: nil,
+                                                   options: DownloadOptions(), headers: [], selection: nil, planned: false,
+                                                   createdAt: made, updatedAt: made, completedAt: nil, duration: nil))
+    }
+
+    @Test("pages of 3 give every asset that stays once, in order, while assets are added and deleted between pages; one added is on a later page")
+    func pagesWhileChanging() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            let start = Date(timeIntervalSince1970: 2_000_000_000)
+            // Ten made within one millisecond: the row breaks the tie.
+            for number in 0..<20 {
+                try await Self.insert(String(format: "a%02d", number), at: start.addingTimeInterval(number < 10 ? 0 : Double(number)), into: library)
+            }
+            var query = AssetQuery(limit: 3)
+            var seen: [String] = []
+            var deleted: Set<String> = []
+            var added: [String] = []
+            var pages = 0
+            repeat {
+                let page = try await library.assets(query)
+                #expect(page.assets.count <= 3)
+                seen += page.assets.map(\.id)
+                pages += 1
+                // Between pages: one not yet seen and one seen deleted, one added.
+                if pages == 2 {
+                    for id in ["a15", "a01"] {
+                        try await library.index.deleteAsset(id)
+                        deleted.insert(id)
+                    }
+                    try await Self.insert("late", at: start.addingTimeInterval(100), into: library)
+                    added.append("late")
+                }
+                query.cursor = page.next
+            } while query.cursor != nil && pages < 50
+            let kept = (0..<20).map { String(format: "a%02d", $0) }.filter { !deleted.contains($0) || seen.contains($0) }
+            #expect(seen == kept + added, "\(seen)")
+            #expect(Set(seen).count == seen.count, "an asset was given twice")
+            #expect(try await library.assets().map(\.id) == (0..<20).map { String(format: "a%02d", $0) }.filter { !deleted.contains($0) } + added)
+        }
+    }
+
+    @Test("filters: by state as shown (another process's dead download is suspended), by text in the name or at the start of the id ignoring case; orders newest, name and size; a last page has no cursor")
+    func filtersAndOrders() async throws {
+        try await LibraryListingTests.withAssets { library, recorded in
+            let shown = try await library.assets()
+            let suspended = try await library.assets(AssetQuery(states: [.suspended]))
+            #expect(suspended.assets.map(\.id) == shown.filter { $0.state == .suspended }.map(\.id))
+            #expect(suspended.next == nil)
+            let running = try await library.assets(AssetQuery(states: [.running], limit: 1))
+            #expect(running.assets.map(\.id) == ["held"] && running.next == nil)
+            #expect(try await library.assets(AssetQuery(text: "OR")).assets.map(\.id) == ["orphan"])
+            #expect(try await library.assets(AssetQuery(text: "g")).assets.map(\.id) == ["garbled", "gone"])
+            #expect(try await library.assets(AssetQuery(text: "%")).assets.isEmpty)
+            #expect(try await library.assets(AssetQuery(order: .newest)).assets.map(\.id) == recorded.map(\.0).reversed())
+            #expect(try await library.assets(AssetQuery(order: .name)).assets.map(\.id) == recorded.map(\.0).sorted())
+            var byName: [String] = []
+            var query = AssetQuery(order: .name, limit: 2)
+            repeat {
+                let page = try await library.assets(query)
+                byName += page.assets.map(\.id)
+                query.cursor = page.next
+            } while query.cursor != nil
+            #expect(byName == recorded.map(\.0).sorted())
+            let bySize = try await library.assets(AssetQuery(order: .size)).assets
+            #expect(bySize.count == recorded.count)
+            #expect(zip(bySize, bySize.dropFirst()).allSatisfy { $0.bytesOnDisk >= $1.bytesOnDisk })
+        }
+    }
+
+    @Test("a limit out of range, a cursor no listing gave, and a cursor of another order are errors naming them")
+    func hostileQueries() async throws {
+        try await LibraryListingTests.withAssets { library, _ in
+            for limit in [0, -1, AssetQuery.maximumLimit + 1, Int.max] {
+                await #expect(throws: CarryonError.self) { _ = try await library.assets(AssetQuery(limit: limit)) }
+            }
+            for cursor in ["garbage", "c1.!!!", "c1." + String(repeating: "A", count: 5000), "c1.e30"] {
+                do {
+                    _ = try await library.assets(AssetQuery(cursor: cursor))
+                    Issue.record("the cursor \(cursor.prefix(20)) was taken")
+                } catch let error as CarryonError {
+                    #expect(error.code == .invalidValue && error.message.contains("cursor"), "\(error.message)")
+                }
+            }
+            let page = try await library.assets(AssetQuery(limit: 2))
+            let cursor = try #require(page.next)
+            do {
+                _ = try await library.assets(AssetQuery(order: .name, cursor: cursor))
+                Issue.record("a cursor of another order was taken")
+            } catch let error as CarryonError {
+                #expect(error.code == .invalidValue && error.message.contains("order created"), "\(error.message)")
+            }
+        }
+    }
+
+    @Test("every order and filter of a page reads through an index (EXPLAIN QUERY PLAN), and the plain orders need no sort")
+    func queryPlans() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            let after = AssetCursor(order: .created, key: "2033-05-18 03:33:20.000", row: 3)
+            let cases: [(AssetQuery.Order, AssetCursor?, Set<DownloadState>, String)] = [
+                (.created, nil, [], "asset_by_created"),
+                (.created, after, [], "asset_by_created"),
+                (.newest, nil, [], "asset_by_created"),
+                (.name, AssetCursor(order: .name, key: "m", row: 3), [], "asset_by_name"),
+                (.size, AssetCursor(order: .size, key: "1000", row: 3), [], "asset_by_size"),
+                (.created, nil, [.failed], "asset_by_state"),
+            ]
+            for (order, cursor, states, expected) in cases {
+                let plan = try await library.queryPlan(ofListing: order, after: cursor, recordedStates: states)
+                #expect(plan.contains(expected), "\(order) \(states): \(plan)")
+                #expect(!plan.contains("TEMP B-TREE"), "\(order) \(states): \(plan)")
+            }
+        }
+    }
+}

@@ -32,6 +32,19 @@ protocol AssetIndex: Sendable {
     /// Removes asset `id` with its renditions, resources and keys.
     func deleteAsset(_ id: String) async throws(CarryonError)
 
+    /// Up to `limit` assets (every one when nil) in `order` after `after`, recorded in one of
+    /// `recordedStates` (any when empty), whose name contains `text` or whose id starts with
+    /// it (ignoring case), each with its place in the order: one read.
+    func assets(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
+                limit: Int?) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)]
+    /// Counts one more change to asset `id`'s bundle (see ``AssetFigures``): called after the
+    /// change is on disk.
+    func bundleChanged(_ id: String) async throws(CarryonError)
+    /// Keeps each asset's figures, unless its count of changes moved on since they were
+    /// computed; waits at most a moment for the index (figures are computed again when they
+    /// cannot be kept).
+    func keepFigures(_ updates: [FiguresUpdate]) async throws(CarryonError)
+
     // MARK: Plans
 
     /// Records asset `id`'s plan: its renditions, resources and fallbacks (replacing any), its selection,

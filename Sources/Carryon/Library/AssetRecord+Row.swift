@@ -30,6 +30,11 @@ extension AssetRecord {
         lastPlayedAt = reader.date("lastPlayedAt", "last playback", or: "never played")
         format = String.fromDatabaseValue(reader.value("format")) ?? "hls"
         problems = reader.problems
+        changes = Int64.fromDatabaseValue(reader.value("changes")) ?? 1
+        figuresOf = Int64.fromDatabaseValue(reader.value("figuresOf"))
+        figures = String.fromDatabaseValue(reader.value("figures"))
+        bytesOnDisk = Int.fromDatabaseValue(reader.value("bytesOnDisk"))
+        fraction = Double.fromDatabaseValue(reader.value("fraction"))
     }
 }
 

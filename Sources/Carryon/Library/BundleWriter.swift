@@ -8,14 +8,16 @@ import NIOFileSystem
 /// every other task's progress.
 ///
 /// Each file is written under a temporary name and renamed into place when complete (see
-/// ``BundleFiles``), so a crash never leaves a half-written file under its final name.
+/// ``BundleFiles``), so a crash never leaves a half-written file under its final name. Outside
+/// a run, each change is counted in the index once it is on disk (see ``AssetFigures``).
 struct BundleWriter: Sendable {
     let library: OfflineLibrary
 
     /// Writes `planned`'s manifests into asset `id`'s bundle: the origin's copies (without
     /// their secrets, by `format`), each rendition's local playlist and the local `main.m3u8`.
+    /// `inRun`: written by a run, whose claim and end count the change.
     @concurrent
-    func writeManifests(of planned: PlannedStream, format: any StreamFormat, for id: String) async throws(CarryonError) {
+    func writeManifests(of planned: PlannedStream, format: any StreamFormat, for id: String, inRun: Bool) async throws(CarryonError) {
         let plan = planned.plan
         let bundle = library.bundleURL(for: id)
         if let origin = plan.originMain {
@@ -33,6 +35,7 @@ struct BundleWriter: Sendable {
             try BundleFiles.write(Data(text.utf8), to: bundle.appending(path: path, directoryHint: .notDirectory))
         }
         try BundleFiles.write(Data(plan.localMain.utf8), to: bundle.appending(path: "main.m3u8", directoryHint: .notDirectory))
+        if !inRun { try await library.index.bundleChanged(id) }
     }
 
     /// Writes asset `id`'s `manifest.json` from its record, renditions and (once completed) its
@@ -59,6 +62,7 @@ struct BundleWriter: Sendable {
             files: files)
         do {
             try BundleFiles.write(try manifest.encoded(), to: bundle.appending(path: "manifest.json", directoryHint: .notDirectory))
+            try await index.bundleChanged(id)
         } catch let error as CarryonError {
             throw error
         } catch {
@@ -123,5 +127,6 @@ struct BundleWriter: Sendable {
         do { try FileManager.default.removeItem(at: bundle) } catch {
             throw CarryonError(.disk, "cannot remove \(bundle.path): \(error.localizedDescription)", cause: error)
         }
+        try await library.index.bundleChanged(id)
     }
 }

@@ -57,7 +57,7 @@ extension SQLiteAssetIndex {
             guard let id: String = rows.first?["id"], let row = try Self.row(db, id: id),
                   let claim = Ownership.claim(row, by: instance, now: context.seconds, lease: lease) else { return nil }
             try db.execute(sql: """
-                UPDATE asset SET state = 'running', owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL,
+                UPDATE asset SET state = 'running', changes = changes + 1, owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL,
                 updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting' AND request IS NULL
                 """, arguments: [instance, claim.leaseUntil, claim.epoch, IndexDate(context.now), id, row.epoch])
             return db.changesCount == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
@@ -90,7 +90,7 @@ extension SQLiteAssetIndex {
         try await write { db in
             try Self.check(fence, db)
             try db.execute(sql: """
-                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, progress = NULL,
+                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, progress = NULL, changes = changes + 1,
                 request = CASE WHEN (request = 'suspend' AND ? = 'suspended') OR (request = 'cancel' AND ? = 'cancelled') THEN NULL ELSE request END,
                 queuedBy = CASE WHEN ? IS NULL THEN NULL ELSE owner END, queuedAt = ?, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
@@ -110,7 +110,7 @@ extension SQLiteAssetIndex {
             // Written by a process that holds no claim: whatever claim the row still names (a
             // lease run out, or this instance's own claim in flight) is fenced off from here on.
             try db.execute(sql: """
-                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, epoch = epoch + (owner IS NOT NULL),
+                UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, epoch = epoch + (owner IS NOT NULL), changes = changes + 1,
                 queuedBy = NULL, queuedAt = NULL, request = NULL, progress = NULL, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
                 """, arguments: [state, IndexDate(context.now), error != nil, error, id, current.row.epoch])

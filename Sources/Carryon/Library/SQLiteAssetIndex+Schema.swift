@@ -142,6 +142,25 @@ extension SQLiteAssetIndex {
                 t.primaryKey(["assetId", "holder"])
             }
         }
+        migrator.registerMigration("v8: listing figures") { db in
+            // What a listing shows of an asset, kept in its row (see AssetFigures): `changes`
+            // counts the changes to its plan, resources and bundle, `figuresOf` says which count
+            // `figures` were computed at; they are current while the two are equal. Rows of an
+            // earlier release have none: their first listing computes them.
+            try db.alter(table: "asset") { t in
+                t.add(column: "changes", .integer).notNull().defaults(to: 1)
+                t.add(column: "figuresOf", .integer)
+                t.add(column: "figures", .jsonText)
+                t.add(column: "bytesOnDisk", .integer)
+                t.add(column: "fraction", .double)
+            }
+            // The listing's orders and filters (see AssetQuery): oldest first, by state, by
+            // name, by size (unknown sizes last); each index ends with the row id that breaks ties.
+            try db.create(index: "asset_by_created", on: "asset", columns: ["createdAt"])
+            try db.create(index: "asset_by_state", on: "asset", columns: ["state", "createdAt"])
+            try db.create(index: "asset_by_name", on: "asset", columns: ["name"])
+            try db.execute(sql: "CREATE INDEX asset_by_size ON asset (IFNULL(bytesOnDisk, -1))")
+        }
         return migrator
     }
 }

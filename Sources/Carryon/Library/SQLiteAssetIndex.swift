@@ -190,7 +190,7 @@ final class SQLiteAssetIndex: AssetIndex {
                                arguments: [id, fallback.prefix, String(decoding: try JSONEncoder().encode(fallback.alternatives), as: UTF8.self),
                                            fallback.query])
             }
-            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ?, changes = changes + 1 WHERE id = ?",
                            arguments: [planned.selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                                        plan.duration, planned.format, IndexDate(date), id])
         }
@@ -201,7 +201,7 @@ final class SQLiteAssetIndex: AssetIndex {
             try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM fallback WHERE assetId = ?", arguments: [id])
-            try db.execute(sql: "UPDATE asset SET planned = 0, selection = NULL WHERE id = ?", arguments: [id])
+            try db.execute(sql: "UPDATE asset SET planned = 0, selection = NULL, changes = changes + 1 WHERE id = ?", arguments: [id])
         }
     }
 
@@ -296,9 +296,18 @@ final class SQLiteAssetIndex: AssetIndex {
     func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError) {
         try await write { db in
             if let fence { try Self.check(fence, db) }
+            let wasDone = try fence == nil
+                && String.fetchOne(db.cachedStatement(sql: "SELECT state FROM resource WHERE id = ?"), arguments: [resourceID]) == "done"
             // Once per resource: the statement is compiled once per connection.
             try db.cachedStatement(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?")
                 .execute(arguments: [bytes, etag, lastModified, resourceID])
+            // Outside a run (a fetch playback waited for, ending after it), a change to count
+            // unless another run recorded it already; a run's changes are counted when it is
+            // claimed and when it ends (see AssetFigures).
+            if fence == nil, !wasDone {
+                try db.cachedStatement(sql: "UPDATE asset SET changes = changes + 1 WHERE id = (SELECT assetId FROM resource WHERE id = ?)")
+                    .execute(arguments: [resourceID])
+            }
         }
     }
 

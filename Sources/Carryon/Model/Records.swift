@@ -61,6 +61,21 @@ struct AssetRecord: Codable, Sendable {
     var format: String = "hls"
     /// The stored values that could not be read, in words (see `init(row:)`); never written.
     var problems: [String] = []
+    /// How many changes to its plan, resources and bundle the index counted; read, never
+    /// written with the record (see ``AssetFigures``).
+    var changes: Int64 = 1
+    /// The count of changes ``figures`` were computed at; nil when there are none.
+    var figuresOf: Int64? = nil
+    /// What a listing shows of the asset, as JSON (``AssetFigures``), current while
+    /// ``figuresOf`` equals ``changes``.
+    var figures: String? = nil
+    /// The bundle's bytes on disk and the progress fraction, as ``figures`` says them, for
+    /// listings that need no more.
+    var bytesOnDisk: Int? = nil
+    var fraction: Double? = nil
+
+    /// Whether ``figures`` say how the asset is now.
+    var figuresAreCurrent: Bool { figures != nil && figuresOf == changes }
 
     enum CodingKeys: String, CodingKey {
         case id, name, url, state, errorMessage, options, headers, selection, planned, createdAt, updatedAt, completedAt, duration,

@@ -284,7 +284,7 @@ extension DownloadSession {
            holder.instance != scheduler.instance.id {
             throw TaskScheduler.busy(asset.id, ownership, "its plan is that process's")
         }
-        try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id)
+        try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id, inRun: fence != nil)
         try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date(), fence: fence)
         try await writeManifest(asset.id)
     }

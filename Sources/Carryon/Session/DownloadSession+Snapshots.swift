@@ -14,30 +14,42 @@ extension DownloadSession {
     /// Every asset, oldest first, each as ``DownloadTask/snapshot()`` shows it: the ownerships
     /// read once for all (what the API's asset list gives).
     public func snapshots() async throws(CarryonError) -> [AssetSnapshot] {
+        try await snapshots(AssetQuery()).assets
+    }
+
+    /// A page of the library's assets (see ``OfflineLibrary/assets(_:)``), each as
+    /// ``DownloadTask/snapshot()`` shows it.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
+    ///   a listing can take.
+    public func snapshots(_ query: AssetQuery) async throws(CarryonError) -> AssetPage {
         // This session's tasks as they are before the index is read (see snapshot(_:)).
         let local = tasks
         let ownerships = try await scheduler.ownerships()
-        var snapshots: [AssetSnapshot] = []
-        for id in try await index.assetIDs() {
-            do {
-                snapshots.append(try await snapshot(of: id, task: local[id], ownership: ownerships[id]))
-            } catch where error.code == .unknownAsset {
-                // Deleted since the ids were read: not listed.
-            }
+        var live: [String: OfflineLibrary.LiveState] = [:]
+        for (id, task) in local { live[id] = Self.live(task, ownership: ownerships[id]) }
+        var page = try await library.page(query, ownerships: ownerships, live: live)
+        for index in page.assets.indices {
+            if let run = local[page.assets[index].id]?.run, run.tracker != nil { page.assets[index].progress.connections = run.requestsInFlight }
         }
-        return snapshots
+        return page
+    }
+
+    /// What this session knows of `task` that the index does not say (the index said
+    /// `ownership`, read after `task` was taken).
+    private static func live(_ task: SessionTask?, ownership: TaskOwnership?) -> OfflineLibrary.LiveState? {
+        guard let task else { return nil }
+        // A task idle here is the index's: another process may run it, and its progress is then
+        // that process's, not this session's last run.
+        let active = task.knowsBest
+        let tracker = task.run?.tracker ?? (active || ownership?.holder == nil ? task.lastProgress : nil)
+        return .init(state: active ? task.machine.state : nil, tracker: tracker, lastError: task.lastError)
     }
 
     /// Asset `id` (a whole id) as this session knew it (`task`) and the index then said
     /// (`ownership`, read after `task` was taken).
     private func snapshot(of id: String, task: SessionTask?, ownership: TaskOwnership?) async throws(CarryonError) -> AssetSnapshot {
-        // A task idle here is the index's: another process may run it, and its progress is then
-        // that process's, not this session's last run.
-        let active = task?.knowsBest ?? false
-        let tracker = task?.run?.tracker ?? (active || ownership?.holder == nil ? task?.lastProgress : nil)
-        var snapshot = try await library.snapshot(of: id, live: .init(state: active ? task?.machine.state : nil, tracker: tracker,
-                                                                      lastError: task?.lastError),
-                                                  ownership: ownership)
+        var snapshot = try await library.snapshot(of: id, live: Self.live(task, ownership: ownership) ?? .init(), ownership: ownership)
         if let run = task?.run, run.tracker != nil { snapshot.progress.connections = run.requestsInFlight }
         return snapshot
     }

@@ -10,10 +10,57 @@ extension OfflineLibrary {
     /// or its lease ran out) is shown suspended: any process may resume it. A download another
     /// process runs shows the progress its owner wrote to the index, at most half a second old.
     public func assets() async throws(CarryonError) -> [AssetSnapshot] {
+        try await assets(AssetQuery()).assets
+    }
+
+    /// A page of the library's assets, as ``assets()`` shows them: those `query` filters, in
+    /// its order, after its cursor. One read of the index for the page, whatever the library's
+    /// size; an asset's resources are read and its bundle walked only when it changed since it
+    /// was last listed (see ``AssetQuery`` for how pages follow each other).
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
+    ///   a listing can take.
+    public func assets(_ query: AssetQuery) async throws(CarryonError) -> AssetPage {
+        try await page(query, ownerships: try await index.ownerships(ownershipContext()), live: [:])
+    }
+
+    /// A page of `query`, each asset as ``snapshot(of:live:ownership:)`` makes it: `ownerships`
+    /// read before the page, `live` what a session knows of its assets, by id. The
+    /// figures computed on the way are kept, in one write.
+    func page(_ query: AssetQuery, ownerships: [String: TaskOwnership],
+              live: [String: LiveState]) async throws(CarryonError) -> AssetPage {
+        let (limit, after) = try query.validated()
+        var recorded = query.states
+        // A running or waiting row no live process holds shows as suspended: asked for any of
+        // the three, the page reads all three and keeps the states asked for.
+        if !recorded.isDisjoint(with: [.suspended, .running, .waiting]) { recorded.formUnion([.suspended, .running, .waiting]) }
+        var place = after
         var snapshots: [AssetSnapshot] = []
-        let ownerships = try await index.ownerships(ownershipContext())
-        for id in try await index.assetIDs() { snapshots.append(try await snapshot(of: id, live: nil, ownership: ownerships[id])) }
-        return snapshots
+        var kept: [FiguresUpdate] = []
+        var next: String?
+        reading: while true {
+            let wanted = limit.map { $0 - snapshots.count + 1 }
+            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted)
+            for (record, cursor) in rows {
+                let live = live[record.id]
+                let ownership = ownerships[record.id]
+                if !query.states.isEmpty, !query.states.contains(live?.state ?? ownership?.effectiveState ?? record.state) {
+                    place = cursor
+                    continue
+                }
+                if let limit, snapshots.count == limit {
+                    next = place?.encoded
+                    break reading
+                }
+                snapshots.append(await snapshot(of: record, live: live, ownership: ownership, keeping: &kept))
+                place = cursor
+            }
+            if wanted == nil || rows.count < wanted! { break }
+        }
+        // Kept for the next listing; one that cannot be kept now (the index busy, the disk
+        // full) is computed again then.
+        try? await index.keepFigures(kept)
+        return AssetPage(assets: snapshots, next: next)
     }
 
     /// The ids of the assets in one of `states` now, oldest first, as ``assets()`` shows their
@@ -56,53 +103,89 @@ extension OfflineLibrary {
         var lastError: CarryonError?
     }
 
-    /// Asset `id` as it is now: the index's record and counts, the bundle's bytes on disk, what
-    /// `live` knows of a task this process runs, and who holds it (`ownership`).
+    /// Asset `id` as it is now: the index's record and figures, what `live` knows of a task
+    /// this process runs, and who holds it (`ownership`).
     func snapshot(of id: String, live: LiveState?, ownership: TaskOwnership?) async throws(CarryonError) -> AssetSnapshot {
         guard let asset = try await index.asset(id) else {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
+        var kept: [FiguresUpdate] = []
+        let snapshot = await snapshot(of: asset, live: live, ownership: ownership, keeping: &kept)
+        try? await index.keepFigures(kept)
+        return snapshot
+    }
+
+    /// Asset `asset` as it is now. Its figures are the row's while they are current and no live
+    /// process holds it; otherwise they are computed (its resources read, its bundle walked)
+    /// and, when no live process holds it, added to `kept` for the index to keep.
+    func snapshot(of asset: AssetRecord, live: LiveState?, ownership: TaskOwnership?,
+                  keeping kept: inout [FiguresUpdate]) async -> AssetSnapshot {
+        let id = asset.id
         let bundle = bundleURL(for: id)
-        // A running task's progress comes from its tracker; the resources are read only
-        // without one, and the asset cache needs counts only.
-        // A row of this asset that cannot be read is one of its problems, not the library's:
-        // every other asset still lists.
+        // A download running or queued here or in another live process changes its bundle
+        // between the changes the index counts: its figures are computed, never kept.
+        let held = ownership?.holder != nil || live?.state == .running || live?.state == .waiting
         var problems = asset.problems
-        func readOrNote<T>(_ what: String, _ empty: T, _ body: () async throws(CarryonError) -> T) async -> T {
-            do { return try await body() } catch {
-                problems.append("its \(what) cannot be read (\(error.message)); it shows none")
-                return empty
+        var figures = held || !asset.figuresAreCurrent ? nil : asset.figures.flatMap(AssetFigures.decoded)
+        let fromRow = figures != nil
+        var keep = !fromRow && !held
+        if figures == nil {
+            // A row of this asset that cannot be read is one of its problems, not the
+            // library's: every other asset still lists (and its figures are not kept).
+            func readOrNote<T>(_ what: String, _ empty: T, _ body: () async throws(CarryonError) -> T) async -> T {
+                do { return try await body() } catch {
+                    problems.append("its \(what) cannot be read (\(error.message)); it shows none")
+                    keep = false
+                    return empty
+                }
             }
+            // A task running here has its progress in its tracker: its resources are not read
+            // (the asset cache needs counts only).
+            let progress: DownloadProgress
+            if held, let tracker = live?.tracker {
+                progress = tracker.snapshot(at: DownloadSession.now())
+            } else {
+                progress = ProgressTracker(resources: await readOrNote("resources", []) { () async throws(CarryonError) in
+                    try await index.resources(of: id)
+                }).snapshot(at: 0)
+            }
+            let renditions = await readOrNote("renditions", []) { () async throws(CarryonError) in try await index.renditions(of: id) }
+            let counts = await readOrNote("resource counts", [:]) { () async throws(CarryonError) in try await index.resourceCounts(of: id) }
+            figures = AssetFigures(progress: progress, bytesByRendition: BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") },
+                                   cache: AssetCache(renditions: renditions, counts: counts, planned: asset.planned))
         }
-        var progress: DownloadProgress
+        var current = figures!
+        var progress = current.progress
         if let tracker = live?.tracker {
+            // What this session counted of its last run: its speed, partial files included.
             progress = tracker.snapshot(at: DownloadSession.now())
-        } else {
-            progress = ProgressTracker(resources: await readOrNote("resources", []) { () async throws(CarryonError) in
-                try await index.resources(of: id)
-            }).snapshot(at: 0)
+        } else if let owned = ownership?.progress {
             // Another process's download: the bytes its owner counted, partial files included.
-            if let owned = ownership?.progress {
-                let ranges = progress.loadedTimeRanges
-                progress = owned
-                progress.loadedTimeRanges = ranges
-            }
+            let ranges = progress.loadedTimeRanges
+            progress = owned
+            progress.loadedTimeRanges = ranges
         }
-        let renditions = await readOrNote("renditions", []) { () async throws(CarryonError) in try await index.renditions(of: id) }
-        let counts = await readOrNote("resource counts", [:]) { () async throws(CarryonError) in try await index.resourceCounts(of: id) }
+        // The playback summary, read again when the access log grew since (playback servers
+        // append to it without counting a change).
+        let logs = AssetLogs(library: self)
+        let logBytes = BundleFiles.size(of: logs.accessLogURL(for: id))
+        if logBytes != current.accessLogBytes {
+            current.playback = logs.playbackSummary(for: id)
+            current.accessLogBytes = logBytes
+            if fromRow { keep = true }
+        }
+        if keep { kept.append(FiguresUpdate(assetID: id, changes: asset.changes, figures: current)) }
         let state = live?.state ?? ownership?.effectiveState ?? asset.state
         let error = state == .failed ? (live?.lastError?.message ?? asset.errorMessage) : asset.errorMessage
-        let usage = BundleFiles.usage(of: bundle).filter { !$0.key.hasPrefix(".") }
         return AssetSnapshot(
             id: id, name: asset.name, url: asset.url, state: state, error: error, progress: progress,
             selection: asset.selection, duration: asset.duration, bundlePath: bundle.path,
             format: asset.format, playlist: asset.planned ? bundle.appending(path: LocalManifest.main.path, directoryHint: .notDirectory).path : nil,
             mpd: asset.planned && LocalManifest.manifests(ofFormat: asset.format).contains(DASHFormat.localMPD)
                 ? bundle.appending(path: DASHFormat.localMPD.path, directoryHint: .notDirectory).path : nil,
-            bytesOnDisk: usage.values.reduce(0, +), bytesByRendition: usage, createdAt: asset.createdAt,
+            bytesOnDisk: current.bytesOnDisk, bytesByRendition: current.bytesByRendition, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
-            lastPlayedAt: asset.lastPlayedAt, playback: AssetLogs(library: self).playbackSummary(for: id),
-            cache: AssetCache(renditions: renditions, counts: counts, planned: asset.planned),
-            problems: problems.isEmpty ? nil : problems)
+            lastPlayedAt: asset.lastPlayedAt, playback: current.playback,
+            cache: current.cache, problems: problems.isEmpty ? nil : problems)
     }
 }
