@@ -27,7 +27,16 @@ doc = {
           "description": "The JSON API of the Carryon daemon (carryon serve). Every path is below the server's base URL, which carries its token (http://127.0.0.1:PORT/TOKEN); a request without the token, or with another Host, is refused with 403. A request that changes anything is refused with 403 foreign-origin when its Origin header is another web page's."},
  "paths": {
   "/api/assets": {
-    "get": op("Every asset, oldest first", {200: js("Asset", True)}, op_id="listAssets"),
+    "get": op("The assets, oldest first (or in order), those of the states asked for whose name contains q or whose id starts with it; with limit, a page: a Link header (rel=\"next\", RFC 8288) names the next page, whose cursor carries on after the last asset of this one, so that assets added or deleted meanwhile make no asset repeat or go missing",
+      {200: {"description": "OK", "headers": {"Link": {"description": "<assets?cursor=C&…>; rel=\"next\" when there is a next page", "schema": {"type": "string"}}},
+             "content": {"application/json": {"schema": {"type": "array", "items": {"$ref": "#/components/schemas/Asset"}}}}},
+       400: "error"},
+      params=[{"name": "state", "in": "query", "required": False, "description": "States as shown (a download no live process holds is suspended), comma-separated or repeated", "schema": {"type": "string", "examples": ["failed,suspended"]}},
+              {"name": "q", "in": "query", "required": False, "description": "Text in the name, or the start of the id, ignoring case", "schema": {"type": "string", "maxLength": 200}},
+              {"name": "order", "in": "query", "required": False, "schema": {"type": "string", "enum": ["created", "newest", "name", "size"], "default": "created"}},
+              {"name": "limit", "in": "query", "required": False, "description": "At most this many assets (every one without)", "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
+              {"name": "cursor", "in": "query", "required": False, "description": "The next page's cursor, from the Link header; made for one order", "schema": {"type": "string"}}],
+      op_id="listAssets"),
     "post": op("Start a download", {201: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="NewDownload", op_id="startDownload")},
   "/api/assets/{id}": {
     "get": op("One asset", {200: js("Asset"), 404: "error"}, params=idp, op_id="showAsset"),

@@ -3,40 +3,106 @@ import Carryon
 import HLS
 import Foundation
 
-/// `carryon list`: every asset in the library.
+/// `carryon list`: the assets in the library, or a page of them.
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the assets in the library with their state and size on disk.",
         discussion: """
+            Every asset, oldest first, unless filtered, sorted or limited. With --limit, the
+            last line on stderr gives the command of the next page (its --cursor): pages never
+            repeat or skip an asset, whatever is added or deleted between them.
+
             Examples:
               carryon list
+              carryon list --state failed,suspended
+              carryon list --search concert --sort size --limit 20
               carryon list --json | jq '.[] | select(.state == "completed") | .id'
             """
     )
+
+    @Option(name: .long, parsing: .singleValue,
+            help: "Only assets in these states (waiting, running, suspended, completed, failed, cancelled; comma-separated or repeated).")
+    var state: [String] = []
+
+    @Option(name: .long, help: "Only assets whose name contains this text, or whose id starts with it (ignoring case).")
+    var search: String?
+
+    @Option(name: .long, help: "The order: created (oldest first), newest, name or size (largest first).")
+    var sort: String = "created"
+
+    @Option(name: .long, help: "At most this many assets (1 to 10000).")
+    var limit: Int?
+
+    @Option(name: .long, help: "Where the page starts: the cursor the page before gave.")
+    var cursor: String?
 
     @Flag(help: "Print a JSON array of assets (the shape of `show --json`).")
     var json = false
 
     @OptionGroup var library: LibraryOptions
 
+    func validate() throws {
+        _ = try query()
+    }
+
+    /// The query the options ask for.
+    func query() throws -> AssetQuery {
+        var query = AssetQuery(text: search, limit: limit, cursor: cursor)
+        for name in state.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: true) }) {
+            guard let state = DownloadState(rawValue: String(name)) else {
+                throw ValidationError("--state \(name) is not one of \(DownloadState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            query.states.insert(state)
+        }
+        guard let order = AssetQuery.Order(rawValue: sort) else {
+            throw ValidationError("--sort \(sort) is not one of \(AssetQuery.Order.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        query.order = order
+        if let limit, !(1...AssetQuery.maximumLimit).contains(limit) {
+            throw ValidationError("--limit \(limit) is not between 1 and \(AssetQuery.maximumLimit)")
+        }
+        return query
+    }
+
+    /// The command that lists the page after this one, its words quoted for a POSIX shell.
+    func nextPageCommand(_ cursor: String) -> String {
+        var words = ["carryon", "list"]
+        if !state.isEmpty { words += ["--state", state.joined(separator: ",")] }
+        if let search { words += ["--search", search] }
+        if sort != "created" { words += ["--sort", sort] }
+        if let limit { words += ["--limit", String(limit)] }
+        if json { words.append("--json") }
+        if let path = library.path { words += ["--library", path] }
+        words += ["--cursor", cursor]
+        return words.map { word in
+            word.allSatisfy({ $0.isLetter || $0.isNumber || "-_.,/=:".contains($0) }) && !word.isEmpty
+                ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }.joined(separator: " ")
+    }
+
     func run() async throws {
-        // Read without a session: no HTTP client, nothing written (a full disk, or other
-        // processes downloading, change nothing here).
+        // Read without a session: no HTTP client, nothing written but the figures it computes
+        // (a full disk, or other processes downloading, change nothing here).
         let library = try library.open()
         do {
-            let snapshots: [AssetSnapshot]
+            let page: AssetPage
             do {
-                snapshots = try await library.assets()
+                page = try await library.assets(try query())
             } catch {
                 throw fail(error)
+            }
+            let snapshots = page.assets
+            defer {
+                if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
             }
             if json {
                 try printJSON(snapshots)
                 return
             }
             if snapshots.isEmpty {
-                print("The library is empty. `carryon download URL` adds a stream.")
+                let filtered = !state.isEmpty || search != nil || cursor != nil
+                print(filtered ? "No asset matches." : "The library is empty. `carryon download URL` adds a stream.")
                 return
             }
             var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION", "URL"])

@@ -28,6 +28,7 @@ extension DaemonAPITests {
                 ("POST", "/api/assets", "assets", #"{"url": "\#(daemon.origin)/ts/main.m3u8"}"#, foreign, 403),
                 ("POST", "/api/assets", "assets", #"{"catalog": "Nope"}"#, [], 404),
                 ("POST", "/api/assets", "assets", large, [], 413),
+                ("GET", "/api/assets", "assets?limit=0", nil, [], 400),
                 ("GET", "/api/assets/{id}", "assets/zzzzzzzzzz", nil, [], 404),
                 ("DELETE", "/api/assets/{id}", "assets/\(done)", nil, foreign, 403),
                 ("DELETE", "/api/assets/{id}", "assets/zzzzzzzzzz", nil, [], 404),

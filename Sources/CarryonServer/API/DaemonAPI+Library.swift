@@ -84,6 +84,53 @@ extension DaemonAPI {
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 
+    /// `GET /api/assets[?state=S[,S…]&q=TEXT&order=O&limit=N&cursor=C]`: a page of the library
+    /// (every asset, oldest first, without a limit), an array as before paging; a `Link` header
+    /// (`<assets?…&cursor=C>; rel="next"`, RFC 8288) names the next page when there is one.
+    func listAssets(_ request: Request) async throws -> Response {
+        let parameters = request.uri.queryParameters
+        var query = AssetQuery()
+        for text in parameters.getAll("state") {
+            for name in text.split(separator: ",", omittingEmptySubsequences: true) {
+                guard let state = DownloadState(rawValue: String(name)) else {
+                    throw APIError(400, "bad-request", "state \(DateText.excerpt(String(name), limit: 40)) is not one of \(DownloadState.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                query.states.insert(state)
+            }
+        }
+        if let text = parameters.get("q"), !text.isEmpty {
+            guard text.count <= 200 else { throw APIError(400, "bad-request", "q is at most 200 characters") }
+            query.text = text
+        }
+        if let text = parameters.get("order") {
+            guard let order = AssetQuery.Order(rawValue: text) else {
+                throw APIError(400, "bad-request", "order \(DateText.excerpt(text, limit: 40)) is not one of \(AssetQuery.Order.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            query.order = order
+        }
+        if let text = parameters.get("limit") {
+            guard let limit = Int(text), (1...AssetQuery.maximumLimit).contains(limit) else {
+                throw APIError(400, "bad-request", "limit must be a whole number from 1 to \(AssetQuery.maximumLimit)")
+            }
+            query.limit = limit
+        }
+        query.cursor = parameters.get("cursor")
+        let page = try await session.snapshots(query)
+        var headers: HTTPFields = [:]
+        if let next = page.next {
+            var items = [("cursor", next)]
+            if !query.states.isEmpty { items.append(("state", query.states.map(\.rawValue).sorted().joined(separator: ","))) }
+            if let text = query.text { items.append(("q", text)) }
+            if query.order != .created { items.append(("order", query.order.rawValue)) }
+            if let limit = query.limit { items.append(("limit", String(limit))) }
+            // Every character but the unreserved ones written out (`&`, `=`, `+` and `>` in q too).
+            let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~,")
+            let target = items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: unreserved) ?? "")" }.joined(separator: "&")
+            headers[.init("Link")!] = "<assets?\(target)>; rel=\"next\""
+        }
+        return try APIJSON.response(page.assets, headers: headers)
+    }
+
     /// The most log entries of each kind one answer holds.
     static let maximumLogPage = 10_000
 

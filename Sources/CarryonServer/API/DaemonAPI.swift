@@ -125,7 +125,7 @@ public struct DaemonAPI: Sendable {
             throw APIError(405, "method-not-allowed", "\(request.method.rawValue) is not allowed on /api/\(matching[0].pattern); \(allowed) is")
         }
         switch (route.method, route.pattern) {
-        case ("GET", "assets"): return try APIJSON.response(try await snapshots())
+        case ("GET", "assets"): return try await listAssets(request)
         case ("POST", "assets"): return try await startDownload(request)
         case ("GET", "assets/{id}"): return try APIJSON.response(try await session.task(id: id).snapshot())
         case ("DELETE", "assets/{id}"):

@@ -14,10 +14,18 @@ enum OpenAPIDocument {
     "/api/assets": {
       "get": {
         "operationId": "listAssets",
-        "summary": "Every asset, oldest first",
+        "summary": "The assets, oldest first (or in order), those of the states asked for whose name contains q or whose id starts with it; with limit, a page: a Link header (rel=\"next\", RFC 8288) names the next page, whose cursor carries on after the last asset of this one, so that assets added or deleted meanwhile make no asset repeat or go missing",
         "responses": {
           "200": {
             "description": "OK",
+            "headers": {
+              "Link": {
+                "description": "<assets?cursor=C&…>; rel=\"next\" when there is a next page",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -28,8 +36,70 @@ enum OpenAPIDocument {
                 }
               }
             }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
           }
-        }
+        },
+        "parameters": [
+          {
+            "name": "state",
+            "in": "query",
+            "required": false,
+            "description": "States as shown (a download no live process holds is suspended), comma-separated or repeated",
+            "schema": {
+              "type": "string",
+              "examples": [
+                "failed,suspended"
+              ]
+            }
+          },
+          {
+            "name": "q",
+            "in": "query",
+            "required": false,
+            "description": "Text in the name, or the start of the id, ignoring case",
+            "schema": {
+              "type": "string",
+              "maxLength": 200
+            }
+          },
+          {
+            "name": "order",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "created",
+                "newest",
+                "name",
+                "size"
+              ],
+              "default": "created"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "At most this many assets (every one without)",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 10000
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "description": "The next page's cursor, from the Link header; made for one order",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ]
       },
       "post": {
         "operationId": "startDownload",
