@@ -86,19 +86,19 @@ struct ListCommand: AsyncParsableCommand {
         // (a full disk, or other processes downloading, change nothing here).
         let library = try library.open()
         do {
-            let page: AssetPage
-            do {
-                page = try await library.assets(try query())
-            } catch {
-                throw fail(error)
+            let query = try query()
+            if json {
+                let page: AssetPage<AssetSnapshot>
+                do { page = try await library.assets(query) } catch { throw fail(error) }
+                try printJSON(page.assets)
+                if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
+                return
             }
+            let page: AssetPage<AssetSummary>
+            do { page = try await library.summaries(query) } catch { throw fail(error) }
             let snapshots = page.assets
             defer {
                 if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
-            }
-            if json {
-                try printJSON(snapshots)
-                return
             }
             if snapshots.isEmpty {
                 let filtered = !state.isEmpty || search != nil || cursor != nil
@@ -107,7 +107,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION", "URL"])
             for asset in snapshots {
-                table.add([asset.id, asset.name, Terminal.paint(asset.state), "\(Int(asset.progress.fraction * 100))%",
+                table.add([asset.id, asset.name, Terminal.paint(asset.state), "\(Int(asset.fraction * 100))%",
                            formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-", asset.url])
             }
             print(table.render(indent: 0), terminator: "")

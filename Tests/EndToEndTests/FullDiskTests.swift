@@ -29,7 +29,7 @@ struct FullDiskTests {
     /// The stream each format's case downloads, its sample's root, and a disk too small for it.
     static let streams: [String: (root: URL, path: String, disk: String)] = [
         "hls": (sampleMedia, "/ts/main.m3u8", "640k"),
-        "dash": (dashSampleMedia, "/timeline/main.mpd", "384k"),
+        "dash": (dashSampleMedia, "/timeline/main.mpd", "448k"),
     ]
 
     @Test("a download that fills the disk fails with a clear error and resumes once space is freed", arguments: ["hls", "dash"])

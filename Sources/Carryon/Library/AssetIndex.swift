@@ -34,9 +34,10 @@ protocol AssetIndex: Sendable {
 
     /// Up to `limit` assets (every one when nil) in `order` after `after`, recorded in one of
     /// `recordedStates` (any when empty), whose name contains `text` or whose id starts with
-    /// it (ignoring case), each with its place in the order: one read.
+    /// it (ignoring case), each with its place in the order: one read. `lean` records leave
+    /// out the selection and the figures (nil), for a table; their problems are all named.
     func assets(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                limit: Int?) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)]
+                limit: Int?, lean: Bool) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)]
     /// Counts one more change to asset `id`'s bundle (see ``AssetFigures``): called after the
     /// change is on disk.
     func bundleChanged(_ id: String) async throws(CarryonError)
@@ -100,6 +101,10 @@ protocol AssetIndex: Sendable {
     func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
     /// Who holds each asset.
     func ownerships(_ context: OwnershipContext) async throws(CarryonError) -> [String: TaskOwnership]
+    /// Who holds each asset a process may hold (its row names an owner or a queue, or says
+    /// running or waiting): every other asset is held by no one and shows its recorded state.
+    /// What a listing needs, in time proportional to the downloads, not to the library.
+    func holdings(_ context: OwnershipContext) async throws(CarryonError) -> [String: TaskOwnership]
     /// Queues asset `id` for instance `instance` (to start no sooner than `start`) when the rules
     /// allow it, and returns what they decided and who held it before.
     func enqueue(_ id: String, by instance: String, startingAt start: Date?,

@@ -35,6 +35,7 @@ public struct AssetQuery: Sendable, Hashable {
     /// Only assets whose name contains this text, or whose id starts with it, ignoring case;
     /// every asset when nil or empty.
     public var text: String?
+    /// The order of the assets (oldest first by default).
     public var order: Order
     /// At most this many assets (1 to ``maximumLimit``); every one when nil.
     public var limit: Int?
@@ -44,6 +45,8 @@ public struct AssetQuery: Sendable, Hashable {
     /// The largest page a query may ask for.
     public static let maximumLimit = 10_000
 
+    /// A query of the assets in `states` (every state when empty) matching `text`, in `order`,
+    /// at most `limit` of them, from `cursor` (a page's ``AssetPage/next``) on.
     public init(states: Set<DownloadState> = [], text: String? = nil, order: Order = .created, limit: Int? = nil, cursor: String? = nil) {
         self.states = states
         self.text = text
@@ -66,15 +69,6 @@ public struct AssetQuery: Sendable, Hashable {
         }
         return (limit, after)
     }
-}
-
-/// One page of a listing.
-public struct AssetPage: Sendable {
-    /// The page's assets, in the query's order.
-    public var assets: [AssetSnapshot]
-    /// The cursor of the next page (the query's ``AssetQuery/cursor``), or nil when this page
-    /// is the last.
-    public var next: String?
 }
 
 /// An asset's place in a listing's order: the value it is sorted by and its row, which breaks

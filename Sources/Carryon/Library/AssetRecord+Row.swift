@@ -9,7 +9,13 @@ import GRDB
 /// the value again (`carryon policy`) writes a readable one.
 extension AssetRecord {
     init(row: Row) throws {
-        var reader = TolerantRow(row: row)
+        try self.init(row: row, reading: nil)
+    }
+
+    /// Reads `row` with `reading`'s column places and decoded JSON, shared by the rows of one
+    /// listing (nil: looked up by name, decoded each time).
+    init(row: Row, reading: RowReading?) throws {
+        var reader = TolerantRow(row: row, reading: reading)
         id = reader.text("id", "id", or: "")
         name = reader.text("name", "name", or: id)
         url = reader.text("url", "stream URL", or: "")
@@ -44,13 +50,17 @@ private struct TolerantRow {
     /// What could not be read, in words.
     var problems: [String] = []
 
-    init(row: Row) {
+    let reading: RowReading?
+
+    init(row: Row, reading: RowReading? = nil) {
         self.row = row
+        self.reading = reading
     }
 
     /// The stored value of `column` (NULL when the row has no such column).
     func value(_ column: String) -> DatabaseValue {
-        (row[column] as DatabaseValue?) ?? .null
+        if let reading { return reading.place(of: column, in: row).map { row[$0] as DatabaseValue } ?? .null }
+        return (row[column] as DatabaseValue?) ?? .null
     }
 
     /// Notes that `column`, the asset's `what`, cannot be read and counts as `fallback`.
@@ -82,7 +92,8 @@ private struct TolerantRow {
         let stored = value(column)
         if stored.isNull { return nil }
         if let text = String.fromDatabaseValue(stored),
-           let decoded = try? AssetRecord.databaseJSONDecoder(for: column).decode(T.self, from: Data(text.utf8)) {
+           let decoded = reading.map({ $0.decoded(T.self, column, text) })
+            ?? (try? AssetRecord.databaseJSONDecoder(for: column).decode(T.self, from: Data(text.utf8))) {
             return decoded
         }
         unreadable(column, what, readAs: fallback)
@@ -116,5 +127,36 @@ private struct TolerantRow {
         if let number = Double.fromDatabaseValue(value) { return String(number) }
         if let data = Data.fromDatabaseValue(value) { return "a blob of \(data.count) bytes" }
         return "a value"
+    }
+}
+
+/// What the rows of one listing share as they are read: each column's place (looked up once,
+/// not by name in every row, which GRDB lowercases each time), and each distinct JSON text
+/// decoded once (most assets have the same options and headers, many the same selection).
+final class RowReading {
+    private var places: [String: Int]?
+    private var decoded: [String: Any] = [:]
+    private var undecodable: Set<String> = []
+
+    /// Where `column` is in `row` (every row of the listing has the same columns), or nil.
+    func place(of column: String, in row: Row) -> Int? {
+        if let places { return places[column] }
+        var found: [String: Int] = [:]
+        for (place, name) in row.columnNames.enumerated() where found[name] == nil { found[name] = place }
+        places = found
+        return found[column]
+    }
+
+    /// `text` of `column` decoded as `T`, or nil when it cannot be.
+    func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ text: String) -> T? {
+        let key = column + "\u{0}" + text
+        if let value = decoded[key] as? T { return value }
+        if undecodable.contains(key) { return nil }
+        guard let value = try? AssetRecord.databaseJSONDecoder(for: column).decode(T.self, from: Data(text.utf8)) else {
+            undecodable.insert(key)
+            return nil
+        }
+        decoded[key] = value
+        return value
     }
 }

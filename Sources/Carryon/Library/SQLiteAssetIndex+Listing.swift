@@ -2,28 +2,40 @@ import Foundation
 import GRDB
 
 /// Listings: pages of assets in an order (see ``AssetQuery``), and the figures a listing reads
-/// in each asset's row (see ``AssetFigures``).
+/// in each asset's row (see `AssetFigures`, which the index keeps as JSON it does not read).
 extension SQLiteAssetIndex {
     func assets(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                limit: Int?) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)] {
-        let (sql, arguments) = Self.listingQuery(order, after: after, recordedStates: recordedStates, text: text, limit: limit)
+                limit: Int?, lean: Bool) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)] {
+        let (sql, arguments) = Self.listingQuery(order, after: after, recordedStates: recordedStates, text: text, limit: limit, lean: lean)
         return try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
-                let record = try AssetRecord(row: row)
-                let key: String = switch order {
-                case .created, .newest: row["createdKey"] ?? ""
-                case .name: record.name
-                case .size: String(row["sizeKey"] as Int64? ?? -1)
+            let reading = RowReading()
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+                var record = try AssetRecord(row: row, reading: reading)
+                if lean, reading.place(of: "selectionReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
+                   let whole = try AssetRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [record.id]) {
+                    // Its selection cannot be read: the whole row, for the problem to be named as everywhere.
+                    record.problems = whole.problems
                 }
-                return (record, AssetCursor(order: order, key: key, row: row["listingRow"]))
+                let key: String = switch order {
+                case .created, .newest: reading.place(of: "createdKey", in: row).map { row[$0] as String? ?? "" } ?? ""
+                case .name: record.name
+                case .size: String(reading.place(of: "sizeKey", in: row).map { row[$0] as Int64? ?? -1 } ?? -1)
+                }
+                return (record, AssetCursor(order: order, key: key, row: reading.place(of: "listingRow", in: row).map { row[$0] } ?? 0))
             }
         }
     }
 
+    /// The columns of a lean listing: every column of an asset but its selection and figures
+    /// (and the owner's progress, which ownerships read).
+    static let leanColumns = ["id", "name", "url", "state", "errorMessage", "options", "headers", "planned", "createdAt", "updatedAt",
+                              "completedAt", "duration", "expiresAt", "priority", "lastPlayedAt", "format", "changes", "figuresOf",
+                              "bytesOnDisk", "fraction"]
+
     /// The statement of a page: keyset paging over the order's index (see the migration
     /// "v8: listing figures"), the row id breaking ties.
     static func listingQuery(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                             limit: Int?) -> (String, StatementArguments) {
+                             limit: Int?, lean: Bool = false) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if !recordedStates.isEmpty {
@@ -62,7 +74,11 @@ extension SQLiteAssetIndex {
             }
         }
         let direction = descending ? " DESC" : ""
-        var sql = "SELECT *, rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
+        // Lean: without the selection and the figures (JSON a table does not show; most of a
+        // row's bytes), the selection's JSON only checked.
+        let columns = lean ? Self.leanColumns.joined(separator: ", ")
+            + ", selection IS NULL OR json_valid(selection) AS selectionReadable" : "*"
+        var sql = "SELECT \(columns), rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY \(key)\(direction), rowid\(direction)"
         if let limit {
@@ -80,9 +96,6 @@ extension SQLiteAssetIndex {
 
     func keepFigures(_ updates: [FiguresUpdate]) async throws(CarryonError) {
         guard !updates.isEmpty else { return }
-        let rows = updates.compactMap { update in
-            update.figures.encoded().map { (update, $0) }
-        }
         do {
             try await database.writeWithoutTransaction { db in
                 // A reader keeping what it computed: it waits a moment for another process's
@@ -95,9 +108,8 @@ extension SQLiteAssetIndex {
                         UPDATE asset SET figures = ?, figuresOf = changes, bytesOnDisk = ?, fraction = ?
                         WHERE id = ? AND changes = ? AND owner IS NULL
                         """)
-                    for (update, text) in rows {
-                        try statement.execute(arguments: [text, update.figures.bytesOnDisk, update.figures.progress.fraction,
-                                                          update.assetID, update.changes])
+                    for update in updates {
+                        try statement.execute(arguments: [update.figures, update.bytesOnDisk, update.fraction, update.assetID, update.changes])
                     }
                     return .commit
                 }
@@ -106,4 +118,16 @@ extension SQLiteAssetIndex {
             throw CarryonError(.library, "keeping the figures of \(updates.count) assets failed: \(Self.describe(error))", cause: error)
         }
     }
+}
+
+/// Figures to keep for one asset (`AssetFigures`, as JSON), computed at its count of changes
+/// `changes`: kept only while the count is still that (a change since makes them stale as
+/// they are written, and they are not kept).
+struct FiguresUpdate: Sendable {
+    var assetID: String
+    var changes: Int64
+    /// The figures' JSON.
+    var figures: String
+    var bytesOnDisk: Int
+    var fraction: Double
 }

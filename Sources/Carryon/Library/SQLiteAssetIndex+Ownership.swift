@@ -29,6 +29,10 @@ extension SQLiteAssetIndex {
         try await read { db in try Self.ownerships(db, context, id: nil) }
     }
 
+    func holdings(_ context: OwnershipContext) async throws(CarryonError) -> [String: TaskOwnership] {
+        try await read { db in try Self.ownerships(db, context, id: nil, heldOnly: true) }
+    }
+
     func enqueue(_ id: String, by instance: String, startingAt start: Date?,
                  _ context: OwnershipContext) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?) {
         try await write { db in
@@ -241,11 +245,14 @@ extension SQLiteAssetIndex {
         Instance(id: row["id"], host: row["host"], pid: row["pid"], processStart: row["processStart"], processScope: row["processScope"])
     }
 
-    /// The ownership of asset `id` (of every asset when nil).
-    static func ownerships(_ db: Database, _ context: OwnershipContext, id: String?) throws -> [String: TaskOwnership] {
+    /// The ownership of asset `id` (of every asset when nil; with `heldOnly`, of those a
+    /// process may hold: an owner or a queue named, or a state of running or waiting — each
+    /// found through an index, not a pass over every asset).
+    static func ownerships(_ db: Database, _ context: OwnershipContext, id: String?, heldOnly: Bool = false) throws -> [String: TaskOwnership] {
+        let filter = id != nil ? " WHERE id = ?" : heldOnly ? " WHERE owner IS NOT NULL OR queuedBy IS NOT NULL OR state IN ('running', 'waiting')" : ""
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request, progress FROM asset
-            """ + (id == nil ? "" : " WHERE id = ?"), arguments: id.map { [$0] } ?? [])
+            """ + filter, arguments: id.map { [$0] } ?? [])
         guard !rows.isEmpty else { return [:] }
         var instances: [String: (Instance, Bool)] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT * FROM instance") {

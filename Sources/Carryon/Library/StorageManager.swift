@@ -141,7 +141,7 @@ public struct StorageManager: Sendable {
         // Who holds what, from the index: a download a live process runs or has queued, a
         // player's lease.
         let context = library.ownershipContext()
-        let ownerships = try await library.index.ownerships(context)
+        let ownerships = try await library.index.holdings(context)
         let playing = try await library.index.playbackHolders(context)
         let candidates = assets.map { asset in
             let bundle = library.bundleURL(for: asset.id)

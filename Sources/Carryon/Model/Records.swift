@@ -75,7 +75,7 @@ struct AssetRecord: Codable, Sendable {
     var fraction: Double? = nil
 
     /// Whether ``figures`` say how the asset is now.
-    var figuresAreCurrent: Bool { figures != nil && figuresOf == changes }
+    var figuresAreCurrent: Bool { figuresOf != nil && figuresOf == changes }
 
     enum CodingKeys: String, CodingKey {
         case id, name, url, state, errorMessage, options, headers, selection, planned, createdAt, updatedAt, completedAt, duration,

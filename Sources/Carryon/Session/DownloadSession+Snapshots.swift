@@ -22,13 +22,16 @@ extension DownloadSession {
     ///
     /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
     ///   a listing can take.
-    public func snapshots(_ query: AssetQuery) async throws(CarryonError) -> AssetPage {
+    public func snapshots(_ query: AssetQuery) async throws(CarryonError) -> AssetPage<AssetSnapshot> {
         // This session's tasks as they are before the index is read (see snapshot(_:)).
         let local = tasks
-        let ownerships = try await scheduler.ownerships()
+        let ownerships = try await scheduler.holdings()
         var live: [String: OfflineLibrary.LiveState] = [:]
         for (id, task) in local { live[id] = Self.live(task, ownership: ownerships[id]) }
-        var page = try await library.page(query, ownerships: ownerships, live: live)
+        let library = library
+        var page = try await library.page(query, ownerships: ownerships, live: live) { record, live, ownership, kept in
+            await library.snapshot(of: record, live: live, ownership: ownership, keeping: &kept)
+        }
         for index in page.assets.indices {
             if let run = local[page.assets[index].id]?.run, run.tracker != nil { page.assets[index].progress.connections = run.requestsInFlight }
         }

@@ -20,27 +20,51 @@ extension OfflineLibrary {
     ///
     /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
     ///   a listing can take.
-    public func assets(_ query: AssetQuery) async throws(CarryonError) -> AssetPage {
-        try await page(query, ownerships: try await index.ownerships(ownershipContext()), live: [:])
+    public func assets(_ query: AssetQuery) async throws(CarryonError) -> AssetPage<AssetSnapshot> {
+        try await page(query, ownerships: try await index.holdings(ownershipContext()), live: [:]) { record, live, ownership, kept in
+            await snapshot(of: record, live: live, ownership: ownership, keeping: &kept)
+        }
     }
 
-    /// A page of `query`, each asset as ``snapshot(of:live:ownership:)`` makes it: `ownerships`
-    /// read before the page, `live` what a session knows of its assets, by id. The
-    /// figures computed on the way are kept, in one write.
-    func page(_ query: AssetQuery, ownerships: [String: TaskOwnership],
-              live: [String: LiveState]) async throws(CarryonError) -> AssetPage {
+    /// A page of the library as a table shows it (see ``assets(_:)``): an asset that did not
+    /// change since it was last listed is its row alone, its figures not even decoded.
+    ///
+    /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
+    ///   a listing can take.
+    public func summaries(_ query: AssetQuery) async throws(CarryonError) -> AssetPage<AssetSummary> {
+        try await page(query, lean: true, ownerships: try await index.holdings(ownershipContext()), live: [:]) { record, live, ownership, kept in
+            let held = ownership?.holder != nil
+            if !held, record.figuresAreCurrent, let bytes = record.bytesOnDisk, let fraction = record.fraction {
+                return AssetSummary(id: record.id, name: record.name, url: record.url, state: ownership?.effectiveState ?? record.state,
+                                    fraction: fraction, bytesOnDisk: bytes, duration: record.duration, createdAt: record.createdAt,
+                                    problems: record.problems.isEmpty ? nil : record.problems)
+            }
+            // Changed since it was last listed, or being downloaded: its whole row, as a snapshot.
+            // Deleted since the page was read: not listed.
+            guard let whole = try? await index.asset(record.id) else { return nil }
+            return AssetSummary(await snapshot(of: whole, live: live, ownership: ownership, keeping: &kept))
+        }
+    }
+
+    /// A page of `query`, each asset as `make` makes it from its row (nil: it is not listed), what `live` (a session)
+    /// knows of it, and `ownerships`' entry — read before the page (those a process may hold,
+    /// at least: an asset without one shows its recorded state); `make` adds the figures it
+    /// computed to its last argument, and they are kept in one write. `lean` rows have no
+    /// selection and no figures (see ``AssetIndex/assets(_:after:recordedStates:text:limit:lean:)``).
+    func page<Item: Sendable>(_ query: AssetQuery, lean: Bool = false, ownerships: [String: TaskOwnership], live: [String: LiveState],
+                              make: (AssetRecord, LiveState?, TaskOwnership?, inout [FiguresUpdate]) async -> Item?) async throws(CarryonError) -> AssetPage<Item> {
         let (limit, after) = try query.validated()
         var recorded = query.states
         // A running or waiting row no live process holds shows as suspended: asked for any of
         // the three, the page reads all three and keeps the states asked for.
         if !recorded.isDisjoint(with: [.suspended, .running, .waiting]) { recorded.formUnion([.suspended, .running, .waiting]) }
         var place = after
-        var snapshots: [AssetSnapshot] = []
+        var items: [Item] = []
         var kept: [FiguresUpdate] = []
         var next: String?
         reading: while true {
-            let wanted = limit.map { $0 - snapshots.count + 1 }
-            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted)
+            let wanted = limit.map { $0 - items.count + 1 }
+            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted, lean: lean)
             for (record, cursor) in rows {
                 let live = live[record.id]
                 let ownership = ownerships[record.id]
@@ -48,11 +72,11 @@ extension OfflineLibrary {
                     place = cursor
                     continue
                 }
-                if let limit, snapshots.count == limit {
+                if let limit, items.count == limit {
                     next = place?.encoded
                     break reading
                 }
-                snapshots.append(await snapshot(of: record, live: live, ownership: ownership, keeping: &kept))
+                if let item = await make(record, live, ownership, &kept) { items.append(item) }
                 place = cursor
             }
             if wanted == nil || rows.count < wanted! { break }
@@ -60,7 +84,7 @@ extension OfflineLibrary {
         // Kept for the next listing; one that cannot be kept now (the index busy, the disk
         // full) is computed again then.
         try? await index.keepFigures(kept)
-        return AssetPage(assets: snapshots, next: next)
+        return AssetPage(assets: items, next: next)
     }
 
     /// The ids of the assets in one of `states` now, oldest first, as ``assets()`` shows their
@@ -68,7 +92,7 @@ extension OfflineLibrary {
     /// index whatever the library's size, no asset's resources or bundle read — what a start-up
     /// needs (`serve` finding the suspended downloads).
     public func assetIDs(in states: Set<DownloadState>) async throws(CarryonError) -> [String] {
-        let ownerships = try await index.ownerships(ownershipContext())
+        let ownerships = try await index.holdings(ownershipContext())
         return try await index.assetStates().filter { states.contains(ownerships[$0.id]?.effectiveState ?? $0.state) }.map(\.id)
     }
 
@@ -174,7 +198,7 @@ extension OfflineLibrary {
             current.accessLogBytes = logBytes
             if fromRow { keep = true }
         }
-        if keep { kept.append(FiguresUpdate(assetID: id, changes: asset.changes, figures: current)) }
+        if keep, let update = current.update(of: id, at: asset.changes) { kept.append(update) }
         let state = live?.state ?? ownership?.effectiveState ?? asset.state
         let error = state == .failed ? (live?.lastError?.message ?? asset.errorMessage) : asset.errorMessage
         return AssetSnapshot(

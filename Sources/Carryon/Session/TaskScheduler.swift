@@ -128,9 +128,9 @@ final class TaskScheduler: Sendable {
         try await index.ownership(of: id, context())
     }
 
-    /// Who holds each asset, in one read.
-    func ownerships() async throws(CarryonError) -> [String: TaskOwnership] {
-        try await index.ownerships(context())
+    /// Who holds each asset a process may hold, in one read (see ``AssetIndex/holdings(_:)``).
+    func holdings() async throws(CarryonError) -> [String: TaskOwnership] {
+        try await index.holdings(context())
     }
 
     /// Records `state` for asset `id` unless another live instance holds it; returns that holder.

@@ -34,16 +34,14 @@ struct AssetFigures: Codable, Sendable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// What the index keeps of the figures for asset `id`, computed at its count of changes
+    /// `changes`.
+    func update(of id: String, at changes: Int64) -> FiguresUpdate? {
+        encoded().map { FiguresUpdate(assetID: id, changes: changes, figures: $0, bytesOnDisk: bytesOnDisk, fraction: progress.fraction) }
+    }
+
     /// Figures as ``encoded()`` wrote them; nil when they cannot be read (then computed again).
     static func decoded(_ text: String) -> AssetFigures? {
         try? JSONDecoder().decode(AssetFigures.self, from: Data(text.utf8))
     }
-}
-
-/// Figures to keep for one asset: written only while the asset's count of changes is still
-/// `changes` (a change since makes them stale as they are written, and they are not kept).
-struct FiguresUpdate: Sendable {
-    var assetID: String
-    var changes: Int64
-    var figures: AssetFigures
 }
