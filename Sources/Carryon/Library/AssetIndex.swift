@@ -161,7 +161,8 @@ protocol AssetIndex: Sendable {
 
     // MARK: Storage
 
-    /// Every asset's record.
+    /// Every asset's record, lean: without its selection and figures (but their size and
+    /// fraction), what a purge plan and the storage report need.
     func allAssets() async throws(CarryonError) -> [AssetRecord]
     /// Sets asset `id`'s storage policy; false when there is no such asset.
     func setPolicy(_ policy: StoragePolicy, of id: String) async throws(CarryonError) -> Bool

@@ -76,7 +76,12 @@ extension SQLiteAssetIndex {
     // MARK: Storage
 
     func allAssets() async throws(CarryonError) -> [AssetRecord] {
-        try await read { db in try AssetRecord.fetchAll(db) }
+        try await read { db in
+            let reading = RowReading()
+            return try Row.fetchAll(db, sql: "SELECT \(Self.leanColumns.joined(separator: ", ")) FROM asset").map { row in
+                try AssetRecord(row: row, reading: reading)
+            }
+        }
     }
 
     func setPolicy(_ policy: StoragePolicy, of id: String) async throws(CarryonError) -> Bool {

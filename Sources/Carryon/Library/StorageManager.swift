@@ -144,10 +144,12 @@ public struct StorageManager: Sendable {
         let ownerships = try await library.index.holdings(context)
         let playing = try await library.index.playbackHolders(context)
         let candidates = assets.map { asset in
-            let bundle = library.bundleURL(for: asset.id)
             let downloading = busy.contains(asset.id) || ownerships[asset.id]?.holder != nil
             let players = downloading ? [] : (playing[asset.id] ?? []).map(\.pid).sorted()
-            return PurgeCandidate(id: asset.id, bytes: BundleFiles.totalUsage(of: bundle), expiresAt: asset.expiresAt,
+            // The size a listing kept, while the asset has not changed since and no process
+            // holds it; else its bundle walked.
+            let kept = !downloading && asset.figuresAreCurrent ? asset.bytesOnDisk : nil
+            return PurgeCandidate(id: asset.id, bytes: kept ?? BundleFiles.totalUsage(of: library.bundleURL(for: asset.id)), expiresAt: asset.expiresAt,
                                   priority: asset.priority, lastPlayedAt: asset.lastPlayedAt, createdAt: asset.createdAt,
                                   use: downloading ? .downloading : players.isEmpty ? nil : .playing, players: players)
         }
