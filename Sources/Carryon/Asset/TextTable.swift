@@ -34,6 +34,20 @@ package struct TextTable {
     package static func visibleWidth(_ text: String) -> Int {
         var width = 0
         var inEscape = false
+        // ASCII without a carriage return (which joins a line feed into one character): a
+        // byte is a character, counted without breaking graphemes (a table of 10,000 rows).
+        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) {
+            for byte in text.utf8 {
+                if inEscape {
+                    if byte == UInt8(ascii: "m") { inEscape = false }
+                } else if byte == 0x1B {
+                    inEscape = true
+                } else {
+                    width += 1
+                }
+            }
+            return width
+        }
         for character in text {
             if inEscape {
                 if character == "m" { inEscape = false }

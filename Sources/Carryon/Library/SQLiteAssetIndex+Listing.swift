@@ -9,7 +9,10 @@ extension SQLiteAssetIndex {
         let (sql, arguments) = Self.listingQuery(order, after: after, recordedStates: recordedStates, text: text, limit: limit, lean: lean)
         return try await read { db in
             let reading = RowReading()
-            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map { row in
+            // Read from SQLite's row as it comes (a cursor), not copied first.
+            var page: [(record: AssetRecord, cursor: AssetCursor)] = []
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            while let row = try rows.next() {
                 var record = try AssetRecord(row: row, reading: reading)
                 if lean, reading.place(of: "selectionReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
                    let whole = try AssetRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [record.id]) {
@@ -21,8 +24,9 @@ extension SQLiteAssetIndex {
                 case .name: record.name
                 case .size: String(reading.place(of: "sizeKey", in: row).map { row[$0] as Int64? ?? -1 } ?? -1)
                 }
-                return (record, AssetCursor(order: order, key: key, row: reading.place(of: "listingRow", in: row).map { row[$0] } ?? 0))
+                page.append((record, AssetCursor(order: order, key: key, row: reading.place(of: "listingRow", in: row).map { row[$0] } ?? 0)))
             }
+            return page
         }
     }
 
