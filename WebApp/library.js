@@ -13,12 +13,15 @@ function localInput(iso) {
   return new Date(date.getTime() - date.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 }
 
-/** The table of every asset (`GET /api/assets`), newest first. */
-export function libraryView(assets, actions) {
-  const list = [...assets.values()].reverse();
-  if (list.length === 0) return h("p", { class: "empty" }, "Nothing downloaded yet.");
+/** The table of the library's pages read so far (`GET /api/assets?order=newest&limit=…`),
+ *  newest first, and a button for the next page when `page.more`. */
+export function libraryView(list, page, actions) {
+  if (list.length === 0) {
+    const filtered = page.filter?.q || page.filter?.state;
+    return h("p", { class: "empty" }, filtered ? "No asset matches." : "Nothing downloaded yet.");
+  }
   return h("div", { class: "table-scroll" }, h("table", { class: "library" },
-    h("caption", {}, `${list.length} asset${list.length === 1 ? "" : "s"}`),
+    h("caption", {}, `${list.length}${page.more ? "+" : ""} asset${list.length === 1 ? "" : "s"}`),
     h("thead", {}, h("tr", {}, ["Name", "State", "Size", "Expires", "Priority", "Actions"].map((title) => h("th", { scope: "col" }, title)))),
     h("tbody", {}, list.map((asset) => {
       const expiry = h("input", {
@@ -38,7 +41,9 @@ export function libraryView(assets, actions) {
         h("td", {}, expiry, h("span", { class: "hint" }, asset.policy?.expiresAt ? formatDate(asset.policy.expiresAt) : "never")),
         h("td", {}, priority),
         h("td", { class: "buttons" }, assetButtons(asset, asset.name, actions, `asset-${asset.id}`)));
-    }))));
+    }))),
+    page.more && h("p", {}, h("button", { type: "button", class: "more", dataset: { key: "library-more" }, onclick: () => actions.more() },
+      "Show more")));
 }
 
 async function changePolicy(asset, change) {

@@ -35,6 +35,16 @@ export async function call(method, path, body) {
   return json;
 }
 
+/** A page of a list (`GET api/<path>`): its items, and the path of the next page the
+ *  answer's `Link: <…>; rel="next"` header names (null on the last page). */
+export async function callPage(path) {
+  const response = await fetch(new URL(`api/${path}`, base));
+  const json = await response.json().catch(() => null);
+  if (!response.ok) throw new APIError(response.status, json?.error);
+  const link = /^<([^>]*)>;\s*rel="next"$/.exec(response.headers.get("Link") ?? "");
+  return { items: json ?? [], next: link ? link[1] : null };
+}
+
 /** The URL a player opens for an asset. */
 export function playlistURL(id) { return new URL(`${encodeURIComponent(id)}/main.m3u8`, base).href; }
 

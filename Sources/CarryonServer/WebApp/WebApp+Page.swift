@@ -43,6 +43,17 @@ extension WebApp {
     </section>
     <section id="library" aria-labelledby="library-title">
       <h2 id="library-title">Library</h2>
+      <form id="library-filter" role="search" class="filter">
+        <input id="library-search" type="search" placeholder="Search by name" aria-label="Search the library by name" autocomplete="off">
+        <select id="library-state" aria-label="Show the assets in one state">
+          <option value="">Every state</option>
+          <option value="running,waiting">Downloading</option>
+          <option value="suspended">Suspended</option>
+          <option value="completed">Downloaded</option>
+          <option value="failed">Failed</option>
+          <option value="cancelled">Cancelled</option>
+        </select>
+      </form>
       <div id="library-list"></div>
     </section>
     <section id="storage" aria-labelledby="storage-title">

@@ -55,6 +55,8 @@ video { width: 100%; max-height: 60vh; background: #000; border-radius: 0.4rem; 
 .kpis dt { color: var(--muted); font-size: 0.85rem; }
 .kpis dd { margin: 0 0 0.4rem; font-variant-numeric: tabular-nums; }
 .table-scroll { overflow-x: auto; }
+.filter { display: flex; flex-wrap: wrap; gap: 0.5rem; margin-bottom: 0.75rem; }
+.filter input { flex: 1 1 12rem; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; margin-bottom: 0.75rem; }
 caption { text-align: left; font-weight: 600; padding: 0.25rem 0; }
 th, td { text-align: left; padding: 0.35rem 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
