@@ -178,6 +178,16 @@ def api_get(connection, path):
     return elapsed, len(body)
 
 
+def stop(process):
+    """Stops a daemon this script started, whatever went wrong: none is left serving the library."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def peak_rss(pid):
     try:
         with open(f"/proc/{pid}/status") as handle:
@@ -218,13 +228,7 @@ def measure(carryon, library, runs, some_id):
             page.append((page_ms, rss, page_bytes))
             filtered.append((filter_ms, rss, filter_bytes))
         finally:
-            # Whatever went wrong, no daemon is left serving the library.
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
     # The web app's first page in Chromium (Playwright), from navigation to the library's first row.
     paints = []
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Browser", "library.py")
@@ -237,12 +241,7 @@ def measure(carryon, library, runs, some_id):
                 break
             paints.append((json.loads(shown.stdout)["firstPaintMs"], peak_rss(process.pid)))
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop(process)
     if paints:
         record("web app first page", paints)
     record("serve ready", ready)

@@ -14,18 +14,20 @@ package struct TextTable {
     package func render(indent: Int) -> String {
         let columns = rows.map(\.count).max() ?? 0
         var widths = [Int](repeating: 0, count: columns)
-        for row in rows {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], Self.visibleWidth(cell)) }
+        // Each cell measured once.
+        let cellWidths = rows.map { row in row.map(Self.visibleWidth) }
+        for row in cellWidths {
+            for (index, width) in row.enumerated() { widths[index] = max(widths[index], width) }
         }
         var out = ""
         let pad = String(repeating: " ", count: indent)
-        for row in rows {
-            var line = pad
+        for (row, rowWidths) in zip(rows, cellWidths) {
+            out += pad
             for (index, cell) in row.enumerated() {
-                line += cell
-                if index < row.count - 1 { line += String(repeating: " ", count: widths[index] - Self.visibleWidth(cell) + 2) }
+                out += cell
+                if index < row.count - 1 { out += String(repeating: " ", count: widths[index] - rowWidths[index] + 2) }
             }
-            out += line + "\n"
+            out += "\n"
         }
         return out
     }
@@ -36,18 +38,23 @@ package struct TextTable {
         var inEscape = false
         // ASCII without a carriage return (which joins a line feed into one character): a
         // byte is a character, counted without breaking graphemes (a table of 10,000 rows).
-        if text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0x0D }) {
-            for byte in text.utf8 {
-                if inEscape {
-                    if byte == UInt8(ascii: "m") { inEscape = false }
-                } else if byte == 0x1B {
-                    inEscape = true
-                } else {
-                    width += 1
-                }
+        var ascii = true
+        for byte in text.utf8 {
+            if byte >= 0x80 || byte == 0x0D {
+                ascii = false
+                break
             }
-            return width
+            if inEscape {
+                if byte == UInt8(ascii: "m") { inEscape = false }
+            } else if byte == 0x1B {
+                inEscape = true
+            } else {
+                width += 1
+            }
         }
+        if ascii { return width }
+        width = 0
+        inEscape = false
         for character in text {
             if inEscape {
                 if character == "m" { inEscape = false }

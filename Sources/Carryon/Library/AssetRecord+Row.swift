@@ -55,6 +55,7 @@ private struct TolerantRow {
     init(row: Row, reading: RowReading? = nil) {
         self.row = row
         self.reading = reading
+        reading?.startRow()
     }
 
     /// The stored value of `column` (NULL when the row has no such column).
@@ -135,20 +136,49 @@ private struct TolerantRow {
 /// decoded once (most assets have the same options and headers, many the same selection).
 final class RowReading {
     private var places: [String: Int]?
+    /// The columns looked up in the first row, in turn, with their places: every row looks up
+    /// the same ones in the same order, compared without hashing.
+    private var sequence: [(column: String, place: Int?)] = []
+    private var position = 0
     private var decoded: [String: Any] = [:]
     private var undecodable: Set<String> = []
+    /// The last text decoded of each column, and what it gave: the next row's is most often
+    /// the same (compared, not hashed).
+    private var last: [String: (text: String, value: Any?)] = [:]
+
+    /// A new row begins: its lookups follow the first row's order.
+    func startRow() {
+        position = 0
+    }
 
     /// Where `column` is in `row` (every row of the listing has the same columns), or nil.
     func place(of column: String, in row: Row) -> Int? {
-        if let places { return places[column] }
-        var found: [String: Int] = [:]
-        for (place, name) in row.columnNames.enumerated() where found[name] == nil { found[name] = place }
-        places = found
-        return found[column]
+        if position < sequence.count, sequence[position].column == column {
+            position += 1
+            return sequence[position - 1].place
+        }
+        if places == nil {
+            var found: [String: Int] = [:]
+            for (place, name) in row.columnNames.enumerated() where found[name] == nil { found[name] = place }
+            places = found
+        }
+        let place = places?[column]
+        if position == sequence.count {
+            sequence.append((column, place))
+            position += 1
+        }
+        return place
     }
 
     /// `text` of `column` decoded as `T`, or nil when it cannot be.
     func decoded<T: Decodable>(_ type: T.Type, _ column: String, _ text: String) -> T? {
+        if let previous = last[column], previous.text == text { return previous.value as? T }
+        let value = decodedOnce(type, column, text)
+        last[column] = (text, value)
+        return value
+    }
+
+    private func decodedOnce<T: Decodable>(_ type: T.Type, _ column: String, _ text: String) -> T? {
         let key = column + "\u{0}" + text
         if let value = decoded[key] as? T { return value }
         if undecodable.contains(key) { return nil }

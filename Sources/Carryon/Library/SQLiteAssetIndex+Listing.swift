@@ -14,9 +14,10 @@ extension SQLiteAssetIndex {
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             while let row = try rows.next() {
                 var record = try AssetRecord(row: row, reading: reading)
-                if lean, reading.place(of: "selectionReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
+                if lean, reading.place(of: "jsonReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
                    let whole = try AssetRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [record.id]) {
-                    // Its selection cannot be read: the whole row, for the problem to be named as everywhere.
+                    // Its options, headers or selection cannot be read: the whole row, for the
+                    // problem to be named as everywhere.
                     record.problems = whole.problems
                 }
                 let key: String = switch order {
@@ -30,9 +31,9 @@ extension SQLiteAssetIndex {
         }
     }
 
-    /// The columns of a lean listing: every column of an asset but its selection and figures
-    /// (and the owner's progress, which ownerships read).
-    static let leanColumns = ["id", "name", "url", "state", "errorMessage", "options", "headers", "planned", "createdAt", "updatedAt",
+    /// The columns of a lean listing: every column of an asset but its JSON (options, headers,
+    /// selection and figures; the owner's progress, which ownerships read).
+    static let leanColumns = ["id", "name", "url", "state", "errorMessage", "planned", "createdAt", "updatedAt",
                               "completedAt", "duration", "expiresAt", "priority", "lastPlayedAt", "format", "changes", "figuresOf",
                               "bytesOnDisk", "fraction"]
 
@@ -78,10 +79,10 @@ extension SQLiteAssetIndex {
             }
         }
         let direction = descending ? " DESC" : ""
-        // Lean: without the selection and the figures (JSON a table does not show; most of a
-        // row's bytes), the selection's JSON only checked.
+        // Lean: without the JSON a table does not show (most of a row's bytes), only checked
+        // by SQLite; a row whose JSON is not is read whole.
         let columns = lean ? Self.leanColumns.joined(separator: ", ")
-            + ", selection IS NULL OR json_valid(selection) AS selectionReadable" : "*"
+            + ", json_valid(options) AND json_valid(headers) AND (selection IS NULL OR json_valid(selection)) AS jsonReadable" : "*"
         var sql = "SELECT \(columns), rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY \(key)\(direction), rowid\(direction)"
