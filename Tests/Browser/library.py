@@ -7,9 +7,9 @@ Usage: library.py BASE [SEARCH]
   SEARCH  text to type in the library's search box; without it, only the first page is timed
 
 Opens BASE and times, from the navigation's start, until the library's table has its first row
-(firstPaintMs); counts its rows; presses Show more (when there is one) and counts again; types
+(firstPaintMs, by the page's clock; noticedMs, when Playwright saw it); counts its rows; presses Show more (when there is one) and counts again; types
 SEARCH and waits until every row's name contains it (ignoring case); picks "Failed" in the state
-filter and waits until the rows change. Prints {firstPaintMs, caption, firstRows, moreRows,
+filter and waits until the rows change. Prints {firstPaintMs, noticedMs, caption, firstRows, moreRows,
 searchRows, searchNames, failedRows, failedStates, errors}.
 
 Exit status 3 with a message saying what to install when Chromium or Playwright is missing;
@@ -44,12 +44,21 @@ def main():
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
         page.on("console", lambda message: message.type == "error" and result["errors"].append(f"console: {message.text}"))
         page.on("pageerror", lambda error: result["errors"].append(f"page error: {error}"))
+        # The moment the library's first row is in the page, by the page's own clock (from the
+        # navigation's start): Playwright's polling notices it a few hundred ms later here.
+        page.add_init_script("""
+            new MutationObserver(() => {
+              if (window.carryonFirstRow === undefined && document.querySelector('#library-list tbody tr')) {
+                window.carryonFirstRow = performance.now();
+              }
+            }).observe(document, { subtree: true, childList: true });""")
         step = "the library's first page"
         try:
             start = time.perf_counter()
             page.goto(base, wait_until="commit")
             page.wait_for_selector(rows, timeout=60_000)
-            result["firstPaintMs"] = round((time.perf_counter() - start) * 1000, 1)
+            result["noticedMs"] = round((time.perf_counter() - start) * 1000, 1)
+            result["firstPaintMs"] = round(page.evaluate("() => window.carryonFirstRow"), 1)
             result["caption"] = page.locator("#library-list caption").inner_text()
             result["firstRows"] = page.locator(rows).count()
             if search is None:

@@ -47,7 +47,7 @@ const actions = {
       for (const asset of page.items) state.assets.set(asset.id, asset);
       state.shown = [...state.shown, ...page.items.map((asset) => asset.id).filter((id) => !state.shown.includes(id))];
       state.next = page.next;
-      render();
+      renderSoon();
     } catch (error) {
       announce(error.text ?? error.message, true);
     }
@@ -64,7 +64,7 @@ async function loadLibrary(count) {
     for (const asset of page.items) state.assets.set(asset.id, asset);
     state.shown = page.items.map((asset) => asset.id);
     state.next = page.next;
-    render();
+    renderSoon();
   } catch (error) {
     announce(`The daemon does not answer: ${error.text ?? error.message}`, true);
   }
@@ -120,7 +120,7 @@ async function loadCatalog() {
     await Promise.all(state.catalog.filter((entry) => entry.id && !state.assets.has(entry.id)).map(async (entry) => {
       state.assets.set(entry.id, await call("GET", `assets/${encodeURIComponent(entry.id)}`));
     }));
-    render();
+    renderSoon();
   } catch (error) {
     announce(`The daemon does not answer: ${error.text ?? error.message}`, true);
   }
@@ -129,7 +129,7 @@ async function loadCatalog() {
 async function loadStorage() {
   try {
     state.storage = await call("GET", "storage");
-    render();
+    renderSoon();
   } catch (error) {
     announce(`The daemon does not answer: ${error.text ?? error.message}`, true);
   }
@@ -153,7 +153,7 @@ function render() {
 }
 
 let frame = null;
-/** Renders at the next frame, once however many events arrive before it. */
+/** Renders at the next frame, once however many events or answers arrive before it. */
 function renderSoon() {
   if (frame === null) frame = requestAnimationFrame(() => { frame = null; render(); });
 }
@@ -212,7 +212,12 @@ document.getElementById("library-search").addEventListener("input", () => {
 });
 document.getElementById("library-state").addEventListener("change", filterLibrary);
 document.getElementById("library-filter").addEventListener("submit", (event) => event.preventDefault());
-subscribe(onEvent, refresh);
+// The stream's first opening finds this first read under way; each reconnection reads again.
+let opened = false;
+subscribe(onEvent, () => {
+  if (opened) refresh();
+  opened = true;
+});
 refresh();
 """#
 }
