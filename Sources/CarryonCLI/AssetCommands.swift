@@ -65,6 +65,12 @@ struct ListCommand: AsyncParsableCommand {
         return query
     }
 
+    /// What a failed listing says: a cursor no listing gave is a mistake in the command line
+    /// (exit 64, with the usage), not one of the library's.
+    func refusal(_ error: CarryonError) -> any Error {
+        error.code == .invalidValue ? ValidationError(error.message) : fail(error)
+    }
+
     /// The command that lists the page after this one, its words quoted for a POSIX shell.
     func nextPageCommand(_ cursor: String) -> String {
         var words = ["carryon", "list"]
@@ -89,13 +95,13 @@ struct ListCommand: AsyncParsableCommand {
             let query = try query()
             if json {
                 let page: AssetPage<AssetSnapshot>
-                do { page = try await library.assets(query) } catch { throw fail(error) }
+                do { page = try await library.assets(query) } catch { throw refusal(error) }
                 try printJSON(page.assets)
                 if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
                 return
             }
             let page: AssetPage<AssetSummary>
-            do { page = try await library.summaries(query) } catch { throw fail(error) }
+            do { page = try await library.summaries(query) } catch { throw refusal(error) }
             let snapshots = page.assets
             defer {
                 if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
