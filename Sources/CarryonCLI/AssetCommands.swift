@@ -94,9 +94,10 @@ struct ListCommand: AsyncParsableCommand {
         do {
             let query = try query()
             if json {
-                let page: AssetPage<AssetSnapshot>
-                do { page = try await library.assets(query) } catch { throw refusal(error) }
-                try printJSON(page.assets)
+                let page: (json: Data, next: String?)
+                do { page = try await library.assetsJSON(query) } catch { throw refusal(error) }
+                try FileHandle.standardOutput.write(contentsOf: page.json)
+                try FileHandle.standardOutput.write(contentsOf: Data("\n".utf8))
                 if let next = page.next { printNote("the next page: \(nextPageCommand(next))") }
                 return
             }

@@ -34,10 +34,10 @@ protocol AssetIndex: Sendable {
 
     /// Up to `limit` assets (every one when nil) in `order` after `after`, recorded in one of
     /// `recordedStates` (any when empty), whose name contains `text` or whose id starts with
-    /// it (ignoring case), each with its place in the order: one read. `lean` records leave
-    /// out the selection and the figures (nil), for a table; their problems are all named.
+    /// it (ignoring case), each with its place in the order: one read, of `columns` (the
+    /// records' problems are all named, whatever it leaves out).
     func assets(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                limit: Int?, lean: Bool) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)]
+                limit: Int?, columns: ListingColumns) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)]
     /// Counts one more change to asset `id`'s bundle (see ``AssetFigures``): called after the
     /// change is on disk.
     func bundleChanged(_ id: String) async throws(CarryonError)
@@ -179,4 +179,13 @@ protocol AssetIndex: Sendable {
 struct SealedKey: Sendable {
     var info: ContentKeyInfo
     var sealed: Data?
+}
+
+/// What a listing reads of each asset's row: never its options and headers (no listing shows
+/// them; they are only checked to be readable), and its JSON only when what it makes shows it.
+enum ListingColumns: Sendable {
+    /// What a snapshot shows: the selection and the figures too.
+    case snapshot
+    /// What a table shows: no JSON at all (the records' selection and figures are nil).
+    case table
 }

@@ -98,8 +98,12 @@ struct AssetCursor: Sendable, Hashable, Codable {
         self = cursor
     }
 
+    /// The cursor's text: the same place, the same text (its keys sorted; the encoder's own
+    /// order changes from one process to the next).
     var encoded: String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(self)) ?? Data()
         return "c1." + data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

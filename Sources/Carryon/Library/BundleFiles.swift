@@ -54,8 +54,13 @@ enum BundleFiles {
 
     /// The size of a file, or nil when it does not exist.
     static func size(of url: URL) -> Int? {
+        size(atPath: url.path)
+    }
+
+    /// The size of the file at `path`, or nil when there is none.
+    static func size(atPath path: String) -> Int? {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_size)
     }
 

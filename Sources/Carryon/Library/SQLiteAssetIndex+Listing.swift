@@ -5,8 +5,8 @@ import GRDB
 /// in each asset's row (see `AssetFigures`, which the index keeps as JSON it does not read).
 extension SQLiteAssetIndex {
     func assets(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                limit: Int?, lean: Bool) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)] {
-        let (sql, arguments) = Self.listingQuery(order, after: after, recordedStates: recordedStates, text: text, limit: limit, lean: lean)
+                limit: Int?, columns: ListingColumns) async throws(CarryonError) -> [(record: AssetRecord, cursor: AssetCursor)] {
+        let (sql, arguments) = Self.listingQuery(order, after: after, recordedStates: recordedStates, text: text, limit: limit, columns: columns)
         return try await read { db in
             let reading = RowReading()
             // Read from SQLite's row as it comes (a cursor), not copied first.
@@ -14,10 +14,10 @@ extension SQLiteAssetIndex {
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             while let row = try rows.next() {
                 var record = try AssetRecord(row: row, reading: reading)
-                if lean, reading.place(of: "jsonReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
+                if reading.place(of: "jsonReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
                    let whole = try AssetRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [record.id]) {
                     // Its options, headers or selection cannot be read: the whole row, for the
-                    // problem to be named as everywhere.
+                    // problem to be named as everywhere (the record keeps what it read).
                     record.problems = whole.problems
                 }
                 let key: String = switch order {
@@ -31,8 +31,8 @@ extension SQLiteAssetIndex {
         }
     }
 
-    /// The columns of a lean listing: every column of an asset but its JSON (options, headers,
-    /// selection and figures; the owner's progress, which ownerships read).
+    /// The columns of a table's listing: every column of an asset but its JSON (options,
+    /// headers, selection and figures; the owner's progress, which ownerships read).
     static let leanColumns = ["id", "name", "url", "state", "errorMessage", "planned", "createdAt", "updatedAt",
                               "completedAt", "duration", "expiresAt", "priority", "lastPlayedAt", "format", "changes", "figuresOf",
                               "bytesOnDisk", "fraction"]
@@ -40,7 +40,7 @@ extension SQLiteAssetIndex {
     /// The statement of a page: keyset paging over the order's index (see the migration
     /// "v8: listing figures"), the row id breaking ties.
     static func listingQuery(_ order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>, text: String?,
-                             limit: Int?, lean: Bool = false) -> (String, StatementArguments) {
+                             limit: Int?, columns: ListingColumns = .snapshot) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if !recordedStates.isEmpty {
@@ -79,11 +79,14 @@ extension SQLiteAssetIndex {
             }
         }
         let direction = descending ? " DESC" : ""
-        // Lean: without the JSON a table does not show (most of a row's bytes), only checked
-        // by SQLite; a row whose JSON is not is read whole.
-        let columns = lean ? Self.leanColumns.joined(separator: ", ")
-            + ", json_valid(options) AND json_valid(headers) AND (selection IS NULL OR json_valid(selection)) AS jsonReadable" : "*"
-        var sql = "SELECT \(columns), rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
+        // Without the JSON no listing shows (options and headers; for a table, most of a row's
+        // bytes), only checked by SQLite; a row whose JSON is not readable is read whole.
+        let selected = switch columns {
+        case .table: Self.leanColumns.joined(separator: ", ")
+            + ", json_valid(options) AND json_valid(headers) AND (selection IS NULL OR json_valid(selection)) AS jsonReadable"
+        case .snapshot: Self.leanColumns.joined(separator: ", ") + ", selection, figures, json_valid(options) AND json_valid(headers) AS jsonReadable"
+        }
+        var sql = "SELECT \(selected), rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         sql += " ORDER BY \(key)\(direction), rowid\(direction)"
         if let limit {

@@ -32,7 +32,7 @@ extension OfflineLibrary {
     /// - Throws: ``CarryonError/Code/invalidValue`` when the query's limit or cursor is not one
     ///   a listing can take.
     public func summaries(_ query: AssetQuery) async throws(CarryonError) -> AssetPage<AssetSummary> {
-        try await page(query, lean: true, ownerships: try await index.holdings(ownershipContext()), live: [:]) { record, live, ownership, kept in
+        try await page(query, columns: .table, ownerships: try await index.holdings(ownershipContext()), live: [:]) { record, live, ownership, kept in
             let held = ownership?.holder != nil
             if !held, record.figuresAreCurrent, let bytes = record.bytesOnDisk, let fraction = record.fraction {
                 return AssetSummary(id: record.id, name: record.name, url: record.url, state: ownership?.effectiveState ?? record.state,
@@ -49,9 +49,9 @@ extension OfflineLibrary {
     /// A page of `query`, each asset as `make` makes it from its row (nil: it is not listed), what `live` (a session)
     /// knows of it, and `ownerships`' entry — read before the page (those a process may hold,
     /// at least: an asset without one shows its recorded state); `make` adds the figures it
-    /// computed to its last argument, and they are kept in one write. `lean` rows have no
-    /// selection and no figures (see ``AssetIndex/assets(_:after:recordedStates:text:limit:lean:)``).
-    func page<Item: Sendable>(_ query: AssetQuery, lean: Bool = false, ownerships: [String: TaskOwnership], live: [String: LiveState],
+    /// computed to its last argument, and they are kept in one write. `columns` says what the
+    /// rows hold (see ``ListingColumns``).
+    func page<Item: Sendable>(_ query: AssetQuery, columns: ListingColumns = .snapshot, ownerships: [String: TaskOwnership], live: [String: LiveState],
                               make: (AssetRecord, LiveState?, TaskOwnership?, inout [FiguresUpdate]) async -> Item?) async throws(CarryonError) -> AssetPage<Item> {
         let (limit, after) = try query.validated()
         var recorded = query.states
@@ -64,7 +64,7 @@ extension OfflineLibrary {
         var next: String?
         reading: while true {
             let wanted = limit.map { $0 - items.count + 1 }
-            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted, lean: lean)
+            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted, columns: columns)
             for (record, cursor) in rows {
                 let live = live[record.id]
                 let ownership = ownerships[record.id]
