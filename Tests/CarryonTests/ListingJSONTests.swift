@@ -73,15 +73,38 @@ struct PrettyJSONTests {
         #expect(Self.spliced(Array((String(repeating: "[", count: 64) + String(repeating: "]", count: 64)).utf8)) != nil, "64 levels were refused")
     }
 
-    @Test("members(of:) gives each key of a compact object with where its value is; nil for anything but one object")
+    @Test("CompactMembers reads an object's members in order: each key, values spliced, read as a number or skipped; it fails on anything but one object")
     func members() throws {
-        let text = Array(#"{"a":{"b":[1,"x]}"]},"c":"q\"}","d":-2.5e3,"e":null,"f":[]}"#.utf8)
-        let members = try #require(text.withUnsafeBufferPointer { PrettyJSON.members(of: $0) })
-        #expect(members.map { String(decoding: text[$0.key], as: UTF8.self) } == ["a", "c", "d", "e", "f"])
-        #expect(members.map { String(decoding: text[$0.value], as: UTF8.self) } == [#"{"b":[1,"x]}"]}"#, #""q\"}""#, "-2.5e3", "null", "[]"])
-        #expect(Array("{}".utf8).withUnsafeBufferPointer { PrettyJSON.members(of: $0) }?.isEmpty == true)
-        for broken in ["[1]", "{\"a\":1", "{\"a\":1}x", "{\"a\":[1}", "{\"a\\\"b\":1}", "", "{\"a\":\"open}"] {
-            #expect(Array(broken.utf8).withUnsafeBufferPointer { PrettyJSON.members(of: $0) } == nil, "\(broken)")
+        let text = Array(#"{"a":{"b":[1,"x]}"]},"c":"q\"}","d":-25,"e":null,"f":[]}"#.utf8)
+        try text.withUnsafeBufferPointer { text in
+            var members = try #require(CompactMembers(text))
+            var json = PrettyJSON()
+            #expect(members.next(is: "a") && !members.next(is: "b"))
+            var done = members.splice(into: &json)
+            #expect(done)
+            #expect(String(decoding: json.take(), as: UTF8.self) == "{\n  \"b\" : [\n    1,\n    \"x]}\"\n  ]\n}")
+            #expect(members.next(is: "c"))
+            done = members.skip()
+            #expect(done && members.next(is: "d"))
+            let number = members.integer()
+            #expect(number == -25 && members.next(is: "e") && members.isNull)
+            done = members.skip()
+            #expect(done && members.next(is: "f") && !members.isFinished)
+            done = members.splice(into: &json)
+            #expect(done && members.isFinished && members.key == nil)
+        }
+        #expect(Array("{}".utf8).withUnsafeBufferPointer { CompactMembers($0)?.isFinished } == true)
+        for broken in ["[1]", "", "x{}"] {
+            #expect(Array(broken.utf8).withUnsafeBufferPointer { CompactMembers($0) } == nil, "\(broken)")
+        }
+        for broken in ["{\"a\":1", "{\"a\":1}x", "{\"a\":[1}", "{\"a\\\"b\":1}", "{\"a\":\"open}", "{\"a\" 1}", "{a:1}"] {
+            let finished = Array(broken.utf8).withUnsafeBufferPointer { text -> Bool in
+                guard var members = CompactMembers(text) else { return false }
+                var json = PrettyJSON()
+                while members.key != nil, members.splice(into: &json) {}
+                return members.isFinished
+            }
+            #expect(!finished, "\(broken)")
         }
     }
 

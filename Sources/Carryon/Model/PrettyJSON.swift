@@ -111,54 +111,21 @@ struct PrettyJSON {
     /// pretty-prints it at this place, empty arrays and objects included. False when `compact`
     /// is not one JSON value; what was written of it is then the caller's to discard.
     mutating func splice(_ compact: UnsafeBufferPointer<UInt8>) -> Bool {
-        // Room for what the indents add to most JSON, made once rather than grown by the
-        // appends (doubling, as appends grow it: reserving just enough each time would copy a
-        // listing's whole JSON at every splice).
-        let room = bytes.count + compact.count * 3 + 256
-        if bytes.capacity < room { bytes.reserveCapacity(max(room, bytes.capacity * 2)) }
         var position = 0
-        guard spliceValue(compact, &position, levels: 0) else { return false }
+        guard splice(compact, at: &position) else { return false }
         Self.skipSpace(compact, &position)
         return position == compact.count
     }
 
-    /// The members of the compact JSON object `compact` — where each key is (between its
-    /// quotes; nil when one has an escape) and where its value is — for splicing them one by
-    /// one; nil when `compact` is not one object.
-    static func members(of compact: UnsafeBufferPointer<UInt8>) -> [(key: Range<Int>, value: Range<Int>)]? {
-        var position = 0
-        skipSpace(compact, &position)
-        guard position < compact.count, compact[position] == UInt8(ascii: "{") else { return nil }
-        position += 1
-        var members: [(key: Range<Int>, value: Range<Int>)] = []
-        skipSpace(compact, &position)
-        if position < compact.count, compact[position] == UInt8(ascii: "}") {
-            position += 1
-        } else {
-            while true {
-                skipSpace(compact, &position)
-                guard position < compact.count, compact[position] == UInt8(ascii: "\"") else { return nil }
-                let keyStart = position + 1
-                guard let keyEnd = compact[keyStart...].firstIndex(of: UInt8(ascii: "\"")),
-                      !compact[keyStart..<keyEnd].contains(UInt8(ascii: "\\")) else { return nil }
-                position = keyEnd + 1
-                skipSpace(compact, &position)
-                guard position < compact.count, compact[position] == UInt8(ascii: ":") else { return nil }
-                position += 1
-                skipSpace(compact, &position)
-                let valueStart = position
-                guard skipValue(compact, &position) else { return nil }
-                members.append((keyStart..<keyEnd, valueStart..<position))
-                skipSpace(compact, &position)
-                guard position < compact.count else { return nil }
-                position += 1
-                if compact[position - 1] == UInt8(ascii: ",") { continue }
-                guard compact[position - 1] == UInt8(ascii: "}") else { return nil }
-                break
-            }
-        }
-        skipSpace(compact, &position)
-        return position == compact.count ? members : nil
+    /// Writes the value at `position` in `compact` (see ``splice(_:)``), moving `position` past
+    /// it; false when it is not JSON.
+    mutating func splice(_ compact: UnsafeBufferPointer<UInt8>, at position: inout Int) -> Bool {
+        // Room for what the indents add to most JSON, made once rather than grown by the
+        // appends (doubling, as appends grow it: reserving just enough each time would copy a
+        // listing's whole JSON at every splice).
+        let room = bytes.count + (compact.count - position) * 3 + 256
+        if bytes.capacity < room { bytes.reserveCapacity(max(room, bytes.capacity * 2)) }
+        return spliceValue(compact, &position, levels: 0)
     }
 
     /// The count of bytes written so far.
@@ -286,7 +253,7 @@ struct PrettyJSON {
 
     /// Moves past the value at `position` (brackets balanced, strings closed; not checked
     /// further: a splice checks the rest).
-    private static func skipValue(_ input: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> Bool {
+    static func skipValue(_ input: UnsafeBufferPointer<UInt8>, _ position: inout Int) -> Bool {
         var depth = 0
         let start = position
         while position < input.count {
@@ -321,7 +288,7 @@ struct PrettyJSON {
         return depth == 0 && position > start
     }
 
-    private static func skipSpace(_ input: UnsafeBufferPointer<UInt8>, _ position: inout Int) {
+    static func skipSpace(_ input: UnsafeBufferPointer<UInt8>, _ position: inout Int) {
         while position < input.count, input[position] == 0x20 || input[position] == 0x0A || input[position] == 0x0D || input[position] == 0x09 {
             position += 1
         }
@@ -366,5 +333,109 @@ struct PrettyJSON {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         if dates { encoder.dateEncodingStrategy = .iso8601 }
         return (try? encoder.encode(value)).map { [UInt8]($0) } ?? Array("null".utf8)
+    }
+}
+
+/// The members of a compact JSON object read in their order, one pass: each value spliced
+/// into a ``PrettyJSON``, read as an integer or skipped where it is wanted, the object never
+/// split first.
+struct CompactMembers {
+    let text: UnsafeBufferPointer<UInt8>
+    private var position = 0
+    /// Where the key of the next member is (between its quotes); nil past the last.
+    private(set) var key: Range<Int>?
+    /// Whether the text was not one object, read so far.
+    private(set) var failed = false
+
+    /// The members of the object `text`; nil when it does not start as one.
+    init?(_ text: UnsafeBufferPointer<UInt8>) {
+        self.text = text
+        PrettyJSON.skipSpace(text, &position)
+        guard position < text.count, text[position] == UInt8(ascii: "{") else { return nil }
+        position += 1
+        PrettyJSON.skipSpace(text, &position)
+        if position < text.count, text[position] == UInt8(ascii: "}") {
+            position += 1
+            end()
+        } else {
+            readKey()
+        }
+    }
+
+    /// Whether every member was read and the object ends the text.
+    var isFinished: Bool { !failed && key == nil }
+
+    /// Whether the next member is `name`.
+    func next(is name: StaticString) -> Bool {
+        guard let key else { return false }
+        return text[key].elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+    }
+
+    /// Splices the next member's value into `json` and moves to the member after it; false
+    /// when it is not JSON.
+    mutating func splice(into json: inout PrettyJSON) -> Bool {
+        guard key != nil, json.splice(text, at: &position) else { return fail() }
+        return advance()
+    }
+
+    /// The next member's value, a whole number, or nil (null, or not a number); moves to the
+    /// member after it.
+    mutating func integer() -> Int? {
+        let start = position
+        guard key != nil, PrettyJSON.skipValue(text, &position), advance() else { return nil }
+        return Int(String(decoding: UnsafeBufferPointer(rebasing: text[start..<position]).prefix { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "}") && $0 > 0x20 },
+                          as: UTF8.self))
+    }
+
+    /// Whether the next member's value is `null`.
+    var isNull: Bool {
+        key != nil && text[position...].starts(with: "null".utf8)
+    }
+
+    /// Moves past the next member's value; false when it is not JSON.
+    mutating func skip() -> Bool {
+        guard key != nil, PrettyJSON.skipValue(text, &position) else { return fail() }
+        return advance()
+    }
+
+    /// After a value: the next member, or the object's end (which must end the text).
+    private mutating func advance() -> Bool {
+        PrettyJSON.skipSpace(text, &position)
+        guard position < text.count else { return fail() }
+        let separator = text[position]
+        position += 1
+        if separator == UInt8(ascii: ",") {
+            readKey()
+        } else if separator == UInt8(ascii: "}") {
+            end()
+        } else {
+            return fail()
+        }
+        return !failed
+    }
+
+    private mutating func readKey() {
+        PrettyJSON.skipSpace(text, &position)
+        guard position < text.count, text[position] == UInt8(ascii: "\"") else { _ = fail(); return }
+        let start = position + 1
+        guard let end = text[start...].firstIndex(of: UInt8(ascii: "\"")), !text[start..<end].contains(UInt8(ascii: "\\")) else { _ = fail(); return }
+        position = end + 1
+        PrettyJSON.skipSpace(text, &position)
+        guard position < text.count, text[position] == UInt8(ascii: ":") else { _ = fail(); return }
+        position += 1
+        PrettyJSON.skipSpace(text, &position)
+        key = start..<end
+    }
+
+    private mutating func end() {
+        key = nil
+        PrettyJSON.skipSpace(text, &position)
+        if position != text.count { failed = true }
+    }
+
+    private mutating func fail() -> Bool {
+        failed = true
+        key = nil
+        return false
     }
 }

@@ -62,9 +62,30 @@ extension OfflineLibrary {
         var items: [Item] = []
         var kept: [FiguresUpdate] = []
         var next: String?
-        reading: while true {
-            let wanted = limit.map { $0 - items.count + 1 }
-            let rows = try await index.assets(query.order, after: place, recordedStates: recorded, text: query.text, limit: wanted, columns: columns)
+        // Rows are read a batch at a time, the next batch while this one is made (reading is
+        // a third of a listing's time, making the rest, on another core). Batches follow each
+        // other as pages do: none repeats or skips an asset, whatever changes between them.
+        let index = index
+        let order = query.order
+        let text = query.text
+        let states = recorded
+        func read(after place: AssetCursor?, _ count: Int) -> Task<[(record: AssetRecord, cursor: AssetCursor)], any Error> {
+            Task { try await index.assets(order, after: place, recordedStates: states, text: text, limit: count, columns: columns) }
+        }
+        var wanted = min(limit.map { $0 + 1 } ?? Self.listingBatch, Self.listingBatch)
+        var reading = read(after: place, wanted)
+        defer { reading.cancel() }
+        listing: while true {
+            let rows: [(record: AssetRecord, cursor: AssetCursor)]
+            do {
+                rows = try await reading.value
+            } catch {
+                throw error as? CarryonError ?? CarryonError(.library, "reading the library's index failed: \(error)")
+            }
+            let more = rows.count == wanted
+            // A whole listing reads ahead; a page reads on only when its rows were filtered
+            // out (most pages end within their first read).
+            if more, limit == nil, let last = rows.last { reading = read(after: last.cursor, wanted) }
             for (record, cursor) in rows {
                 let live = live[record.id]
                 let ownership = ownerships[record.id]
@@ -74,18 +95,25 @@ extension OfflineLibrary {
                 }
                 if let limit, items.count == limit {
                     next = place?.encoded
-                    break reading
+                    break listing
                 }
                 if let item = await make(record, live, ownership, &kept) { items.append(item) }
                 place = cursor
             }
-            if wanted == nil || rows.count < wanted! { break }
+            if !more { break }
+            if let limit {
+                wanted = min(limit - items.count + 1, Self.listingBatch)
+                reading = read(after: place, wanted)
+            }
         }
         // Kept for the next listing; one that cannot be kept now (the index busy, the disk
         // full) is computed again then.
         try? await index.keepFigures(kept)
         return AssetPage(assets: items, next: next)
     }
+
+    /// The rows a listing reads at a time (see ``page(_:columns:ownerships:live:make:)``).
+    static let listingBatch = 1_000
 
     /// The ids of the assets in one of `states` now, oldest first, as ``assets()`` shows their
     /// states (an asset no live process holds is suspended, not running): two reads of the

@@ -123,28 +123,26 @@ final class AssetJSONWriter {
         let bundle = folders.bundles + record.id
         let logBytes = folders.accessLogBytes(of: record.id)
         return figures.withUTF8 { text -> Bool in
-            guard let members = PrettyJSON.members(of: text) else { return false }
-            func value(_ key: StaticString) -> UnsafeBufferPointer<UInt8>? {
-                let name = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
-                return members.first(where: { text[$0.key].elementsEqual(name) }).map { UnsafeBufferPointer(rebasing: text[$0.value]) }
-            }
+            // The figures' members are in the snapshot's order (both sorted): each is spliced
+            // where the snapshot has it, in one pass over them.
+            guard var figures = CompactMembers(text) else { return false }
             // The playback summary was read from an access log of this size (see AssetFigures).
-            let kept = value("accessLogBytes").flatMap { Int(String(decoding: $0, as: UTF8.self)) }
-            guard kept == logBytes, let renditions = value("bytesByRendition"), let cache = value("cache"),
-                  let progress = value("progress") else { return false }
-            let playback = value("playback").flatMap { $0.elementsEqual("null".utf8) ? nil : $0 }
+            let kept = figures.next(is: "accessLogBytes") ? figures.integer() : nil
+            guard kept == logBytes, !figures.failed else { return false }
             let state = ownership?.effectiveState ?? record.state
 
             // Every member of AssetSnapshot, in sorted order; nil values left out.
             json.beginObject()
             json.key("bundlePath")
             json.string(bundle)
+            guard figures.next(is: "bytesByRendition") else { return false }
             json.key("bytesByRendition")
-            guard json.splice(renditions) else { return false }
+            guard figures.splice(into: &json) else { return false }
             json.key("bytesOnDisk")
             json.number(bytesOnDisk)
+            guard figures.next(is: "cache") else { return false }
             json.key("cache")
-            guard json.splice(cache) else { return false }
+            guard figures.splice(into: &json) else { return false }
             if let completed = record.completedAt {
                 json.key("completedAt")
                 json.date(completed)
@@ -173,9 +171,13 @@ final class AssetJSONWriter {
             }
             json.key("name")
             json.string(record.name)
-            if let playback {
-                json.key("playback")
-                guard json.splice(playback) else { return false }
+            if figures.next(is: "playback") {
+                if figures.isNull {
+                    guard figures.skip() else { return false }
+                } else {
+                    json.key("playback")
+                    guard figures.splice(into: &json) else { return false }
+                }
             }
             if record.planned {
                 json.key("playlist")
@@ -199,8 +201,9 @@ final class AssetJSONWriter {
                 }
                 json.endArray()
             }
+            guard figures.next(is: "progress") else { return false }
             json.key("progress")
-            guard json.splice(progress) else { return false }
+            guard figures.splice(into: &json), figures.isFinished else { return false }
             if let selection = record.selection {
                 json.key("selection")
                 guard let compact = compact(selection), compact.withUnsafeBufferPointer({ json.splice($0) }) else { return false }
