@@ -23,7 +23,9 @@ package func formatBitrate(_ bitsPerSecond: Int) -> String {
 /// A number with at most `decimals` decimals and no trailing zeros.
 package func formatNumber(_ value: Double, decimals: Int = 3) -> String {
     var text = fixedPoint(value, decimals: decimals)
-    if text.contains(".") {
+    // A byte, not a substring: Foundation's `contains(_: StringProtocol)` goes through NSString
+    // (7 % of `list`'s time at 10,000 assets).
+    if text.utf8.contains(UInt8(ascii: ".")) {
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
     }
