@@ -30,12 +30,8 @@ struct Catalog: AsyncParsableCommand {
         let catalog: StreamCatalog
         do { catalog = try StreamCatalog(contentsOf: URL(fileURLWithPath: file)) } catch { throw fail(error) }
         try await library.withSession { session in
-            var assets: [AssetSnapshot] = []
-            do {
-                for task in try await session.tasks() { assets.append(try await task.snapshot()) }
-            } catch {
-                throw fail(error)
-            }
+            let assets: [AssetSnapshot]
+            do { assets = try await session.latestSnapshots(of: catalog.entries.map(\.playlistURL)) } catch { throw fail(error) }
             let rows = catalog.offlineStates(given: assets)
             if json { try printJSON(rows); return }
             var table = TextTable(["NAME", "STATE", "OFFLINE", "ID", "URL"])

@@ -2,6 +2,7 @@
 @testable import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// Listing a library without reading it once per asset (issue 39): the states `serve` reads at
@@ -40,6 +41,32 @@ struct LibraryListingTests {
             }
             #expect(try await library.assetIDs(in: [.suspended]) == ["paused", "orphan", "garbled"])
             #expect(try await library.assetIDs(in: [.running]) == ["held"])
+        }
+    }
+
+    @Test("latestSnapshots(of:) gives the latest asset of each URL that has one (the last made; of two made in the same millisecond, the last recorded), oldest first, through the index asset_by_url")
+    func latestByURL() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder)
+            let start = Date(timeIntervalSince1970: 2_000_000_000)
+            for (id, url, offset) in [("a1", "https://cdn.example/a.m3u8", 0.0), ("b1", "https://cdn.example/b.m3u8", 1), ("a2", "https://cdn.example/a.m3u8", 2),
+                                      ("b2", "https://cdn.example/b.m3u8", 1), ("c1", "https://cdn.example/c.m3u8", 3), ("a0", "https://cdn.example/a.m3u8", -5)] {
+                try await library.index.insert(AssetRecord(id: id, name: id, url: url, state: .completed, errorMessage: nil, options: DownloadOptions(),
+                                                           headers: [], selection: nil, planned: false, createdAt: start.addingTimeInterval(offset),
+                                                           updatedAt: start, completedAt: nil, duration: nil))
+            }
+            let session = try await DownloadSession(library: library)
+            let latest = try await session.latestSnapshots(of: ["https://cdn.example/a.m3u8", "https://cdn.example/b.m3u8", "https://cdn.example/none.m3u8",
+                                                                "https://cdn.example/a.m3u8"])
+            #expect(latest.map(\.id) == ["b2", "a2"])
+            #expect(latest == [try await session.task(id: "b2").snapshot(), try await session.task(id: "a2").snapshot()])
+            await session.shutdown()
+            let index = try #require(library.index as? SQLiteAssetIndex)
+            let plan = try await index.database.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteAssetIndex.latestByURL, arguments: ["https://cdn.example/a.m3u8"])
+                    .map { $0["detail"] as String }.joined(separator: "; ")
+            }
+            #expect(plan.contains("asset_by_url") && !plan.contains("TEMP B-TREE"), "\(plan)")
         }
     }
 

@@ -19,6 +19,9 @@ protocol AssetIndex: Sendable {
     func assetIDs() async throws(CarryonError) -> [String]
     /// The ids that begin with `prefix`, ignoring case, in id order.
     func assetIDs(startingWith prefix: String) async throws(CarryonError) -> [String]
+    /// For each of `urls` that has assets, the id of its latest (the last made; the last
+    /// recorded of those made in the same millisecond): one look-up by an index per URL.
+    func latestAssetIDs(of urls: [String]) async throws(CarryonError) -> [String: String]
     /// The state recorded for asset `id`, or nil when there is no such asset.
     func state(of id: String) async throws(CarryonError) -> DownloadState?
     /// Every asset's id and recorded state, oldest first, in one read (a state that cannot be

@@ -96,6 +96,20 @@ extension SQLiteAssetIndex {
         return (sql, arguments)
     }
 
+    func latestAssetIDs(of urls: [String]) async throws(CarryonError) -> [String: String] {
+        try await read { db in
+            var latest: [String: String] = [:]
+            let statement = try db.cachedStatement(sql: Self.latestByURL)
+            for url in Set(urls) {
+                if let id = try String.fetchOne(statement, arguments: [url]) { latest[url] = id }
+            }
+            return latest
+        }
+    }
+
+    /// The latest asset of a URL, through the index "v9: assets by URL".
+    static let latestByURL = "SELECT id FROM asset WHERE url = ? ORDER BY createdAt DESC, rowid DESC LIMIT 1"
+
     func bundleChanged(_ id: String) async throws(CarryonError) {
         try await write { db in
             try db.cachedStatement(sql: "UPDATE asset SET changes = changes + 1 WHERE id = ?").execute(arguments: [id])

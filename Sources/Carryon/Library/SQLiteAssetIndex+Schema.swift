@@ -161,6 +161,11 @@ extension SQLiteAssetIndex {
             try db.create(index: "asset_by_name", on: "asset", columns: ["name"])
             try db.execute(sql: "CREATE INDEX asset_by_size ON asset (IFNULL(bytesOnDisk, -1))")
         }
+        migrator.registerMigration("v9: assets by URL") { db in
+            // A catalog's streams looked up by URL, the latest asset of each first (see
+            // AssetIndex.latestAssetIDs(of:)), not found in a pass over every asset.
+            try db.create(index: "asset_by_url", on: "asset", columns: ["url", "createdAt"])
+        }
         return migrator
     }
 }

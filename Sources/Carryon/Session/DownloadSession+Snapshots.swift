@@ -38,6 +38,19 @@ extension DownloadSession {
         return page
     }
 
+    /// The latest asset of each of `urls` that has one (see ``StreamCatalog/offlineStates(given:)``),
+    /// each as ``DownloadTask/snapshot()`` shows it, oldest first: one look-up by an index per
+    /// URL, whatever the library's size — what a catalog's offline states need.
+    public func latestSnapshots(of urls: [String]) async throws(CarryonError) -> [AssetSnapshot] {
+        var snapshots: [AssetSnapshot] = []
+        for id in try await library.index.latestAssetIDs(of: urls).values {
+            // Deleted since it was looked up: not shown.
+            guard let snapshot = try? await snapshot(id) else { continue }
+            snapshots.append(snapshot)
+        }
+        return snapshots.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+    }
+
     /// What this session knows of `task` that the index does not say (the index said
     /// `ownership`, read after `task` was taken).
     private static func live(_ task: SessionTask?, ownership: TaskOwnership?) -> OfflineLibrary.LiveState? {

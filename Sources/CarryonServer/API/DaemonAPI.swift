@@ -143,7 +143,9 @@ public struct DaemonAPI: Sendable {
         case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
         case ("GET", "streams"): return try await inspectStream(request)
         case ("GET", "assets/{id}/logs"): return try await logs(request, of: try await session.task(id: id).id)
-        case ("GET", "catalog"): return try APIJSON.response(catalog?.offlineStates(given: try await snapshots()) ?? [])
+        case ("GET", "catalog"):
+            guard let catalog else { return try APIJSON.response([StreamCatalog.OfflineState]()) }
+            return try APIJSON.response(catalog.offlineStates(given: try await session.latestSnapshots(of: catalog.entries.map(\.playlistURL))))
         case ("GET", "storage"): return try APIJSON.response(try await StorageManager(library: session.library).report())
         case ("PUT", "storage"): return try await changeStorage(request)
         case ("POST", "purge"): return try await purge(request)
@@ -152,10 +154,5 @@ public struct DaemonAPI: Sendable {
         default:
             return APIJSON.response(status: 200, data: Data(OpenAPIDocument.json.utf8))
         }
-    }
-
-    /// Every asset, oldest first.
-    private func snapshots() async throws -> [AssetSnapshot] {
-        try await session.snapshots()
     }
 }
