@@ -30,6 +30,9 @@ let package = Package(
         // AsyncHTTPClient's own SOCKS handler, already under it.
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // The fleet's shared index and queue (Library/Postgres/): a library's index on a
+        // PostgreSQL server, many machines' workers on one queue.
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
     ],
     targets: [
         // Layer 1: the M3U8 model, parser and writer. Pure values, no I/O, no dependencies.
@@ -47,6 +50,7 @@ let package = Package(
                 // SQLite's C API, which GRDB is built on: a plan's million rows are bound with it
                 // directly (see SQLiteAssetIndex+Inserts.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 // The transfer's own event loops (see DownloadSession) and HTTP heads.
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -125,7 +129,7 @@ let package = Package(
         // compile every target with -enable-testing.
         .target(
             name: "CarryonIndexTestSupport",
-            dependencies: ["Carryon", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["Carryon", "CarryonTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/CarryonIndexTestSupport"
         ),
 

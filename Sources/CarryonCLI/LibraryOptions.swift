@@ -9,10 +9,21 @@ struct LibraryOptions: ParsableArguments {
         valueName: "dir"))
     var path: String?
 
+    @Option(name: .customLong("index"), help: ArgumentHelp(
+        "Where the library's index is: sqlite (index.sqlite in the library folder, the default), or a PostgreSQL URL that a fleet's machines share, postgres://user:password@host:5432/database?sslmode=require (default $CARRYON_INDEX). The password is never printed.",
+        valueName: "url"))
+    var index: String?
+
+    /// The index `--index` names, else `CARRYON_INDEX`, else SQLite.
+    func indexLocation() throws(CarryonError) -> IndexLocation {
+        if let index { return try IndexLocation(parsing: index) }
+        return try IndexLocation.fromEnvironment()
+    }
+
     func open() throws -> OfflineLibrary {
         let root = path.map { URL(fileURLWithPath: $0) } ?? OfflineLibrary.defaultRoot()
         do {
-            return try OfflineLibrary(root: root)
+            return try OfflineLibrary(root: root, index: indexLocation())
         } catch {
             throw fail(error)
         }

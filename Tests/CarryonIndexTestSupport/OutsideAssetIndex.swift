@@ -30,8 +30,10 @@ enum StoredValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLite
 }
 
 extension OfflineLibrary {
-    /// The SQLite backend behind the library: for this file's functions only.
-    private var sqlite: SQLiteAssetIndex { index as! SQLiteAssetIndex }
+    /// The SQLite backend behind the library (nil on PostgreSQL): for this file's functions only.
+    private var sqlite: SQLiteAssetIndex? { index as? SQLiteAssetIndex }
+    /// The PostgreSQL backend behind the library (nil on SQLite).
+    private var postgres: PostgresAssetIndex? { index as? PostgresAssetIndex }
 
     /// Makes asset `id` another live process's download, as that process would through the
     /// index: queued by an instance of its own, then claimed under a long lease. A completed
@@ -42,7 +44,11 @@ extension OfflineLibrary {
     /// flips a completed asset to suspended without the time of the change, as a plan that
     /// adds selections leaves it.
     func holdAsAnotherProcess(_ id: String, lease: Duration = .seconds(600)) async throws -> Fence {
-        try await sqlite.write { db in try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state = 'completed'", arguments: [id]) }
+        if let postgres {
+            try await postgres.write { try await $0.execute("UPDATE asset SET state = 'suspended' WHERE id = ? AND state = 'completed'", [.text(id)]) }
+        } else {
+            try await sqlite?.write { db in try db.execute(sql: "UPDATE asset SET state = 'suspended' WHERE id = ? AND state = 'completed'", arguments: [id]) }
+        }
         let other = TaskScheduler(index: index, lease: lease, checksProcesses: true, label: "another process")
         _ = try await other.enqueue(id)
         guard let fence = try await other.claimNext() else { throw CarryonError(.invalidState, "\(id) could not be claimed") }
@@ -62,7 +68,21 @@ extension OfflineLibrary {
     /// Outside ``AssetIndex`` on purpose: its writes take typed values and refuse such ones,
     /// and the tests are about what the library does when it meets them anyway.
     func writeUnreadable(_ values: [(column: String, value: StoredValue)], intoAsset id: String) async throws {
-        try await sqlite.write { db in try LibraryIndexFile.write(values, intoAsset: id, db) }
+        if let postgres {
+            // Every column a test writes so is text in PostgreSQL (dates, states, JSON): a
+            // number is written as its text, as SQLite would read it back.
+            try await postgres.write { transaction in
+                for (column, value) in values {
+                    let text = switch value {
+                    case .text(let text): text
+                    case .integer(let number): String(number)
+                    }
+                    try await transaction.execute("UPDATE asset SET \(column) = ? WHERE id = ?", [.text(text), .text(id)])
+                }
+            }
+        } else {
+            try await sqlite?.write { db in try LibraryIndexFile.write(values, intoAsset: id, db) }
+        }
     }
 
     /// Inserts `resources` as rows, in their order, with the ordinals and states given.
@@ -72,10 +92,16 @@ extension OfflineLibrary {
     /// an earlier release's later plans left them, and which the playback order breaks by
     /// row id) can be laid out only this way.
     func insertResourceRows(_ resources: [ResourceRecord]) async throws {
-        try await sqlite.write { db in
-            for resource in resources {
-                var resource = resource
-                try resource.insert(db)
+        if let postgres {
+            try await postgres.write { transaction in
+                for resource in resources { try await PostgresAssetIndex.insert(resource, into: "resource", withoutID: resource.id == nil, transaction) }
+            }
+        } else {
+            try await sqlite?.write { db in
+                for resource in resources {
+                    var resource = resource
+                    try resource.insert(db)
+                }
             }
         }
     }
@@ -90,7 +116,21 @@ extension OfflineLibrary {
     /// itself reads (the owner, its epoch and lease, the run's progress, the count of changes),
     /// and a test that a fenced-off run wrote nothing must see those too.
     func storedRows(of id: String) async throws -> String {
-        try await sqlite.read { db in
+        if let postgres {
+            return try await postgres.read { transaction in
+                // Each row's columns by name, in order: a row read from PostgreSQL has no order of its own.
+                func text(_ rows: [Row], leaving: Set<String> = []) -> String {
+                    rows.map { row in
+                        row.columnNames.filter { !leaving.contains($0) }.sorted().map { "\($0):\(row[$0] as DatabaseValue)" }.joined(separator: " ")
+                    }.joined(separator: "\n")
+                }
+                let asset = try await transaction.rows("SELECT * FROM asset WHERE id = ?", [.text(id)])
+                let resources = try await transaction.rows("SELECT * FROM resource WHERE assetId = ? ORDER BY id", [.text(id)])
+                return text(asset, leaving: ["figures", "figuresof", "bytesondisk", "fraction"]) + "\n" + text(resources)
+            }
+        }
+        guard let sqlite else { throw CarryonError(.library, "the library's index is neither SQLite nor PostgreSQL") }
+        return try await sqlite.read { db in
             let listing: Set<String> = ["figures", "figuresOf", "bytesOnDisk", "fraction"]
             let columns = try db.columns(in: "asset").map(\.name).filter { !listing.contains($0) }
             let asset = try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM asset WHERE id = ?", arguments: [id]).description
@@ -148,13 +188,46 @@ final class LibraryIndexFile: Sendable {
 }
 
 extension OfflineLibrary {
-    /// How SQLite runs the statement of a page of the listing (`EXPLAIN QUERY PLAN`), its steps
+    /// How the index looks up the latest asset of `url` (see `AssetIndex.latestAssetIDs(of:)`),
+    /// its steps joined by `; `.
+    func queryPlan(ofLatestByURL url: String) async throws -> String {
+        if let postgres {
+            return try await postgres.planOf("SELECT id FROM asset WHERE url = ? ORDER BY createdAt DESC, seq DESC LIMIT 1", [.text(url)])
+        }
+        guard let index = index as? SQLiteAssetIndex else { throw CarryonError(.library, "the library's index is not SQLite") }
+        return try await index.database.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteAssetIndex.latestByURL, arguments: [url])
+                .map { $0["detail"] as String }.joined(separator: "; ")
+        }
+    }
+
+    /// How SQLite (or PostgreSQL) runs the statement of a page of the listing (`EXPLAIN QUERY PLAN`), its steps
     /// joined by `; `.
     func queryPlan(ofListing order: AssetQuery.Order, after: AssetCursor?, recordedStates: Set<DownloadState>) async throws -> String {
+        if let postgres {
+            let (sql, values) = PostgresAssetIndex.listingQuery(order, after: after, recordedStates: recordedStates, text: nil, limit: 100,
+                                                                columns: .snapshot)
+            return try await postgres.planOf(sql, values)
+        }
         guard let index = index as? SQLiteAssetIndex else { throw CarryonError(.library, "the library's index is not SQLite") }
         let (sql, arguments) = SQLiteAssetIndex.listingQuery(order, after: after, recordedStates: recordedStates, text: nil, limit: 100)
         return try await index.database.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+    }
+}
+
+extension PostgresAssetIndex {
+    /// PostgreSQL's plan of `sql` (`EXPLAIN`), its lines joined by `; `, with sequential and
+    /// bitmap scans off: what the planner does with a table too large to read whole, for a
+    /// page of 100 rows (a test's table is small enough that reading it whole, or gathering its
+    /// matches and sorting them, costs less than walking an index). A step that sorts says
+    /// `Sort Key`.
+    func planOf(_ sql: String, _ values: [SQLValue]) async throws -> String {
+        try await read { transaction in
+            try await transaction.execute("SET LOCAL enable_seqscan = off")
+            try await transaction.execute("SET LOCAL enable_bitmapscan = off")
+            return try await transaction.rows("EXPLAIN " + sql, values).compactMap { $0["QUERY PLAN"] as String? }.joined(separator: "; ")
         }
     }
 }

@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import HLS
@@ -15,7 +16,7 @@ struct DownloadSessionTests {
     /// Opens a library in a fresh folder and a session over it, shut down afterwards.
     func withSession(_ body: (DownloadSession, URL) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             try await withSession(library) { session in try await body(session, folder) }
         }
     }
@@ -36,7 +37,7 @@ struct DownloadSessionTests {
     @Test("a session released without shutdown() does not crash the process")
     func releasedWithoutShutdown() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             var session: DownloadSession? = try await DownloadSession(library: library, configuration: Self.configuration)
             #expect(try await session?.tasks().isEmpty == true)
             session = nil
@@ -99,13 +100,13 @@ struct DownloadSessionTests {
         try await withTemporaryDirectory { folder in
             let root = folder.appendingPathComponent("library")
             var made: [String] = []
-            try await withSession(try OfflineLibrary(root: root)) { session in
+            try await withSession(try OfflineLibrary(testingAt: root)) { session in
                 for name in ["first", "second", "third"] {
                     made.append(try await session.makeTask(url: "https://cdn.example/\(name)/main.m3u8", name: name).id)
                 }
                 try await session.task(id: made[2]).cancel()
             }
-            try await withSession(try OfflineLibrary(root: root)) { session in
+            try await withSession(try OfflineLibrary(testingAt: root)) { session in
                 let tasks = try await session.tasks()
                 #expect(tasks.map(\.id) == made)
                 var snapshots: [AssetSnapshot] = []
@@ -129,7 +130,7 @@ struct DownloadSessionTests {
     @Test("a task recorded as running or waiting by a process that died comes back suspended")
     func crashedTasksComeBackSuspended() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             var ids: [String] = []
             try await withSession(library) { session in
                 for _ in 0..<3 { ids.append(try await session.makeTask(url: "https://cdn.example/main.m3u8").id) }

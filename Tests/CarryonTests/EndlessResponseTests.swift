@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -23,7 +24,7 @@ struct EndlessResponseTests {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in
                 Self.serveStream(origin, bandwidth: 8_000_000)
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 // A 400 MB disk (default reserve: 5 %, 20 MB) with 40 MB free before the download.
                 let root = library.root
                 var configuration = DownloadSession.Configuration()
@@ -50,7 +51,7 @@ struct EndlessResponseTests {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning { origin in
                 Self.serveStream(origin, bandwidth: 100_000)
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library)
                 let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")
                 try await task.resume()

@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -35,7 +36,7 @@ struct IndexOwnershipTests {
     @Test("a claim is one compare-and-set: the holder's queue only, busy for everyone else, taken over once the lease runs out, and the old run fenced off from then on")
     func claimLeaseTakeoverFence() async throws {
         try await withTemporaryDirectory { folder in
-            let pair = Pair(try OfflineLibrary(root: folder))
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
             try await pair.addAsset("x")
             #expect(try await pair.a.enqueue("x").0 == .queue)
             // Queued by a: b may not queue it, nor claim it from a's queue.
@@ -82,7 +83,7 @@ struct IndexOwnershipTests {
     @Test("requests reach the holder, who alone sees them; a queue whose instance is gone is no one's, and reads as suspended")
     func requestsAndOrphanedQueues() async throws {
         try await withTemporaryDirectory { folder in
-            let pair = Pair(try OfflineLibrary(root: folder))
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
             try await pair.addAsset("x")
             try await pair.addAsset("y")
             _ = try await pair.a.enqueue("x")
@@ -117,7 +118,7 @@ struct IndexOwnershipTests {
     @Test("a queued task deferred to later is not claimed before its time")
     func deferredClaim() async throws {
         try await withTemporaryDirectory { folder in
-            let pair = Pair(try OfflineLibrary(root: folder))
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
             try await pair.addAsset("x")
             let later = pair.clock.withLock { $0 }.addingTimeInterval(5)
             #expect(try await pair.a.enqueue("x", startingAt: later).0 == .queue)
@@ -130,7 +131,7 @@ struct IndexOwnershipTests {
     @Test("a state written by a process holding no claim fences off the claim the row still names: a run paused past its lease and cancelled meanwhile cannot write completed over it")
     func unheldWriteFencesOldRun() async throws {
         try await withTemporaryDirectory { folder in
-            let pair = Pair(try OfflineLibrary(root: folder))
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
             try await pair.addAsset("x")
             _ = try await pair.a.enqueue("x")
             let paused = try #require(try await pair.a.claimNext())
@@ -150,7 +151,7 @@ struct IndexOwnershipTests {
     @Test("a queued task with a request waiting is not claimed; a run's end keeps a request it did not carry out, for the requester to apply")
     func requestsOutliveClaimsAndEnds() async throws {
         try await withTemporaryDirectory { folder in
-            let pair = Pair(try OfflineLibrary(root: folder))
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
             try await pair.addAsset("x")
             try await pair.addAsset("y")
             _ = try await pair.a.enqueue("x")

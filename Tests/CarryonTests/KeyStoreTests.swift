@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -55,7 +56,7 @@ struct KeyStoreTests {
     @Test("keys are sealed: stored and opened with the master key, not with another, and not as another asset's")
     func sealing() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await StorageManagerTests.addAsset(library, "a", bytes: 1)
             try await StorageManagerTests.addAsset(library, "b", bytes: 1)
             let store = KeyStore(library: library)
@@ -87,14 +88,14 @@ struct KeyStoreTests {
     func appMasterKeyOnTheLibrary() async throws {
         try await withTemporaryDirectory { folder in
             let appKey = try MasterKey(bytes: Array(repeating: 9, count: 32))
-            let library = try OfflineLibrary(root: folder, masterKey: appKey)
+            let library = try OfflineLibrary(testingAt: folder, masterKey: appKey)
             try await StorageManagerTests.addAsset(library, "a", bytes: 1)
             try await KeyStore(library: library).store(Self.key, id: "k1", assetID: "a", uri: "https://k", method: "AES-128",
                                                        keyFormat: "identity", lifetime: KeyLifetime(), now: Self.t0)
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("master.key").path))
             // Another opening of the same library with the app's key reads it, as a playback
             // source over that library does.
-            let reopened = try OfflineLibrary(root: folder, masterKey: appKey)
+            let reopened = try OfflineLibrary(testingAt: folder, masterKey: appKey)
             #expect(try await KeyStore(library: reopened).key("k1", of: "a", now: Self.t0) == Self.key)
             let source = PlaybackSource(library: reopened, now: { Self.t0 })
             guard case .key(let served) = try await source.content(assetID: "a", path: "keys/k1") else {
@@ -103,7 +104,7 @@ struct KeyStoreTests {
             }
             #expect(served == Self.key)
             // Opened with the library's own key (a new master.key), they do not open.
-            let withoutAppKey = try OfflineLibrary(root: folder)
+            let withoutAppKey = try OfflineLibrary(testingAt: folder)
             await #expect(throws: CarryonError.self) { try await KeyStore(library: withoutAppKey).key("k1", of: "a", now: Self.t0) }
         }
     }

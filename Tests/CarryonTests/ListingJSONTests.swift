@@ -132,7 +132,7 @@ struct ListingJSONTests {
     /// A library of assets that differ in everything a snapshot shows, oldest first.
     static func withVariedAssets(_ body: (OfflineLibrary) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             let start = Date(timeIntervalSince1970: 2_000_000_000.25)
             let selection = MediaSelection(
                 variant: .init(uri: "https://cdn.example/v/high.m3u8?sig=a/b", bandwidth: 2_000_000, averageBandwidth: nil, resolution: "1280x720",
@@ -207,7 +207,7 @@ struct ListingJSONTests {
     @Test("a page of 1,100 assets is the encoder's JSON in the same order, before and after figures are kept")
     func inParts() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             let start = Date(timeIntervalSince1970: 2_000_000_000)
             for number in 0..<1_100 {
                 try await LibraryPagingTests.insert(String(format: "p%04d", number), name: "asset \(1_100 - number)", at: start.addingTimeInterval(Double(number)),

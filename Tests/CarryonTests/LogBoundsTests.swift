@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -12,7 +13,7 @@ struct LogBoundsTests {
     @Test("2,000 requests for 60 KB paths leave at most 2 MiB and a line per request; the newest come back a page at a time")
     func bounded() async throws {
         try await withTemporaryDirectory { folder in
-            let logs = AssetLogs(library: try OfflineLibrary(root: folder))
+            let logs = AssetLogs(library: try OfflineLibrary(testingAt: folder))
             let long = String(repeating: "a", count: 60_000)
             let start = Date(timeIntervalSince1970: 1_800_000_000)
             for index in 0..<2_000 {
@@ -31,7 +32,9 @@ struct LogBoundsTests {
             let total = try #require(page.totals["error"])
             #expect(total > 300 && total < 2_000, "\(total)")
             let before = try logs.entries(of: "x", access: false, limit: 5, skipping: 10)["error"] ?? []
-            #expect(before.map { $0["cs-uri"]?.split(separator: "/").first } == (1985...1989).map { Substring(String($0)) })
+            let firstParts: [Substring?] = before.map { $0["cs-uri"]?.split(separator: "/").first }
+            let expected: [Substring?] = (1985...1989).map { Substring(String($0)) }
+            #expect(firstParts == expected)
         }
     }
 }

@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -40,9 +41,10 @@ struct OfflineLibraryTests {
     func opening() async throws {
         try await withTemporaryDirectory { folder in
             let root = folder.appendingPathComponent("a/b/library")
-            let library = try OfflineLibrary(root: root)
+            let library = try OfflineLibrary(testingAt: root)
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("bundles").path))
-            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("index.sqlite").path))
+            // The index is in the folder, unless it is a PostgreSQL database.
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("index.sqlite").path) == !TestIndex.isPostgres)
             #expect(library.bundleURL(for: "abc").path == root.appendingPathComponent("bundles/abc").path)
         }
     }

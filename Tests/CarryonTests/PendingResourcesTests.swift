@@ -11,7 +11,7 @@ struct PendingResourcesTests {
     /// A library with asset `a` of `count` segments (ordinals 0..<count, and a second resource
     /// at ordinal 5, as a later plan may add) and a few of them done.
     static func library(in folder: URL, count: Int, done: Set<Int>) async throws -> OfflineLibrary {
-        let library = try OfflineLibrary(root: folder)
+        let library = try OfflineLibrary(testingAt: folder)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let asset = AssetRecord(id: "a", name: "a", url: "https://cdn.example/a.m3u8", state: .running, errorMessage: nil,
                                 options: DownloadOptions(), headers: [], selection: nil, planned: true,

@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -24,7 +25,7 @@ struct ProgressDeliveryTests {
         let total = segments * body.count
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(answers) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 4))
                 let events = await session.events()
                 let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")

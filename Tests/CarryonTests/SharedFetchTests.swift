@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -34,7 +35,7 @@ struct SharedFetchTests {
                 "/slow.ts": .trickle(Self.slow, every: .milliseconds(30)),
                 "/quick.ts": .body(Self.quick),
             ]) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: .init(maximumRequestsPerTask: 1))
                 do {
                     let task = try await session.makeTask(url: origin.baseURL + "/main.m3u8")

@@ -1,4 +1,5 @@
 @testable import Carryon
+import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -70,7 +71,7 @@ struct StallTests {
                 // 2 cores) does not pass the bound before the 1000 bytes sent are read: a clean-clone
                 // CI run saw the stall declared with nothing read, and the resume then had no Range.
                 configuration.stallTimeout = .seconds(4)
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: configuration)
                 let task = try await session.makeTask(url: origin.baseURL + "/media.m3u8")
                 try await task.resume()
@@ -126,7 +127,7 @@ struct DeferredStartTests {
                 var configuration = DownloadSession.Configuration(maximumConcurrentTasks: 1,
                                                                   retry: RetryPolicy(maximumAttempts: 3, baseDelay: .seconds(2), jitter: 0))
                 configuration.stallTimeout = .seconds(1)
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: configuration)
                 let stalling = try await session.makeTask(url: origin.baseURL + "/stalls.m3u8")
                 let good = try await session.makeTask(url: origin.baseURL + "/good.m3u8")

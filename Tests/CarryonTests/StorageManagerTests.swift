@@ -31,7 +31,7 @@ struct StorageManagerTests {
     @Test("an asset's policy is kept and changed; an unknown asset is refused")
     func policies() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "a", bytes: 10)
             let storage = manager(library)
             #expect(try await storage.policy(for: "a") == StoragePolicy())
@@ -46,7 +46,7 @@ struct StorageManagerTests {
     @Test("library settings are kept, and a setting set to nil is removed")
     func settings() async throws {
         try await withTemporaryDirectory { folder in
-            let storage = manager(try OfflineLibrary(root: folder))
+            let storage = manager(try OfflineLibrary(testingAt: folder))
             #expect(try await storage.settings() == LibraryStorageSettings())
             let settings = LibraryStorageSettings(quotaBytes: 1_000, minimumFreeBytes: 500, purgeOnDownload: true)
             try await storage.setSettings(settings)
@@ -59,7 +59,7 @@ struct StorageManagerTests {
     @Test("a purge removes expired assets, then default before important, least recently played first, until the quota holds")
     func purgeOrder() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "expired", bytes: 100, expires: -1)
             try await Self.addAsset(library, "important-old", bytes: 300, priority: .important, played: -90_000)
             try await Self.addAsset(library, "default-recent", bytes: 300, played: -600)
@@ -98,7 +98,7 @@ struct StorageManagerTests {
     @Test("an asset being played (a playback server's lease held) or downloaded (its lock held) is never removed")
     func busyAssetsStay() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "playing", bytes: 500, expires: -10, played: -5)
             try await Self.addAsset(library, "downloading", bytes: 500, expires: -10)
             try await Self.addAsset(library, "idle", bytes: 500, played: -3_600)
@@ -113,7 +113,7 @@ struct StorageManagerTests {
     @Test("whether an asset is being played is exact: played a moment ago by a server that has stopped, it is purged; held by a running server, it is kept, and the plan names the process")
     func playingIsExact() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "played", bytes: 300, expires: -10, played: -5)
             try await Self.addAsset(library, "playing", bytes: 400, expires: -10, played: -1)
             try await Self.addAsset(library, "downloading", bytes: 200, played: -7_200)
@@ -133,7 +133,7 @@ struct StorageManagerTests {
     @Test("a lease ends when its asset has had no request for the idle limit, and lasts while requests come")
     func leaseIdleLimit() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "a", bytes: 1)
             try await Self.addAsset(library, "b", bytes: 1)
             let start = ContinuousClock.now
@@ -155,7 +155,7 @@ struct StorageManagerTests {
     @Test("the free-space rule and a download's bytes to come make room too")
     func freeSpaceAndIncoming() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "a", bytes: 400, played: -100)
             try await Self.addAsset(library, "b", bytes: 400, played: -200)
             let storage = manager(library, free: 1_000)
@@ -170,7 +170,7 @@ struct StorageManagerTests {
     @Test("marking an asset played records the injected time")
     func markPlayed() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "a", bytes: 1)
             try await manager(library).markPlayed("a")
             let played = try await library.index.asset("a")?.lastPlayedAt
@@ -181,7 +181,7 @@ struct StorageManagerTests {
     @Test("deleting an asset another process is downloading is refused; once it stops, the delete goes through")
     func deleteWhileDownloadingElsewhere() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder)
+            let library = try OfflineLibrary(testingAt: folder)
             try await Self.addAsset(library, "busy", bytes: 10)
             let session = try await DownloadSession(library: library)
             // Another process downloads it and does not answer requests.

@@ -13,7 +13,7 @@ struct TaskEndTests {
     @Test("a task refused at once is failed for every waiter, however soon after resume each asks")
     func everyWaiterSeesTheEnd() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library)
             let playlist = folder.appendingPathComponent("empty.m3u8")
             try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-ENDLIST\n".write(to: playlist, atomically: true, encoding: .utf8)
@@ -42,7 +42,7 @@ struct TaskEndTests {
     @Test("a task cancelled just as it fails is cancelled: the end is recorded first, never written over the cancel")
     func cancelAsItEnds() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library, configuration: .init(maximumConcurrentTasks: 64))
             let playlist = folder.appendingPathComponent("empty.m3u8")
             try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-ENDLIST\n".write(to: playlist, atomically: true, encoding: .utf8)
@@ -76,7 +76,7 @@ struct TaskEndTests {
     @Test("resuming a task another process is downloading is refused as busy, naming why")
     func resumeWhileDownloadedElsewhere() async throws {
         try await withTemporaryDirectory { folder in
-            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library)
             let task = try await session.makeTask(url: "http://127.0.0.1:9/main.m3u8")
             // The other process's claim in the index.
@@ -92,7 +92,7 @@ struct TaskEndTests {
     func shutdownAnswersWaiters() async throws {
         try await withTemporaryDirectory { folder in
             try await HostileOrigin.withRunning(["/silent.m3u8": .silent]) { origin in
-                let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+                let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
                 let session = try await DownloadSession(library: library, configuration: .init(maximumConcurrentTasks: 1))
                 let running = try await session.makeTask(url: origin.baseURL + "/silent.m3u8")
                 let queued = try await session.makeTask(url: origin.baseURL + "/silent.m3u8?second")

@@ -15,7 +15,7 @@ struct UnreadableValuesTests {
     /// A library with two good assets and `bad`, whose row then gets `column = value` written
     /// straight into the index, as an earlier release or a careless hand would.
     func library(in folder: URL, _ changes: [(column: String, value: StoredValue)]) async throws -> OfflineLibrary {
-        let library = try OfflineLibrary(root: folder)
+        let library = try OfflineLibrary(testingAt: folder)
         for id in ["good1", "bad", "good2"] { try await StorageManagerTests.addAsset(library, id, bytes: 100, expires: 86_400) }
         try await library.writeUnreadable(changes, intoAsset: "bad")
         return library

@@ -13,6 +13,8 @@ import Foundation
 public final class OfflineLibrary: Sendable {
     /// The library folder.
     public let root: URL
+    /// Where the index is: SQLite in the library folder, or a PostgreSQL database a fleet shares.
+    public let indexLocation: IndexLocation
     /// The index of the library's assets, renditions, resources, keys and settings: the one
     /// place that knows how they are stored.
     let index: any AssetIndex
@@ -28,17 +30,25 @@ public final class OfflineLibrary: Sendable {
     ///     platform keystore, say); nil: the library's own (see
     ///     ``MasterKey/forLibrary(at:environment:)``). Every key store, session and playback
     ///     server over this library uses it.
+    ///   - index: Where the library's index is: `index.sqlite` in the folder (the default), or
+    ///     a PostgreSQL database that a fleet's machines share, whose bundles are in `root` on a
+    ///     shared file system (see ``IndexLocation``). A PostgreSQL index is connected to, and its
+    ///     schema created or migrated, by the first call that reads or writes it.
     /// - Throws: ``CarryonError`` with code ``CarryonError/Code/library`` when the folder cannot
     ///   be created or the index cannot be opened or migrated.
-    public init(root: URL, masterKey: MasterKey? = nil) throws(CarryonError) {
+    public init(root: URL, masterKey: MasterKey? = nil, index location: IndexLocation = .sqlite) throws(CarryonError) {
         self.root = root.standardizedFileURL
         self.appMasterKey = masterKey
+        self.indexLocation = location
         do {
             try FileManager.default.createDirectory(at: self.root.appending(path: "bundles", directoryHint: .isDirectory), withIntermediateDirectories: true)
         } catch {
             throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
         }
-        index = try SQLiteAssetIndex(root: self.root)
+        switch location {
+        case .sqlite: index = try SQLiteAssetIndex(root: self.root)
+        case .postgres(let url): index = try PostgresAssetIndex(url: url)
+        }
     }
 
     /// Where the library lives unless told otherwise: `$CARRYON_HOME`, else

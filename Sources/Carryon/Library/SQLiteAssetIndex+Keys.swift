@@ -24,7 +24,7 @@ extension SQLiteAssetIndex {
                 SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt
                 FROM contentKey \(assetID == nil ? "" : "WHERE assetId = ?") ORDER BY assetId, rowid
                 """, arguments: StatementArguments(assetID.map { [$0] } ?? []))
-            return rows.map(Self.keyInfo)
+            return rows.map(IndexRows.keyInfo)
         }
     }
 
@@ -34,7 +34,7 @@ extension SQLiteAssetIndex {
                 SELECT assetId, id, uri, method, keyFormat, sealed IS NULL AS invalidated, storedAt, lifetime, firstPlayedAt, sealed
                 FROM contentKey WHERE assetId = ? AND id = ?
                 """, arguments: [assetID, keyID]) else { return nil }
-            return SealedKey(info: Self.keyInfo(row), sealed: row["sealed"])
+            return SealedKey(info: IndexRows.keyInfo(row), sealed: row["sealed"])
         }
     }
 
@@ -56,21 +56,6 @@ extension SQLiteAssetIndex {
         try await write { db in
             try db.execute(sql: "DELETE FROM contentKey WHERE assetId = ?", arguments: [assetID])
         }
-    }
-
-    /// A key's date; nil when it is NULL or cannot be read (a key stored at a date that
-    /// cannot be read counts as stored in 1970: a rental window counted from it has passed).
-    private static func date(_ row: Row, _ column: String) -> Date? {
-        ((row[column] as DatabaseValue?)).flatMap(IndexDate.date(from:))
-    }
-
-    private static func keyInfo(_ row: Row) -> ContentKeyInfo {
-        let lifetimeText: String = row["lifetime"]
-        let lifetime = (try? JSONDecoder().decode(KeyLifetime.self, from: Data(lifetimeText.utf8))) ?? KeyLifetime()
-        return ContentKeyInfo(id: row["id"], assetID: row["assetId"], method: row["method"], keyFormat: row["keyFormat"],
-                              uri: row["uri"], storedAt: date(row, "storedAt") ?? Date(timeIntervalSince1970: 0), lifetime: lifetime,
-                              firstPlayedAt: date(row, "firstPlayedAt"),
-                              isInvalidated: row["invalidated"])
     }
 
     // MARK: Storage
@@ -102,16 +87,12 @@ extension SQLiteAssetIndex {
         let values = try await read { db in
             try Row.fetchAll(db, sql: "SELECT key, value FROM setting").reduce(into: [String: String]()) { $0[$1["key"]] = $1["value"] }
         }
-        return LibraryStorageSettings(quotaBytes: values["quotaBytes"].flatMap { Int($0) },
-                                      minimumFreeBytes: values["minimumFreeBytes"].flatMap { Int($0) },
-                                      purgeOnDownload: values["purgeOnDownload"] == "true")
+        return IndexRows.storageSettings(values)
     }
 
     func setStorageSettings(_ settings: LibraryStorageSettings) async throws(CarryonError) {
         try await write { db in
-            for (key, value) in [("quotaBytes", settings.quotaBytes.map(String.init)),
-                                 ("minimumFreeBytes", settings.minimumFreeBytes.map(String.init)),
-                                 ("purgeOnDownload", String(settings.purgeOnDownload))] {
+            for (key, value) in IndexRows.settingRows(settings) {
                 if let value {
                     try db.execute(sql: "INSERT INTO setting (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                                    arguments: [key, value])

@@ -43,17 +43,9 @@ extension SQLiteAssetIndex {
                              limit: Int?, columns: ListingColumns = .snapshot) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
-        if !recordedStates.isEmpty {
-            let states = recordedStates.map(\.rawValue).sorted()
-            var condition = "state IN (\(states.map { _ in "?" }.joined(separator: ", ")))"
-            arguments += StatementArguments(states)
-            if recordedStates.contains(.suspended) {
-                // A state no release writes reads as suspended (see AssetRecord(row:)).
-                let known = DownloadState.allCases.map(\.rawValue)
-                condition = "(\(condition) OR state NOT IN (\(known.map { _ in "?" }.joined(separator: ", "))))"
-                arguments += StatementArguments(known)
-            }
-            conditions.append(condition)
+        if let states = IndexRows.stateCondition(recordedStates) {
+            conditions.append(states.sql)
+            arguments += StatementArguments(states.values)
         }
         if let text, !text.isEmpty {
             // instr, not LIKE: `%` and `_` in what the user typed are not patterns.

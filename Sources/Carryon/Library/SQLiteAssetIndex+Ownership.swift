@@ -198,14 +198,7 @@ extension SQLiteAssetIndex {
 
     func playbackHolders(_ context: OwnershipContext) async throws(CarryonError) -> [String: [Instance]] {
         try await read { db in
-            var holders: [String: [Instance]] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM playbackLease WHERE until > ?", arguments: [context.seconds]) {
-                let instance = Instance(id: row["holder"], host: row["host"], pid: row["pid"], processStart: row["processStart"],
-                                        processScope: row["processScope"])
-                // A lease's heartbeat is its end: alive until then, unless its process is gone.
-                if context.isAlive(instance, aliveUntil: row["until"]) { holders[row["assetId"], default: []].append(instance) }
-            }
-            return holders
+            IndexRows.playbackHolders(try Row.fetchAll(db, sql: "SELECT * FROM playbackLease WHERE until > ?", arguments: [context.seconds]), context)
         }
     }
 
@@ -226,23 +219,13 @@ extension SQLiteAssetIndex {
     static func row(_ db: Database, id: String) throws -> Ownership.Row? {
         try Row.fetchOne(db, sql: """
             SELECT CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request FROM asset WHERE id = ?
-            """, arguments: [id]).map(ownershipRow)
-    }
-
-    private static func ownershipRow(_ row: Row) -> Ownership.Row {
-        Ownership.Row(state: DownloadState(rawValue: row["state"] ?? "") ?? .suspended, owner: row["owner"], leaseUntil: row["leaseUntil"],
-                      epoch: row["epoch"] ?? 0, queuedBy: row["queuedBy"], queuedAt: row["queuedAt"],
-                      request: (row["request"] as String?).flatMap(Ownership.Request.init(rawValue:)))
+            """, arguments: [id]).map(IndexRows.ownership)
     }
 
     /// Whether instance `id` is alive.
     static func alive(_ id: String, _ db: Database, _ context: OwnershipContext) -> Bool {
         guard let row = try? Row.fetchOne(db, sql: "SELECT * FROM instance WHERE id = ?", arguments: [id]) else { return false }
-        return context.isAlive(instance(row), aliveUntil: row["aliveUntil"])
-    }
-
-    private static func instance(_ row: Row) -> Instance {
-        Instance(id: row["id"], host: row["host"], pid: row["pid"], processStart: row["processStart"], processScope: row["processScope"])
+        return context.isAlive(IndexRows.instance(row), aliveUntil: row["aliveUntil"])
     }
 
     /// The ownership of asset `id` (of every asset when nil; with `heldOnly`, of those a
@@ -254,21 +237,6 @@ extension SQLiteAssetIndex {
             SELECT id, CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request, progress FROM asset
             """ + filter, arguments: id.map { [$0] } ?? [])
         guard !rows.isEmpty else { return [:] }
-        var instances: [String: (Instance, Bool)] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM instance") {
-            let instance = instance(row)
-            instances[instance.id] = (instance, context.isAlive(instance, aliveUntil: row["aliveUntil"]))
-        }
-        var result: [String: TaskOwnership] = [:]
-        for row in rows {
-            let record = ownershipRow(row)
-            let isAlive = { (id: String) in instances[id]?.1 ?? false }
-            let holder = Ownership.holder(of: record, now: context.seconds, isAlive: isAlive)
-            let progress = holder == nil ? nil : (row["progress"] as String?).flatMap { try? JSONDecoder().decode(DownloadProgress.self, from: Data($0.utf8)) }
-            result[row["id"]] = TaskOwnership(row: record, holder: holder, holderInstance: holder.flatMap { instances[$0.instance]?.0 },
-                                              effectiveState: Ownership.effectiveState(of: record, now: context.seconds, isAlive: isAlive),
-                                              progress: progress)
-        }
-        return result
+        return IndexRows.ownerships(rows, instances: try Row.fetchAll(db, sql: "SELECT * FROM instance"), context)
     }
 }

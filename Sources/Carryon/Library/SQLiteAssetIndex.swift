@@ -163,7 +163,7 @@ final class SQLiteAssetIndex: AssetIndex {
             var kept: [String: ResourceRecord] = [:]
             if keeping {
                 for resource in try ResourceRecord.filter(Column("assetId") == id).fetchAll(db) {
-                    kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] = resource
+                    kept[IndexRows.planKey(resource)] = resource
                 }
             }
             try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
@@ -174,14 +174,7 @@ final class SQLiteAssetIndex: AssetIndex {
             // value per column) took four and encoding each record fifteen.
             var insert = try ResourceInsert(db)
             for var resource in plan.resources {
-                if keeping, let old = kept["\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"] {
-                    resource.state = old.state
-                    resource.bytes = old.bytes
-                    resource.expectedBytes = old.expectedBytes
-                    resource.exactSize = old.exactSize
-                    resource.etag = old.etag
-                    resource.lastModified = old.lastModified
-                }
+                if keeping, let old = kept[IndexRows.planKey(resource)] { resource = IndexRows.keeping(resource, from: old) }
                 try insert.insert(resource)
             }
             try db.execute(sql: "DELETE FROM fallback WHERE assetId = ?", arguments: [id])

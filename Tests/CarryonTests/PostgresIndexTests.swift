@@ -1,0 +1,117 @@
+@testable import Carryon
+import CarryonIndexTestSupport
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// What only the PostgreSQL index has to get right: its schema made by processes racing on a
+/// fresh database, a newer schema refused, claims by many connections at once, and a URL's
+/// password kept out of every message. (Everything the SQLite index does, it does too: the
+/// index-level suites run on it as well, with CARRYON_TEST_INDEX=postgres.)
+@Suite("The PostgreSQL index", .heavy)
+struct PostgresIndexTests {
+    /// A cluster of the test's own and a fresh database on it.
+    static func database(_ body: (PostgresServer, IndexLocation, String) async throws -> Void) async throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let name = "t_" + UUID().uuidString.prefix(8).lowercased()
+        try server.createDatabase(name)
+        try await body(server, try IndexLocation(parsing: server.url(database: name)), name)
+    }
+
+    static func asset(_ id: String, at date: Date = Date()) -> AssetRecord {
+        AssetRecord(id: id, name: id, url: "https://cdn.example/\(id).m3u8", state: .suspended, errorMessage: nil, options: DownloadOptions(),
+                    headers: [], selection: nil, planned: false, createdAt: date, updatedAt: date, completedAt: nil, duration: nil)
+    }
+
+    @Test("processes opening a fresh database at once: one makes the schema, every one works on it")
+    func racingMigrations() async throws {
+        try await Self.database { server, location, name in
+            try await withTemporaryDirectory { folder in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for worker in 0..<6 {
+                        group.addTask {
+                            let library = try OfflineLibrary(root: folder, index: location)
+                            try await library.index.insert(Self.asset("asset-\(worker)"))
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try server.psql("SELECT version FROM carryon_schema ORDER BY version", database: name)
+                    .split(separator: "\n").map(String.init) == PostgresAssetIndex.migrations.indices.map { String($0 + 1) })
+                let library = try OfflineLibrary(root: folder, index: location)
+                #expect(try await library.index.assetIDs().sorted() == (0..<6).map { "asset-\($0)" })
+            }
+        }
+    }
+
+    @Test("a database a newer release migrated is refused, naming both versions; nothing is written")
+    func newerSchemaRefused() async throws {
+        try await Self.database { server, location, name in
+            try await withTemporaryDirectory { folder in
+                let library = try OfflineLibrary(root: folder, index: location)
+                try await library.index.insert(Self.asset("kept"))
+                let newer = PostgresAssetIndex.migrations.count + 7
+                _ = try server.psql("INSERT INTO carryon_schema VALUES (\(newer), 'from the future', '2030-01-01 00:00:00.000')", database: name)
+                let later = try OfflineLibrary(root: folder, index: location)
+                await #expect {
+                    try await later.index.insert(Self.asset("refused"))
+                } throws: { error in
+                    let message = "\(error)"
+                    return (error as? CarryonError)?.code == .library && message.contains("newer release")
+                        && message.contains("version \(newer)") && message.contains("up to \(PostgresAssetIndex.migrations.count)")
+                }
+                #expect(try server.psql("SELECT id FROM asset ORDER BY id", database: name) == "kept\n")
+            }
+        }
+    }
+
+    @Test("eight connections claiming from one queue at once: every task claimed exactly once")
+    func concurrentClaims() async throws {
+        try await Self.database { _, location, _ in
+            try await withTemporaryDirectory { folder in
+                let library = try OfflineLibrary(root: folder, index: location)
+                let scheduler = TaskScheduler(index: library.index, lease: .seconds(60), checksProcesses: true, label: "fleet")
+                let ids = (0..<40).map { String(format: "task-%02d", $0) }
+                for id in ids {
+                    try await library.index.insert(Self.asset(id))
+                    #expect(try await scheduler.enqueue(id).0 == .queue)
+                }
+                let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            var mine: [String] = []
+                            while let fence = try await scheduler.claimNext() { mine.append(fence.assetID) }
+                            return mine
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0 += $1 }
+                }
+                #expect(claimed.sorted() == ids, "claimed \(claimed.count) times for \(ids.count) tasks")
+                for id in ids { #expect(try await library.index.state(of: id) == .running) }
+            }
+        }
+    }
+
+    @Test("a server that does not answer: the error names the host and port, never the password")
+    func passwordNeverShown() async throws {
+        try await withTemporaryDirectory { folder in
+            let port = try ServerProgram.freePort()
+            // Nothing listens there: the pool tries to connect until the statement gives up.
+            let location = try IndexLocation(parsing: "postgres://fleet:hunter2secret@127.0.0.1:\(port)/carryon?sslmode=disable")
+            #expect(!location.description.contains("hunter2secret"))
+            guard case .postgres(let url) = location else { return }
+            let index = try PostgresAssetIndex(url: url, connectionWait: .seconds(2))
+            await #expect {
+                _ = try await index.assetIDs()
+            } throws: { error in
+                let message = "\(error)"
+                return (error as? CarryonError)?.code == .library && message.contains("127.0.0.1:\(port)") && message.contains("within 2 seconds")
+                    && !message.contains("hunter2secret")
+            }
+            // Through the library, as a command opens it: the same words.
+            let library = try OfflineLibrary(root: folder, index: location)
+            #expect(library.indexLocation.description.contains("fleet:***@"))
+        }
+    }
+}
