@@ -4,8 +4,8 @@ import Foundation
 /// source of truth a session, the playback source and the reading commands share.
 ///
 /// Everything above this protocol speaks of assets, renditions and resources, never of SQL:
-/// SQLite is behind it today (``SQLiteAssetIndex``), and a backend shared by several machines
-/// (PostgreSQL, tasks claimed with leases) can implement it later without a change above it.
+/// SQLite is behind it on one machine (``SQLiteAssetIndex``), PostgreSQL where several machines
+/// share a library (``PostgresAssetIndex``), with no change above it (see ``IndexLocation``).
 /// Every method is one transaction; a failure is a ``CarryonError`` (``CarryonError/Code/disk``
 /// when the disk is full, ``CarryonError/Code/library`` otherwise).
 protocol AssetIndex: Sendable {

@@ -1,10 +1,12 @@
 import Foundation
 
-/// A folder of offline bundles with an index (SQLite, behind the `AssetIndex` protocol): the persistent store a ``DownloadSession``
-/// works on. Tasks outlive the process because their state lives here.
+/// A folder of offline bundles with an index: the persistent store a ``DownloadSession`` works
+/// on. Tasks outlive the process because their state lives here.
 ///
-/// The index (`index.sqlite`, WAL mode) is the source of truth for state; every state change is
-/// one transaction. Each asset has a bundle folder under `bundles/`.
+/// The index is the source of truth for state; every state change is one transaction. It is
+/// `index.sqlite` (WAL mode) in the folder, or a PostgreSQL database that several machines
+/// share, the folder then on a shared file system (``IndexLocation``). Each asset has a bundle
+/// folder under `bundles/`.
 ///
 /// ```swift
 /// let library = try OfflineLibrary(root: OfflineLibrary.defaultRoot())
@@ -36,18 +38,18 @@ public final class OfflineLibrary: Sendable {
     ///     schema created or migrated, by the first call that reads or writes it.
     /// - Throws: ``CarryonError`` with code ``CarryonError/Code/library`` when the folder cannot
     ///   be created or the index cannot be opened or migrated.
-    public init(root: URL, masterKey: MasterKey? = nil, index location: IndexLocation = .sqlite) throws(CarryonError) {
+    public init(root: URL, masterKey: MasterKey? = nil, index: IndexLocation = .sqlite) throws(CarryonError) {
         self.root = root.standardizedFileURL
         self.appMasterKey = masterKey
-        self.indexLocation = location
+        self.indexLocation = index
         do {
             try FileManager.default.createDirectory(at: self.root.appending(path: "bundles", directoryHint: .isDirectory), withIntermediateDirectories: true)
         } catch {
             throw CarryonError(.library, "cannot open the library at \(root.path): \(error)", cause: error)
         }
-        switch location {
-        case .sqlite: index = try SQLiteAssetIndex(root: self.root)
-        case .postgres(let url): index = try PostgresAssetIndex(url: url)
+        switch indexLocation {
+        case .sqlite: self.index = try SQLiteAssetIndex(root: self.root)
+        case .postgres(let url): self.index = try PostgresAssetIndex(url: url)
         }
     }
 

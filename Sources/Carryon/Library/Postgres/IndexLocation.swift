@@ -24,7 +24,7 @@ public enum IndexLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The index `text` names (`sqlite`, or a PostgreSQL URL).
     ///
-    /// - Throws: ``CarryonError/Code/invalidArgument`` naming what is wrong with it (never its password).
+    /// - Throws: ``CarryonError/Code/invalidValue`` naming what is wrong with it (never its password).
     public init(parsing text: String) throws(CarryonError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.lowercased() == "sqlite" {
@@ -88,7 +88,7 @@ public struct PostgresIndexURL: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `text`.
     ///
-    /// - Throws: ``CarryonError/Code/invalidArgument`` naming the part that is wrong.
+    /// - Throws: ``CarryonError/Code/invalidValue`` naming the part that is wrong.
     public init(parsing text: String) throws(CarryonError) {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             throw CarryonError(.invalidValue, "the index \(Self.redacted(text)) is neither `sqlite` nor a postgres:// URL")
