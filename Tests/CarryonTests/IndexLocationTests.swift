@@ -22,6 +22,9 @@ struct IndexLocationTests {
         #expect(url.host == "db.internal" && url.port == 6543 && url.socketFolder == nil)
         #expect(url.database == "carryon" && url.tlsMode == .require)
         #expect(location.description == "postgres://fleet:***@db.internal:6543/carryon?sslmode=require")
+        #expect(url.connectTimeout == 15 && url.applicationName == "carryon")
+        let tuned = try PostgresIndexURL(parsing: "postgres://fleet@db/carryon?connect_timeout=3&application_name=worker-7")
+        #expect(tuned.connectTimeout == 3 && tuned.applicationName == "worker-7")
     }
 
     @Test("a Unix socket: host is a folder; the port names its file; the database defaults to the user")
@@ -39,6 +42,7 @@ struct IndexLocationTests {
         ("postgres://root:hunter2@db/carryon?sslcert=/x", "parameter sslcert"),
         ("postgres://root:hunter2@db/a/b", "database"),
         ("postgres://root@db/carryon?password=hunter2&typo=1", "parameter typo"),
+        ("postgres://root:hunter2@db/carryon?connect_timeout=soon", "connect_timeout soon"),
     ])
     func refused(text: String, named: String) {
         #expect {

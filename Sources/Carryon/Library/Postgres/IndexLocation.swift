@@ -85,6 +85,10 @@ public struct PostgresIndexURL: Sendable, Equatable, CustomStringConvertible {
     public var tlsMode: TLSMode
     /// The authorities a `verify-ca` or `verify-full` connection trusts (PEM); nil: the system's.
     public var rootCertificate: String?
+    /// Seconds a command waits for a connection before it fails (`connect_timeout`; 15 unless told).
+    public var connectTimeout: Int
+    /// The name the server shows for Carryon's connections (`application_name`; `carryon` unless told).
+    public var applicationName: String
 
     /// Reads `text`.
     ///
@@ -141,6 +145,15 @@ public struct PostgresIndexURL: Sendable, Equatable, CustomStringConvertible {
             tlsMode = .prefer
         }
         rootCertificate = query["sslrootcert"]
+        if let text = query["connect_timeout"] {
+            guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                throw CarryonError(.invalidValue, "the index URL's connect_timeout \(text) is not a number of seconds (1-3600)")
+            }
+            connectTimeout = seconds
+        } else {
+            connectTimeout = 15
+        }
+        applicationName = query["application_name"].flatMap { $0.isEmpty ? nil : $0 } ?? "carryon"
     }
 
     /// The URL with its password written `***`: what messages and logs show.

@@ -174,7 +174,7 @@ extension PostgresAssetIndex {
     }
 
     func holds(_ fence: Fence) async throws(CarryonError) -> Bool {
-        try await read { transaction in try await Self.ownershipRow(transaction, id: fence.assetID).map { Ownership.admits($0, fence) } ?? false }
+        try await readOne { transaction in try await Self.ownershipRow(transaction, id: fence.assetID).map { Ownership.admits($0, fence) } ?? false }
     }
 
     func writeProgress(_ progress: DownloadProgress, fence: Fence) async throws(CarryonError) {
@@ -182,6 +182,7 @@ extension PostgresAssetIndex {
         compact.loadedTimeRanges = [:]
         let text = String(decoding: (try? JSONEncoder().encode(compact)) ?? Data("{}".utf8), as: UTF8.self)
         try await write { transaction in
+            try await Self.commitWithoutWaiting(transaction)
             try await transaction.execute("UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ?",
                                           [.text(text), .text(fence.assetID), .text(fence.owner), .integer(fence.epoch)])
         }
