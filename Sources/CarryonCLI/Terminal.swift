@@ -88,6 +88,10 @@ func hint(for error: any Error, id: String? = nil) -> String {
     guard let error = error as? CarryonError else {
         return "`carryon help` lists the commands and their options."
     }
+    if error.message.contains("the library index postgres://") {
+        // The PostgreSQL index (a fleet's), not the folder nor an origin.
+        return "Check --index or CARRYON_INDEX: the host and port, the database, the user and password, and sslmode (with sslrootcert=FILE for the server's own authority); Documentation/Fleet.md says how."
+    }
     switch error.code {
     case .invalidLocation:
         return "Give an http(s) URL or the path of a local .m3u8 playlist."

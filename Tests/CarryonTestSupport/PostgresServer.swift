@@ -24,11 +24,12 @@ public final class PostgresServer: @unchecked Sendable {
     private var stopped = false
     private var databases: Set<String> = []
 
-    /// Makes and starts a cluster listening on `address` (loopback unless told otherwise).
+    /// Makes and starts a cluster listening on `address` (loopback unless told otherwise),
+    /// offering TLS with `certificate` and its `key` (PEM files) when given.
     ///
     /// - Throws: ``TestSupportError`` saying how to install PostgreSQL when it is missing, or
     ///   what `initdb` or `pg_ctl` printed when they failed.
-    public init(address: String = "127.0.0.1") throws {
+    public init(address: String = "127.0.0.1", certificate: URL? = nil, key: URL? = nil) throws {
         let binaries = try Self.findBinaries()
         self.binaries = binaries
         self.address = address
@@ -41,6 +42,18 @@ public final class PostgresServer: @unchecked Sendable {
             if getpwnam(runAs) == nil { _ = try Self.execute(URL(fileURLWithPath: "/usr/sbin/useradd"), ["-r", "-M", "-s", "/bin/sh", runAs]) }
             _ = try Self.execute(URL(fileURLWithPath: "/bin/chown"), ["-R", runAs, folder.path])
         }
+        var tlsOptions = ""
+        if let certificate, let key {
+            // Copied into the cluster's folder: the server reads them as its own user, and
+            // refuses a key others may read.
+            let ownCertificate = folder.appendingPathComponent("server.crt")
+            let ownKey = folder.appendingPathComponent("server.key")
+            try FileManager.default.copyItem(at: certificate, to: ownCertificate)
+            try FileManager.default.copyItem(at: key, to: ownKey)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: ownKey.path)
+            if let runAs { _ = try Self.execute(URL(fileURLWithPath: "/bin/chown"), [runAs, ownCertificate.path, ownKey.path]) }
+            tlsOptions = " -c ssl=on -c ssl_cert_file=\(ownCertificate.path) -c ssl_key_file=\(ownKey.path)"
+        }
         let data = folder.appendingPathComponent("data").path
         _ = try Self.command(binaries, runAs, "initdb", ["-D", data, "-A", "trust", "-U", user, "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"])
         var started: Int?
@@ -50,7 +63,7 @@ public final class PostgresServer: @unchecked Sendable {
             do {
                 _ = try Self.command(binaries, runAs, "pg_ctl", ["-D", data, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "60", "-o",
                                            "-p \(candidate) -k \(folder.path) -c listen_addresses=\(address) -c fsync=off -c synchronous_commit=off "
-                                           + "-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB", "start"])
+                                           + "-c full_page_writes=off -c max_connections=300 -c shared_buffers=32MB" + tlsOptions, "start"])
                 started = candidate
                 break
             } catch {

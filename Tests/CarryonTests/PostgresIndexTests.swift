@@ -114,4 +114,42 @@ struct PostgresIndexTests {
             #expect(library.indexLocation.description.contains("fleet:***@"))
         }
     }
+
+    @Test("TLS as sslmode asks: require encrypts, verify-full checks the certificate against sslrootcert and names one that does not verify; a missing database is named")
+    func tlsModes() async throws {
+        try await withTemporaryDirectory { folder in
+            let authority = try await TestCA.make(in: folder.appendingPathComponent("ca"))
+            let issued = try await authority.issue("postgres")
+            let server = try PostgresServer(certificate: issued.certificate, key: issued.key)
+            defer { server.stop() }
+            try server.createDatabase("tls")
+            let base = "postgres://\(server.user)@127.0.0.1:\(server.port)/tls"
+            func index(_ query: String) throws -> PostgresAssetIndex? {
+                guard case .postgres(let url) = try IndexLocation(parsing: base + "?" + query) else { return nil }
+                return try PostgresAssetIndex(url: url, connectionWait: .seconds(3))
+            }
+            func assetIDs(_ query: String) async throws -> [String] {
+                try await index(query)?.assetIDs() ?? []
+            }
+            let required = try #require(try index("sslmode=require"))
+            let verified = try #require(try index("sslmode=verify-full&sslrootcert=\(authority.certificate.path)"))
+            let requiredIDs = try await required.assetIDs()
+            let verifiedIDs = try await verified.assetIDs()
+            #expect(requiredIDs.isEmpty && verifiedIDs.isEmpty)
+            // Both indexes' connections are open, and encrypted.
+            #expect(try server.psql("SELECT count(*) FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE ssl AND datname = 'tls'",
+                                    database: "postgres") == "2\n")
+            await #expect {
+                _ = try await assetIDs("sslmode=verify-full")
+            } throws: { error in
+                (error as? CarryonError)?.code == .certificate && "\(error)".contains("sslrootcert") && "\(error)".contains("within 3 seconds")
+            }
+            await #expect {
+                guard case .postgres(let url) = try IndexLocation(parsing: "postgres://\(server.user)@127.0.0.1:\(server.port)/nowhere?sslmode=disable") else { return }
+                _ = try await PostgresAssetIndex(url: url, connectionWait: .seconds(3)).assetIDs()
+            } throws: { error in
+                "\(error)".contains("database \"nowhere\" does not exist")
+            }
+        }
+    }
 }

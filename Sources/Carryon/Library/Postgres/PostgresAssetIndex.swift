@@ -60,13 +60,18 @@ final class PostgresAssetIndex: AssetIndex {
 
     /// The TLS the URL's `sslmode` asks for.
     private static func tls(_ url: PostgresIndexURL) throws(CarryonError) -> PostgresClient.Configuration.TLS {
+        guard let configuration = try tlsConfiguration(url) else { return .disable }
+        return url.tlsMode == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// The TLS configuration `sslmode` asks for; nil: none (`disable`).
+    static func tlsConfiguration(_ url: PostgresIndexURL) throws(CarryonError) -> TLSConfiguration? {
         var configuration = TLSConfiguration.makeClientConfiguration()
         switch url.tlsMode {
-        case .disable: return .disable
+        case .disable: return nil
         case .prefer, .require:
             // libpq's meaning: encrypted, the certificate not checked.
             configuration.certificateVerification = .none
-            return url.tlsMode == .prefer ? .prefer(configuration) : .require(configuration)
         case .verifyCA, .verifyFull:
             configuration.certificateVerification = url.tlsMode == .verifyCA ? .noHostnameVerification : .fullVerification
             if let path = url.rootCertificate {
@@ -76,8 +81,8 @@ final class PostgresAssetIndex: AssetIndex {
                     throw CarryonError(.certificate, "the index URL's sslrootcert \(path) cannot be read as PEM certificates: \(error)", cause: error)
                 }
             }
-            return .require(configuration)
         }
+        return configuration
     }
 
     // MARK: Transactions
@@ -139,6 +144,8 @@ final class PostgresAssetIndex: AssetIndex {
             } catch let error as CarryonError {
                 // A decision the transaction made (a claim refused, a fence), not a failure of the index.
                 throw error
+            } catch is NoConnection {
+                throw await noConnection()
             } catch {
                 attempt += 1
                 if Self.isConflict(error), attempt < 30 {
@@ -191,12 +198,6 @@ final class PostgresAssetIndex: AssetIndex {
     /// connection — the URL without its password.
     func indexError(_ error: any Error, reading: Bool) -> CarryonError {
         if let error = error as? CarryonError { return error }
-        if error is NoConnection {
-            return CarryonError(.library, """
-                no connection to the library index \(url) within \(connectionWait.components.seconds) seconds: \
-                is the server up and reachable from here, and does it accept this user?
-                """, cause: error)
-        }
         let what = "\(reading ? "reading" : "writing") the library index \(url) failed: \(Self.describe(error))"
         if let error = error as? PSQLError, error.serverInfo?[.sqlState] == "53100" {
             return CarryonError(.disk, "the disk holding the PostgreSQL index is full: \(what)", cause: error)
