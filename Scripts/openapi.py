@@ -99,7 +99,8 @@ doc = {
        "error": {"type": "string"}, "format": {"enum": ["hls", "dash"]}, "bundlePath": {"type": "string"},
        "playlist": {"type": "string"}, "mpd": {"type": "string"}, "bytesOnDisk": {"type": "integer"},
        "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"},
-       "problems": {"type": "array", "items": {"type": "string"}, "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"}}},
+       "problems": {"type": "array", "items": {"type": "string"}, "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"},
+       "worker": {"type": "string", "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"}}},
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
        "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},

@@ -112,10 +112,13 @@ struct ListCommand: AsyncParsableCommand {
                 print(filtered ? "No asset matches." : "The library is empty. `carryon download URL` adds a stream.")
                 return
             }
-            var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION", "URL"])
+            // Who runs each download, when another process does: a fleet's workers.
+            let workers = snapshots.contains { $0.worker != nil }
+            var table = TextTable(["ID", "NAME", "STATE", "PROGRESS", "ON DISK", "DURATION"] + (workers ? ["WORKER"] : []) + ["URL"])
             for asset in snapshots {
                 table.add([asset.id, asset.name, Terminal.paint(asset.state), "\(Int(asset.fraction * 100))%",
-                           formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-", asset.url])
+                           formatBytes(asset.bytesOnDisk), asset.duration.map(formatDuration) ?? "-"]
+                          + (workers ? [asset.worker ?? "-"] : []) + [asset.url])
             }
             print(table.render(indent: 0), terminator: "")
             for asset in snapshots {
@@ -161,6 +164,7 @@ struct Show: AsyncParsableCommand {
             }
             print("\(asset.name)  (\(asset.id))")
             print("State       \(Terminal.paint(asset.state))\(asset.error.map { " — \($0)" } ?? "")")
+            if let worker = asset.worker { print("Worker      \(worker)") }
             print("URL         \(asset.url)")
             let manifests = LocalManifest.manifests(ofFormat: asset.format)
             let extra = manifests.dropFirst().map(\.path)

@@ -54,7 +54,8 @@ struct Keys: AsyncParsableCommand {
         abstract: "List, renew or invalidate the content keys of encrypted assets.",
         discussion: """
             Keys are fetched before any media and kept sealed (AES-GCM) under the library's \
-            master key (master.key, mode 0600, or CARRYON_MASTER_KEY); no key is ever printed.
+            master key (master.key, mode 0600, or CARRYON_MASTER_KEY, or the file \
+            CARRYON_MASTER_KEY_FILE names); no key is ever printed.
 
             Examples:
               carryon keys list

@@ -48,6 +48,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
               carryon serve --resume
+              carryon serve --worker --index postgres://carryon@db.internal/carryon --library /mnt/fleet/library
               carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080 --token-file ~/.carryon-token --tls-cert fullchain.pem --tls-key privkey.pem
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
             """
@@ -67,6 +68,9 @@ struct Serve: AsyncParsableCommand {
 
     @Flag(help: "Resume the library's suspended downloads on start, in this process.")
     var resume = false
+
+    @Flag(help: "Also work for the fleet, as `carryon worker` does: claim the downloads queued with `carryon enqueue`; Ctrl-C or SIGTERM hands them back to the queue.")
+    var worker = false
 
     @Option(name: .customLong("token-file"), help: ArgumentHelp(
         "Keep the token in this file, so that the base URL stays the same across restarts: read when it exists, else made and written there (readable by its owner only).",
@@ -110,6 +114,10 @@ struct Serve: AsyncParsableCommand {
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)
             playback.api = DaemonAPI(session: session, streams: rule, catalog: streams)
             try await resumeSuspended(in: session)
+            if worker {
+                do { try await session.joinFleet() } catch { throw fail(error) }
+                printNote("working for the fleet: claiming downloads queued with `carryon enqueue`")
+            }
             do {
                 try await playback.run { handle in
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }

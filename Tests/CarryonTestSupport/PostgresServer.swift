@@ -25,11 +25,12 @@ public final class PostgresServer: @unchecked Sendable {
     private var databases: Set<String> = []
 
     /// Makes and starts a cluster listening on `address` (loopback unless told otherwise),
-    /// offering TLS with `certificate` and its `key` (PEM files) when given.
+    /// offering TLS with `certificate` and its `key` (PEM files) when given, and trusting
+    /// connections from the `trusting` networks (CIDR, `10.1.0.0/16`) besides loopback.
     ///
     /// - Throws: ``TestSupportError`` saying how to install PostgreSQL when it is missing, or
     ///   what `initdb` or `pg_ctl` printed when they failed.
-    public init(address: String = "127.0.0.1", certificate: URL? = nil, key: URL? = nil) throws {
+    public init(address: String = "127.0.0.1", certificate: URL? = nil, key: URL? = nil, trusting networks: [String] = []) throws {
         let binaries = try Self.findBinaries()
         self.binaries = binaries
         self.address = address
@@ -56,6 +57,13 @@ public final class PostgresServer: @unchecked Sendable {
         }
         let data = folder.appendingPathComponent("data").path
         _ = try Self.command(binaries, runAs, "initdb", ["-D", data, "-A", "trust", "-U", user, "--no-sync", "-E", "UTF8", "--locale=C.UTF-8"])
+        if !networks.isEmpty {
+            let hba = URL(fileURLWithPath: data).appendingPathComponent("pg_hba.conf")
+            let handle = try FileHandle(forWritingTo: hba)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(networks.map { "host all all \($0) trust\n" }.joined().utf8))
+            try handle.close()
+        }
         var started: Int?
         var lastOutput = ""
         for _ in 0..<3 {

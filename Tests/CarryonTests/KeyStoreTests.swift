@@ -127,6 +127,41 @@ struct KeyStoreTests {
         }
     }
 
+    @Test("CARRYON_MASTER_KEY_FILE: a fleet's shared key, 32 bytes or 64 hex digits, read and never made; one others can read, or that is not a key, is refused by name")
+    func masterKeyFromFile() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library")
+            try FileManager.default.createDirectory(at: library, withIntermediateDirectories: true)
+            let expected = try MasterKey(bytes: Array(repeating: 0xcd, count: 32)).key
+            let raw = folder.appendingPathComponent("raw.key")
+            try Data(repeating: 0xcd, count: 32).write(to: raw)
+            chmod(raw.path, 0o600)
+            #expect(try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY_FILE": raw.path]).key == expected)
+            let hex = folder.appendingPathComponent("hex.key")
+            try (String(repeating: "CD", count: 32) + "\n").write(to: hex, atomically: true, encoding: .utf8)
+            chmod(hex.path, 0o400)
+            #expect(try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY_FILE": hex.path]).key == expected)
+            // Not made in the library folder: the file is the key.
+            #expect(!FileManager.default.fileExists(atPath: library.appendingPathComponent("master.key").path))
+            chmod(hex.path, 0o644)
+            let open = #expect(throws: CarryonError.self) { try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY_FILE": hex.path]) }
+            #expect(open?.message.contains("readable by other users") == true && open?.message.contains(hex.path) == true)
+            let missing = #expect(throws: CarryonError.self) {
+                try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY_FILE": folder.appendingPathComponent("nope").path])
+            }
+            #expect(missing?.message.contains("does not exist") == true)
+            let short = folder.appendingPathComponent("short.key")
+            try Data(repeating: 1, count: 16).write(to: short)
+            chmod(short.path, 0o600)
+            let notKey = #expect(throws: CarryonError.self) { try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY_FILE": short.path]) }
+            #expect(notKey?.message.contains("not a master key") == true)
+            // CARRYON_MASTER_KEY still wins.
+            let hexText = String(repeating: "ab", count: 32)
+            #expect(try MasterKey.forLibrary(at: library, environment: ["CARRYON_MASTER_KEY": hexText, "CARRYON_MASTER_KEY_FILE": short.path]).key
+                    == (try MasterKey(bytes: Array(repeating: 0xab, count: 32))).key)
+        }
+    }
+
     @Test("creators racing for a new library's master key all get the same complete key, never an empty file")
     func masterKeyRace() async throws {
         try await withTemporaryDirectory { root in

@@ -132,4 +132,49 @@ struct OwnershipTests {
         let leaseOnly = OwnershipContext(now: Date(timeIntervalSince1970: t0), checksProcesses: false)
         #expect(leaseOnly.isAlive(gone, aliveUntil: t0 + 10))
     }
+
+    @Test("the fleet's queue: a waiting row queued by the fleet is held by it whoever lives; only a worker claims it; a worker's row whose lease ran out is the fleet's again, waiting, and the next worker claims it under a new epoch")
+    func fleetQueue() {
+        let fleet = Ownership.fleet
+        let queued = row(.waiting, queuedBy: fleet, queuedAt: t0)
+        // No process is the fleet: it holds its rows when no instance lives at all.
+        #expect(Ownership.holder(of: queued, now: t0, isAlive: noOne) == .queued(fleet))
+        #expect(Ownership.isFleet(Ownership.holder(of: queued, now: t0, isAlive: noOne)))
+        #expect(Ownership.effectiveState(of: queued, now: t0, isAlive: noOne) == .waiting)
+        #expect(Ownership.enqueue(queued, by: "a", now: t0, isAlive: everyone) == .busy(.queued(fleet)))
+        #expect(Ownership.enqueue(queued, by: fleet, now: t0, isAlive: everyone) == .alreadyHeld)
+        // Claimed only by a worker, and only once its time has come.
+        #expect(Ownership.claim(queued, by: "a", now: t0, lease: Self.lease) == nil)
+        #expect(Ownership.claim(queued, by: "a", fromFleet: true, now: t0, lease: Self.lease) == .init(epoch: 1, leaseUntil: t0 + Self.lease))
+        #expect(Ownership.claim(row(.waiting, queuedBy: fleet, queuedAt: t0 + 5), by: "a", fromFleet: true, now: t0, lease: Self.lease) == nil)
+        // A worker runs it: its while the lease lasts and it lives, whatever the fleet says.
+        let running = row(.running, owner: "a", until: t0 + Self.lease, epoch: 1, queuedBy: fleet, queuedAt: t0)
+        #expect(Ownership.holder(of: running, now: t0 + 1, isAlive: everyone) == .running("a"))
+        #expect(Ownership.claim(running, by: "b", fromFleet: true, now: t0 + 1, lease: Self.lease, isAlive: everyone) == nil)
+        #expect(Ownership.enqueue(running, by: fleet, now: t0 + 1, isAlive: everyone) == .busy(.running("a")))
+        // The worker dies (its lease runs out, or it is known dead): back in the fleet's queue, not suspended.
+        for (now, alive) in [(t0 + Self.lease + 1, everyone), (t0 + 1, noOne)] {
+            #expect(Ownership.holder(of: running, now: now, isAlive: alive) == .queued(fleet))
+            #expect(Ownership.effectiveState(of: running, now: now, isAlive: alive) == .waiting)
+            #expect(Ownership.claim(running, by: "b", fromFleet: true, now: now, lease: Self.lease, isAlive: alive) == .init(epoch: 2, leaseUntil: now + Self.lease))
+            #expect(Ownership.claim(running, by: "b", now: now, lease: Self.lease, isAlive: alive) == nil)
+        }
+        // A request left on the row is applied by whoever left it, not claimed over.
+        var asked = queued
+        asked.request = .suspend
+        #expect(Ownership.claim(asked, by: "a", fromFleet: true, now: t0, lease: Self.lease) == nil)
+        // Not a worker's own rows of another instance, nor a fleet's row that left the queue.
+        #expect(Ownership.claim(row(.waiting, queuedBy: "b", queuedAt: t0), by: "a", fromFleet: true, now: t0, lease: Self.lease, isAlive: everyone) == nil)
+        #expect(Ownership.claim(row(.suspended, queuedBy: fleet), by: "a", fromFleet: true, now: t0, lease: Self.lease) == nil)
+        #expect(Ownership.holder(of: row(.completed, queuedBy: fleet), now: t0, isAlive: noOne) == nil)
+    }
+
+    @Test("an instance is shown by its process and host, then its name; a list of downloads shows its name first")
+    func instanceName() {
+        var instance = Instance(id: "x", host: "box-1", pid: 42, processStart: nil, processScope: nil)
+        #expect(instance.description == "pid 42 on box-1" && instance.workerDescription == "pid 42 on box-1")
+        instance.name = "worker-a"
+        #expect(instance.description == "pid 42 on box-1, worker-a")
+        #expect(instance.workerDescription == "worker-a (pid 42 on box-1)")
+    }
 }

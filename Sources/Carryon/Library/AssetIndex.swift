@@ -113,8 +113,9 @@ protocol AssetIndex: Sendable {
     func enqueue(_ id: String, by instance: String, startingAt start: Date?,
                  _ context: OwnershipContext) async throws(CarryonError) -> (Ownership.EnqueueDecision, TaskOwnership?)
     /// Claims the first task `instance` queued whose time has come (priority, then time
-    /// queued): running, owned by it under a new epoch until the lease ends. Nil: none.
-    func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence?
+    /// queued): running, owned by it under a new epoch until the lease ends; with `fromFleet`,
+    /// the fleet's tasks too (see ``Ownership/claim(_:by:fromFleet:now:lease:isAlive:)``). Nil: none.
+    func claimNext(by instance: String, fromFleet: Bool, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence?
     /// Renews `instance`'s heartbeat and the leases of its runs; returns the runs whose claim is lost.
     func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence]

@@ -13,9 +13,19 @@ enum IndexRows {
                       request: (row["request"] as String?).flatMap(Ownership.Request.init(rawValue:)))
     }
 
+    /// The condition a row's claim starts from (see ``Ownership/claim(_:by:fromFleet:now:lease:isAlive:)``),
+    /// whose values are now, the claiming instance, whether it works for the fleet, ``Ownership/fleet``
+    /// and now again: a row waiting in the instance's queue, or in the fleet's — waiting, or
+    /// running under a lease that ran out.
+    static let claimable = """
+        COALESCE(queuedAt, 0) <= ? AND request IS NULL AND ((queuedBy = ? AND state = 'waiting')
+        OR (? AND queuedBy = ? AND (state = 'waiting' OR (state = 'running' AND COALESCE(leaseUntil, 0) <= ?))))
+        """
+
     /// A row of the `instance` table (or of `playbackLease`, whose holder is its id).
     static func instance(_ row: Row, id column: String = "id") -> Instance {
-        Instance(id: row[column], host: row["host"], pid: row["pid"], processStart: row["processStart"], processScope: row["processScope"])
+        Instance(id: row[column], host: row["host"], pid: row["pid"], processStart: row["processStart"], processScope: row["processScope"],
+                 name: row.hasColumn("label") ? row["label"] : nil)
     }
 
     /// The ownership of each of `rows` (asset rows with their ownership columns, `id` and

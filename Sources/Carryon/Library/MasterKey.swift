@@ -7,9 +7,10 @@ import Glibc
 /// The key that seals every content key a library keeps: 256 bits for AES-GCM.
 ///
 /// It never lives in a bundle. It comes, in this order, from the embedding app, from
-/// `CARRYON_MASTER_KEY` (64 hexadecimal digits), or from `master.key` in the library folder —
-/// a file readable by its owner only (0600), created with 32 random bytes on first use. A
-/// `master.key` another user could read is refused.
+/// `CARRYON_MASTER_KEY` (64 hexadecimal digits), from the file `CARRYON_MASTER_KEY_FILE` names
+/// (a fleet's machines each given the same key, a systemd credential, a mounted secret), or
+/// from `master.key` in the library folder, created with 32 random bytes on first use. A key
+/// file is 32 bytes, or 64 hexadecimal digits; one another user could read is refused.
 public struct MasterKey: Sendable {
     let key: SymmetricKey
 
@@ -19,8 +20,9 @@ public struct MasterKey: Sendable {
         key = SymmetricKey(data: bytes)
     }
 
-    /// The master key of the library at `root`: from `CARRYON_MASTER_KEY` when set, else its
-    /// `master.key` file, created when missing.
+    /// The master key of the library at `root`: from `CARRYON_MASTER_KEY` when set, else the
+    /// file `CARRYON_MASTER_KEY_FILE` names (never created), else the library's `master.key`,
+    /// created when missing.
     public static func forLibrary(at root: URL, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CarryonError) -> MasterKey {
         if let text = environment["CARRYON_MASTER_KEY"], !text.isEmpty {
             guard let bytes = hexBytes(text), bytes.count == 32 else {
@@ -28,21 +30,38 @@ public struct MasterKey: Sendable {
             }
             return try MasterKey(bytes: bytes)
         }
+        if let path = environment["CARRYON_MASTER_KEY_FILE"], !path.isEmpty {
+            guard access(path, F_OK) == 0 else {
+                throw CarryonError(.keys, "CARRYON_MASTER_KEY_FILE names \(path), which does not exist; it is read, never made")
+            }
+            return try read(path, named: "CARRYON_MASTER_KEY_FILE's \(path)")
+        }
         let path = root.appending(path: "master.key", directoryHint: .notDirectory).path
         if access(path, F_OK) != 0 {
             try create(at: path)
         }
+        return try read(path, named: path)
+    }
+
+    /// The key in the file at `path`, called `name` in errors: 32 bytes, or 64 hexadecimal
+    /// digits (a newline after them allowed), readable by its owner only.
+    private static func read(_ path: String, named name: String) throws(CarryonError) -> MasterKey {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw CarryonError(.keys, "cannot create or read the master key \(path): \(String(cString: strerror(errno)))")
+            throw CarryonError(.keys, "cannot create or read the master key \(name): \(String(cString: strerror(errno)))")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw CarryonError(.keys, "\(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+            throw CarryonError(.keys, "\(name) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
         }
-        guard let data = FileManager.default.contents(atPath: path), data.count == 32 else {
-            throw CarryonError(.keys, "\(path) is not a 32-byte master key")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CarryonError(.keys, "cannot read the master key \(name): \(String(cString: strerror(errno)))")
         }
-        return try MasterKey(bytes: [UInt8](data))
+        if data.count == 32 { return try MasterKey(bytes: [UInt8](data)) }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard data.count <= 80, let bytes = hexBytes(text), bytes.count == 32 else {
+            throw CarryonError(.keys, "\(name) is not a master key (32 bytes, or 64 hexadecimal digits); it has \(data.count) bytes")
+        }
+        return try MasterKey(bytes: bytes)
     }
 
     /// Writes 32 random bytes to `path` unless it exists, complete or not at all: into a

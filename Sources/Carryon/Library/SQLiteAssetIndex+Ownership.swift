@@ -52,18 +52,21 @@ extension SQLiteAssetIndex {
         }
     }
 
-    func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
+    func claimNext(by instance: String, fromFleet: Bool, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
         try await write { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id FROM asset WHERE queuedBy = ? AND state = 'waiting' AND COALESCE(queuedAt, 0) <= ? AND request IS NULL
+                SELECT id FROM asset WHERE \(IndexRows.claimable)
                 ORDER BY CASE priority WHEN 'important' THEN 0 ELSE 1 END, queuedAt, rowid LIMIT 1
-                """, arguments: [instance, context.seconds])
+                """, arguments: [context.seconds, instance, fromFleet, Ownership.fleet, context.seconds])
             guard let id: String = rows.first?["id"], let row = try Self.row(db, id: id),
-                  let claim = Ownership.claim(row, by: instance, now: context.seconds, lease: lease) else { return nil }
+                  let claim = Ownership.claim(row, by: instance, fromFleet: fromFleet, now: context.seconds, lease: lease,
+                                              isAlive: { Self.alive($0, db, context) }) else { return nil }
+            // A fleet's task keeps its queue while it runs: if its worker dies, it is the fleet's again.
             try db.execute(sql: """
-                UPDATE asset SET state = 'running', changes = changes + 1, owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL,
-                updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting' AND request IS NULL
-                """, arguments: [instance, claim.leaseUntil, claim.epoch, IndexDate(context.now), id, row.epoch])
+                UPDATE asset SET state = 'running', changes = changes + 1, owner = ?, leaseUntil = ?, epoch = ?,
+                queuedBy = CASE WHEN queuedBy = ? THEN queuedBy END, updatedAt = ?
+                WHERE id = ? AND epoch = ? AND state = ? AND request IS NULL
+                """, arguments: [instance, claim.leaseUntil, claim.epoch, Ownership.fleet, IndexDate(context.now), id, row.epoch, row.state])
             return db.changesCount == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
         }
     }
@@ -96,10 +99,11 @@ extension SQLiteAssetIndex {
             try db.execute(sql: """
                 UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, progress = NULL, changes = changes + 1,
                 request = CASE WHEN (request = 'suspend' AND ? = 'suspended') OR (request = 'cancel' AND ? = 'cancelled') THEN NULL ELSE request END,
-                queuedBy = CASE WHEN ? IS NULL THEN NULL ELSE owner END, queuedAt = ?, updatedAt = ?,
+                queuedBy = CASE WHEN ? IS NULL THEN NULL WHEN queuedBy = ? THEN queuedBy ELSE owner END, queuedAt = ?, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
                 completedAt = CASE WHEN ? = 'completed' THEN ? ELSE completedAt END WHERE id = ?
-                """, arguments: [state, state.rawValue, state.rawValue, requeueAt?.timeIntervalSince1970, requeueAt?.timeIntervalSince1970, IndexDate(date),
+                """, arguments: [state, state.rawValue, state.rawValue, requeueAt?.timeIntervalSince1970, Ownership.fleet,
+                                 requeueAt?.timeIntervalSince1970, IndexDate(date),
                                  error != nil, error, state.rawValue, IndexDate(date), fence.assetID])
         }
     }
@@ -110,7 +114,8 @@ extension SQLiteAssetIndex {
             guard let current = try Self.ownerships(db, context, id: id)[id] else {
                 throw CarryonError(.unknownAsset, "no asset has the id \(id)")
             }
-            if let holder = current.holder, holder.instance != instance { return current }
+            // The fleet's queue is no process: anyone may take a task out of it.
+            if let holder = current.holder, holder.instance != instance, !Ownership.isFleet(holder) { return current }
             // Written by a process that holds no claim: whatever claim the row still names (a
             // lease run out, or this instance's own claim in flight) is fenced off from here on.
             try db.execute(sql: """
@@ -131,6 +136,8 @@ extension SQLiteAssetIndex {
             guard let holder = current.holder else { return .unheld }
             if holder.instance == instance { return .mine }
             if onlyIfUnheld { return .heldElsewhere(current) }
+            // No process runs a task waiting in the fleet's queue: the asking one applies it.
+            if Ownership.isFleet(holder) { return .unheld }
             // A later request replaces an earlier one unless it asks less (a delete stays a delete).
             if current.row.request == .delete, request != .delete { return .sent(current) }
             try db.execute(sql: "UPDATE asset SET request = ? WHERE id = ? AND epoch = ?", arguments: [request.rawValue, id, current.row.epoch])

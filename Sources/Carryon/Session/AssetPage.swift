@@ -30,16 +30,19 @@ public struct AssetSummary: Sendable, Hashable, Codable {
     public var createdAt: Date
     /// Values the index holds for the asset but cannot read (see ``AssetSnapshot/problems``).
     public var problems: [String]?
+    /// The process downloading it now, when one does (see ``AssetSnapshot/worker``).
+    public var worker: String?
 
     /// The summary of `snapshot`.
     public init(_ snapshot: AssetSnapshot) {
         self.init(id: snapshot.id, name: snapshot.name, url: snapshot.url, state: snapshot.state, fraction: snapshot.progress.fraction,
-                  bytesOnDisk: snapshot.bytesOnDisk, duration: snapshot.duration, createdAt: snapshot.createdAt, problems: snapshot.problems)
+                  bytesOnDisk: snapshot.bytesOnDisk, duration: snapshot.duration, createdAt: snapshot.createdAt, problems: snapshot.problems,
+                  worker: snapshot.worker)
     }
 
     /// A summary of these values.
     public init(id: String, name: String, url: String, state: DownloadState, fraction: Double, bytesOnDisk: Int, duration: Double?,
-                createdAt: Date, problems: [String]?) {
+                createdAt: Date, problems: [String]?, worker: String? = nil) {
         self.id = id
         self.name = name
         self.url = url
@@ -49,5 +52,6 @@ public struct AssetSummary: Sendable, Hashable, Codable {
         self.duration = duration
         self.createdAt = createdAt
         self.problems = problems
+        self.worker = worker
     }
 }

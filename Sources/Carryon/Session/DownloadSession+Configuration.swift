@@ -91,6 +91,10 @@ extension DownloadSession {
         /// default), so that `resume` after a `kill -9` does not wait for its lease to run out.
         /// Off, only the lease decides, as it does for owners on other hosts.
         public var checksOwnerProcesses = true
+        /// What the session is called in the index, where other processes see it as the one
+        /// running a download (`list`, `show`, the API's `worker`): the command that opened it by
+        /// default (`carryon worker`); `carryon worker --name` sets it.
+        public var name: String?
         /// The manifest formats the session reads, tried in order on a new asset's first
         /// manifest (see `StreamFormat`); the first is also the one that reads what none
         /// recognises. HLS and MPEG-DASH by default.

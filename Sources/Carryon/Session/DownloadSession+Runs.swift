@@ -18,14 +18,18 @@ extension DownloadSession {
             filling.again = false
             while !isShutDown, tasks.values.count(where: { $0.run != nil }) < configuration.maximumConcurrentTasks {
                 let claimed: Fence?
-                do { claimed = try await scheduler.claimNext() } catch {
+                do { claimed = try await scheduler.claimNext(fromFleet: worksForFleet) } catch {
                     logger.warning("cannot claim a queued task", metadata: ["error": "\(error.message)"])
                     break
                 }
                 guard let fence = claimed else { break }
                 // Between the claim and now the task may have been suspended, cancelled or
                 // deleted here, or the session shut down: the claim is given back.
-                guard !isShutDown, tasks[fence.assetID]?.isQueued == true else {
+                // A task this session did not queue is the fleet's (only a worker claims those).
+                let fromFleet = worksForFleet && tasks[fence.assetID]?.isQueued != true
+                    && (tasks[fence.assetID].map { $0.isIdle && $0.unrecordedEnd == nil } ?? true)
+                if fromFleet { fleetTasks.insert(fence.assetID) } else { fleetTasks.remove(fence.assetID) }
+                guard !isShutDown, tasks[fence.assetID]?.isQueued == true || fromFleet else {
                     try? await index.endRun(fence, state: isShutDown ? .waiting : (tasks[fence.assetID]?.machine.state ?? .suspended),
                                             error: nil, requeueAt: isShutDown ? Date() : nil, at: Date())
                     continue
@@ -40,7 +44,8 @@ extension DownloadSession {
         let id = fence.assetID
         var machine = DownloadTaskStateMachine(state: .waiting)
         _ = try? machine.start()
-        if tasks[id] == nil { tasks[id] = SessionTask(machine: machine) }
+        // A task new to this session (the fleet's) was waiting: observers see it start running.
+        if tasks[id] == nil { tasks[id] = SessionTask(machine: DownloadTaskStateMachine(state: .waiting)) }
         let work = Task { try await self.perform(id) }
         let run = TaskRun(work: work, bundle: library.bundleURL(for: id), fence: fence)
         run.ended = Task { await self.end(run, of: id, work.result) }
@@ -72,6 +77,9 @@ extension DownloadSession {
                 switch outcome {
                 case .success:
                     action = (try? machine.complete()) ?? .none
+                case .failure(let failure) where failure.code == .cancelled && handingBack.contains(id):
+                    // A worker stopping: the fleet's task goes back to the fleet's queue, now.
+                    if (try? machine.deferStart()) != nil { requeueAt = Date() } else { action = machine.suspend() }
                 case .failure(let failure) where failure.code == .cancelled:
                     // Suspended or cancelled, the state was set by whoever stopped the task; one
                     // still running was stopped by no one. It must not stay "running" with nothing

@@ -175,8 +175,8 @@ extension DownloadSession {
                 tasks[id]?.machine = DownloadTaskStateMachine(state: now.effectiveState)
                 return now.effectiveState
             }
-            guard now.holder == nil else { continue }
-            // Left on a row no one holds: the former holder's run ends with a look at its row,
+            guard now.holder == nil || Ownership.isFleet(now.holder) else { continue }
+            // Left on a row no one holds (or back in the fleet's queue, which no process runs): the former holder's run ends with a look at its row,
             // so a second passes before it is applied here.
             let since = unheldSince ?? clock.now
             unheldSince = since

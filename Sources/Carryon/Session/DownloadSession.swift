@@ -61,6 +61,13 @@ public actor DownloadSession {
     var steering: Task<Void, Never>?
     /// Whether claims are being made now, and whether another pass was asked for meanwhile.
     var filling = (now: false, again: false)
+    /// Whether the session claims the fleet's queued tasks (``joinFleet()``).
+    var worksForFleet = false
+    /// The tasks this session claimed from the fleet's queue: handed back to it, not suspended,
+    /// when the session shuts down.
+    var fleetTasks: Set<String> = []
+    /// The fleet's tasks whose runs are being stopped to be handed back to the fleet's queue.
+    var handingBack: Set<String> = []
     var isShutDown = false
 
     /// Opens a session over `library`. Nothing is written to the library until a task is
@@ -78,7 +85,15 @@ public actor DownloadSession {
             ? max(configuration.maximumConcurrentRequests, configuration.maximumConnections) : configuration.maximumConcurrentRequests)
         self.budget = ByteBudget(disk: configuration.diskSpace ?? .fileSystem(at: library.root.path))
         self.scheduler = TaskScheduler(index: library.index, lease: configuration.lease, checksProcesses: configuration.checksOwnerProcesses,
-                                       label: ProcessInfo.processInfo.arguments.prefix(2).joined(separator: " "))
+                                       label: configuration.name ?? Self.commandName)
+    }
+
+    /// What a session is called by default: the command that opened it (`carryon worker`),
+    /// the program's name without its folder.
+    static var commandName: String {
+        let arguments = ProcessInfo.processInfo.arguments
+        return ([arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "carryon"] + arguments.dropFirst().prefix(1))
+            .joined(separator: " ")
     }
 
     /// The event loops every session's connections run on: the process's own group for
@@ -99,6 +114,8 @@ public actor DownloadSession {
     }
 
     /// Suspends running tasks (they resume in a later session) and releases the HTTP client.
+    /// Tasks claimed from the fleet's queue (``joinFleet()``) go back to it instead, waiting for
+    /// any worker to resume them.
     /// Tasks still waiting for room stay waiting, in the library, until this session's
     /// instance is gone from the index: then they read as suspended, for any process to
     /// resume. Every ``DownloadTask/waitUntilFinished()`` is answered before it returns.
@@ -111,7 +128,15 @@ public actor DownloadSession {
             notifyFinished(id, .waiting)
         }
         let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
-        for id in running { try? await suspend(id) }
+        for id in running {
+            if fleetTasks.contains(id) {
+                // The fleet's: back in its queue, for any worker to resume from the bytes on disk.
+                handingBack.insert(id)
+                tasks[id]?.run?.work.cancel()
+            } else {
+                try? await suspend(id)
+            }
+        }
         for id in running { await tasks[id]?.run?.ended?.value }
         // Runs that ended just before, still recording how.
         for (id, task) in tasks where task.isFinishing { await settle(id) }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Callbacks with AVAssetDownloadDelegate's names, for code ported from Apple platforms. Every
 /// method has an empty default; implement those you need and give the delegate to
-/// ``DownloadSession/setDelegate(_:)``. New code can iterate ``DownloadSession/events()``
+/// ``DownloadSession/setDelegate(_:)``. New code can iterate ``DownloadSession/events(followingOtherProcesses:)``
 /// instead.
 ///
 /// ```swift

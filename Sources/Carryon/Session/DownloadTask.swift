@@ -101,4 +101,7 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     /// written by an earlier release), each in words with what it counts as meanwhile; nil when
     /// there are none. The asset still lists and plays; setting the value again repairs it.
     public var problems: [String]? = nil
+    /// The process downloading it now, when one does (here or on another machine of the fleet):
+    /// its name, process id and host, `rack-3 (pid 812 on node-3)`; nil while none runs it.
+    public var worker: String? = nil
 }

@@ -6,24 +6,34 @@ import Foundation
 final class EventFanout: Sendable {
     private struct State {
         var subscribers: [UUID: AsyncStream<DownloadEvent>.Continuation] = [:]
+        /// The subscribers that are told of other processes' downloads too.
+        var followers: Set<UUID> = []
         /// What subscribers were last told of each task another process holds.
         var others: [String: (state: DownloadState, progress: DownloadProgress?)] = [:]
     }
 
     private let state = Locked(State())
 
-    /// A stream of every event from now on.
-    func subscribe() -> AsyncStream<DownloadEvent> {
+    /// A stream of every event from now on; with `followingOthers`, of other processes'
+    /// downloads too (``observe(_:)``).
+    func subscribe(followingOthers: Bool = true) -> AsyncStream<DownloadEvent> {
         let (stream, continuation) = AsyncStream<DownloadEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let id = UUID()
-        state.withLock { $0.subscribers[id] = continuation }
+        state.withLock { state in
+            state.subscribers[id] = continuation
+            if followingOthers { state.followers.insert(id) }
+        }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.subscribers.removeValue(forKey: id)
+                state.followers.remove(id)
+            }
         }
         return stream
     }
 
-    var hasSubscribers: Bool { state.withLock { !$0.subscribers.isEmpty } }
+    /// Whether anyone follows other processes' downloads.
+    var hasSubscribers: Bool { state.withLock { !$0.followers.isEmpty } }
 
     func emit(_ event: DownloadEvent) {
         state.withLock { state in
@@ -41,11 +51,12 @@ final class EventFanout: Sendable {
                 // Tasks no other process holds are followed only from the moment one did.
                 guard ownership.holder != nil || known != nil else { continue }
                 let now = (ownership.effectiveState, ownership.progress)
+                let followers = state.followers.compactMap { state.subscribers[$0] }
                 if known?.state != now.0 {
-                    for continuation in state.subscribers.values { continuation.yield(.stateChanged(taskID: id, state: now.0)) }
+                    for continuation in followers { continuation.yield(.stateChanged(taskID: id, state: now.0)) }
                 }
                 if let progress = now.1, known?.progress != progress {
-                    for continuation in state.subscribers.values { continuation.yield(.progress(taskID: id, progress: progress)) }
+                    for continuation in followers { continuation.yield(.progress(taskID: id, progress: progress)) }
                 }
                 if ownership.holder != nil { seen[id] = now }
             }

@@ -155,6 +155,12 @@ extension OfflineLibrary {
         var lastError: CarryonError?
     }
 
+    /// Who runs a task, as ``AssetSnapshot/worker`` shows it: the process whose claim holds, if any.
+    static func worker(of ownership: TaskOwnership?) -> String? {
+        guard case .running? = ownership?.holder else { return nil }
+        return ownership?.holderInstance?.workerDescription ?? ownership?.holderDescription
+    }
+
     /// Asset `id` as it is now: the index's record and figures, what `live` knows of a task
     /// this process runs, and who holds it (`ownership`).
     func snapshot(of id: String, live: LiveState?, ownership: TaskOwnership?) async throws(CarryonError) -> AssetSnapshot {
@@ -238,6 +244,7 @@ extension OfflineLibrary {
             bytesOnDisk: current.bytesOnDisk, bytesByRendition: current.bytesByRendition, createdAt: asset.createdAt,
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: current.playback,
-            cache: current.cache, problems: problems.isEmpty ? nil : problems)
+            cache: current.cache, problems: problems.isEmpty ? nil : problems,
+            worker: Self.worker(of: ownership))
     }
 }

@@ -79,10 +79,11 @@ final class TaskScheduler: Sendable {
         return try await index.enqueue(id, by: instance.id, startingAt: start, context())
     }
 
-    /// Claims the next task this instance queued whose time has come.
-    func claimNext() async throws(CarryonError) -> Fence? {
+    /// Claims the next task this instance queued whose time has come; with `fromFleet`, or one
+    /// in the fleet's queue.
+    func claimNext(fromFleet: Bool = false) async throws(CarryonError) -> Fence? {
         guard isRegistered else { return nil }
-        return try await index.claimNext(by: instance.id, lease: leaseSeconds, context())
+        return try await index.claimNext(by: instance.id, fromFleet: fromFleet, lease: leaseSeconds, context())
     }
 
     /// Renews the heartbeat and `fences`' leases when a third of the lease has passed since
@@ -147,6 +148,7 @@ final class TaskScheduler: Sendable {
     static func busy(_ id: String, _ ownership: TaskOwnership, _ doing: String) -> CarryonError {
         let what: String
         switch ownership.holder {
+        case .queued(Ownership.fleet)?: what = "is queued for the fleet's workers"
         case .queued?: what = "is queued by another process (\(ownership.holderDescription))"
         default: what = "is being downloaded by another process (\(ownership.holderDescription))"
         }

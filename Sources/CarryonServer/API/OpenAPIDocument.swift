@@ -882,6 +882,10 @@ enum OpenAPIDocument {
               "type": "string"
             },
             "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"
+          },
+          "worker": {
+            "type": "string",
+            "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"
           }
         }
       },

@@ -22,6 +22,9 @@ struct Instance: Sendable, Hashable, Codable {
     /// process in the same scope can tell whether it runs — two containers with one host name
     /// share neither — so only there does a gone process count as gone at once.
     var processScope: String?
+    /// What the process calls itself (`carryon worker --name`, else its command), as the index
+    /// keeps it; nil when it is not known.
+    var name: String? = nil
 
     /// A new instance of this process.
     static func make() -> Instance {
@@ -29,8 +32,12 @@ struct Instance: Sendable, Hashable, Codable {
                  processStart: ProcessProbe.startTime(of: getpid()), processScope: ProcessProbe.scope)
     }
 
-    /// How people find it: `pid 1234 on host-a`.
-    var description: String { "pid \(pid) on \(host)" }
+    /// How people find it: `pid 1234 on host-a`, then its name when it has one
+    /// (`pid 1234 on host-a, carryon serve`).
+    var description: String { "pid \(pid) on \(host)" + (name.map { ", \($0)" } ?? "") }
+
+    /// How a list of downloads names it: its name first, `rack-3 (pid 812 on node-3)`.
+    var workerDescription: String { name.map { "\($0) (pid \(pid) on \(host))" } ?? "pid \(pid) on \(host)" }
 }
 
 /// Whether a process on this host is still running: how a dead owner is known at once on one

@@ -16,7 +16,16 @@ import Foundation
 ///   waiting rows, in order of priority then time, each claimed only by the instance that
 ///   queued it while that instance lives;
 /// - a **request** (suspend, cancel, delete) another process left for the owner to apply.
+///
+/// The **fleet's queue** is the rows queued by ``fleet``, an owner that never dies: any
+/// instance that works for the fleet (`carryon worker`, `serve --worker`) claims them. Such a
+/// row keeps ``fleet`` in `queuedBy` while a worker runs it, so when the worker dies — its lease
+/// runs out — the row is back in the fleet's queue, not suspended, and the next worker resumes it.
 enum Ownership {
+    /// The owner of the fleet's queue: what `carryon enqueue` queues a download by, for any
+    /// worker to claim. It is no process, and always alive.
+    static let fleet = "fleet"
+
     /// A task row as the rules read it.
     struct Row: Sendable, Hashable {
         var state: DownloadState
@@ -49,17 +58,31 @@ enum Ownership {
 
     /// The instance holding `row` at `now`, or nil when no live process does: a running row
     /// whose lease ran out or whose owner is dead, a waiting row whose queueing instance is gone.
+    /// A fleet task (`queuedBy` is ``fleet``) that is waiting, or whose worker is gone, is the
+    /// fleet's: `.queued(fleet)`.
     static func holder(of row: Row, now: Double, isAlive: (String) -> Bool) -> Holder? {
         if let owner = row.owner, let until = row.leaseUntil, until > now, isAlive(owner) { return .running(owner) }
+        if row.queuedBy == fleet, row.state == .waiting || row.state == .running { return .queued(fleet) }
         if row.state == .waiting, let queuer = row.queuedBy, isAlive(queuer) { return .queued(queuer) }
         return nil
     }
 
     /// The state to show and act on: a running or waiting row no live process holds is
-    /// suspended (its process died, or stopped without a word), resumable by anyone.
+    /// suspended (its process died, or stopped without a word), resumable by anyone; one back
+    /// in the fleet's queue (its worker gone) is waiting.
     static func effectiveState(of row: Row, now: Double, isAlive: (String) -> Bool) -> DownloadState {
         guard row.state == .running || row.state == .waiting else { return row.state }
-        return holder(of: row, now: now, isAlive: isAlive) == nil ? .suspended : row.state
+        switch holder(of: row, now: now, isAlive: isAlive) {
+        case nil: return .suspended
+        case .queued?: return .waiting
+        case .running?: return row.state
+        }
+    }
+
+    /// Whether `holder` is the fleet's queue: no process, so a request for the task is applied
+    /// by whoever makes it, and a state written by anyone lands.
+    static func isFleet(_ holder: Holder?) -> Bool {
+        holder == .queued(fleet)
     }
 
     /// What asking to run a task does.
@@ -94,10 +117,15 @@ enum Ownership {
         var leaseUntil: Double
     }
 
-    /// Whether `instance` claims `row` from its queue at `now`: only a waiting row it queued
-    /// itself, whose time has come.
-    static func claim(_ row: Row, by instance: String, now: Double, lease: Double) -> Claim? {
-        guard row.state == .waiting, row.queuedBy == instance, (row.queuedAt ?? 0) <= now else { return nil }
+    /// Whether `instance` claims `row` from its queue at `now`: a waiting row it queued itself,
+    /// whose time has come; with `fromFleet` (a worker), also a row in the fleet's queue — waiting,
+    /// or running under a worker whose lease ran out or that is dead.
+    static func claim(_ row: Row, by instance: String, fromFleet: Bool = false, now: Double, lease: Double,
+                      isAlive: (String) -> Bool = { _ in false }) -> Claim? {
+        guard row.request == nil, (row.queuedAt ?? 0) <= now else { return nil }
+        let mine = row.state == .waiting && row.queuedBy == instance
+        let fleets = fromFleet && instance != fleet && isFleet(holder(of: row, now: now, isAlive: isAlive))
+        guard mine || fleets else { return nil }
         return Claim(epoch: row.epoch + 1, leaseUntil: now + lease)
     }
 

@@ -67,18 +67,23 @@ extension PostgresAssetIndex {
         var current: TaskOwnership?
     }
 
-    func claimNext(by instance: String, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
+    func claimNext(by instance: String, fromFleet: Bool, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence? {
         try await write { transaction in
             guard let id: String = try await transaction.row("""
-                SELECT id FROM asset WHERE queuedBy = ? AND state = 'waiting' AND COALESCE(queuedAt, 0) <= ? AND request IS NULL
+                SELECT id FROM asset WHERE \(IndexRows.claimable)
                 ORDER BY CASE priority WHEN 'important' THEN 0 ELSE 1 END, queuedAt, seq LIMIT 1 FOR UPDATE SKIP LOCKED
-                """, [.text(instance), .real(context.seconds)])?["id"],
-                let row = try await Self.ownershipRow(transaction, id: id),
-                let claim = Ownership.claim(row, by: instance, now: context.seconds, lease: lease) else { return nil }
+                """, [.real(context.seconds), .text(instance), .boolean(fromFleet), .text(Ownership.fleet), .real(context.seconds)])?["id"],
+                let row = try await Self.ownershipRow(transaction, id: id) else { return nil }
+            let alive = try await Self.liveInstances(transaction, context)
+            guard let claim = Ownership.claim(row, by: instance, fromFleet: fromFleet, now: context.seconds, lease: lease,
+                                              isAlive: { alive.contains($0) }) else { return nil }
+            // A fleet's task keeps its queue while it runs: if its worker dies, it is the fleet's again.
             let changed = try await transaction.execute("""
-                UPDATE asset SET state = 'running', changes = changes + 1, owner = ?, leaseUntil = ?, epoch = ?, queuedBy = NULL,
-                updatedAt = ? WHERE id = ? AND epoch = ? AND state = 'waiting' AND request IS NULL RETURNING 1
-                """, [.text(instance), .real(claim.leaseUntil), .integer(claim.epoch), SQLValue(context.now), .text(id), .integer(row.epoch)])
+                UPDATE asset SET state = 'running', changes = changes + 1, owner = ?, leaseUntil = ?, epoch = ?,
+                queuedBy = CASE WHEN queuedBy = ? THEN queuedBy END, updatedAt = ?
+                WHERE id = ? AND epoch = ? AND state = ? AND request IS NULL RETURNING 1
+                """, [.text(instance), .real(claim.leaseUntil), .integer(claim.epoch), .text(Ownership.fleet), SQLValue(context.now), .text(id),
+                      .integer(row.epoch), .text(row.state.rawValue)])
             return changed == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
         }
     }
@@ -108,11 +113,11 @@ extension PostgresAssetIndex {
             try await transaction.execute("""
                 UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, progress = NULL, changes = changes + 1,
                 request = CASE WHEN (request = 'suspend' AND ?) OR (request = 'cancel' AND ?) THEN NULL ELSE request END,
-                queuedBy = CASE WHEN ? THEN owner ELSE NULL END, queuedAt = ?, updatedAt = ?,
+                queuedBy = CASE WHEN NOT ? THEN NULL WHEN queuedBy = ? THEN queuedBy ELSE owner END, queuedAt = ?, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END,
                 completedAt = CASE WHEN ? THEN ? ELSE completedAt END WHERE id = ?
                 """, [.text(state.rawValue), .boolean(state == .suspended), .boolean(state == .cancelled), .boolean(requeueAt != nil),
-                      SQLValue(requeueAt?.timeIntervalSince1970), SQLValue(date), .boolean(error != nil), SQLValue(error),
+                      .text(Ownership.fleet), SQLValue(requeueAt?.timeIntervalSince1970), SQLValue(date), .boolean(error != nil), SQLValue(error),
                       .boolean(state == .completed), SQLValue(date), .text(fence.assetID)])
         }
     }
@@ -123,7 +128,8 @@ extension PostgresAssetIndex {
             guard let current = try await Self.ownerships(transaction, context, id: id)[id] else {
                 throw CarryonError(.unknownAsset, "no asset has the id \(id)")
             }
-            if let holder = current.holder, holder.instance != instance { return current }
+            // The fleet's queue is no process: anyone may take a task out of it.
+            if let holder = current.holder, holder.instance != instance, !Ownership.isFleet(holder) { return current }
             // Written by a process that holds no claim: whatever claim the row still names is
             // fenced off from here on.
             try await transaction.execute("""
@@ -144,6 +150,8 @@ extension PostgresAssetIndex {
             guard let holder = current.holder else { return .unheld }
             if holder.instance == instance { return .mine }
             if onlyIfUnheld { return .heldElsewhere(current) }
+            // No process runs a task waiting in the fleet's queue: the asking one applies it.
+            if Ownership.isFleet(holder) { return .unheld }
             // A later request replaces an earlier one unless it asks less (a delete stays a delete).
             if current.row.request == .delete, request != .delete { return .sent(current) }
             try await transaction.execute("UPDATE asset SET request = ? WHERE id = ? AND epoch = ?",

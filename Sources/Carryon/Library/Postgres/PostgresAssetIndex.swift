@@ -46,7 +46,11 @@ final class PostgresAssetIndex: AssetIndex {
                                                          password: url.password, database: url.database, tls: try Self.tls(url))
         }
         configuration.options.connectTimeout = .seconds(min(url.connectTimeout, 10))
-        configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
+        // A transaction left open by a process that stopped talking — partitioned, paused — would
+        // hold its rows' locks until the server noticed the connection dead (hours): the server
+        // ends such a session after 10 s, and its locks with it, so another worker can claim.
+        configuration.options.additionalStartupParameters = [("application_name", url.applicationName),
+                                                             ("idle_in_transaction_session_timeout", "10s")]
         configuration.options.maximumConnections = 8
         configuration.options.connectionIdleTimeout = .seconds(30)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Carryon
+import Foundation
+
+/// `carryon enqueue`: put a download in the fleet's queue, for any worker.
+struct Enqueue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Queue a download for the fleet's workers (`carryon worker`) and print its id at once.",
+        discussion: """
+            The asset is made as `carryon download` makes it (the same stream options) and \
+            waits in the index's queue until a worker has room; nothing is fetched here. Any \
+            worker on a machine that shares the library's index and folder claims it. `carryon \
+            list` shows it waiting, then running with the worker's name; `carryon serve` on \
+            any machine plays it as it arrives, and suspends, cancels or deletes it (the worker \
+            applies it).
+
+            A fleet shares one index on PostgreSQL (--index or $CARRYON_INDEX) and one library \
+            folder on shared storage (NFS, CephFS): see Documentation/Fleet.md. On a SQLite \
+            library the workers are the processes on this machine.
+
+            Examples:
+              carryon enqueue https://cdn.example/show/main.m3u8 --name "The Show"
+              CARRYON_INDEX=postgres://carryon@db.internal/carryon carryon enqueue URL --audio all
+            """
+    )
+
+    @OptionGroup var stream: StreamOptions
+
+    @OptionGroup var policy: PolicyOptions
+
+    @OptionGroup var rate: RateLimitOptions
+
+    @Flag(help: "Print {\"id\": …, \"state\": …} instead of the id.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let library = try self.library.open()
+        try await self.library.withSession { session in
+            var options = stream.options
+            options.maximumBytesPerSecond = rate.bytesPerSecond
+            let task: DownloadTask
+            do {
+                task = try await session.makeTask(url: stream.url, name: stream.name, options: options, headers: stream.requestHeaders)
+                if !policy.isEmpty {
+                    try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
+                }
+                try await session.enqueueForFleet(task.id)
+            } catch {
+                throw fail(error)
+            }
+            if json {
+                try printJSON(["id": task.id, "state": DownloadState.waiting.rawValue])
+            } else {
+                print(task.id)
+            }
+        }
+    }
+}
+
+/// `carryon worker`: download what the fleet's queue holds until stopped.
+struct Worker: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Work for the fleet: claim queued downloads and run them until SIGTERM or Ctrl-C, which hands them back to the queue.",
+        discussion: """
+            The worker claims downloads queued with `carryon enqueue`, \
+            at most --tasks at once, each under a lease it renews every third of --lease. \
+            SIGTERM or Ctrl-C stops its transfers, hands every download it runs back to the \
+            queue — waiting, with its bytes kept — and exits 0; another worker resumes each \
+            from where it stopped. A worker that dies (kill -9, power, a partition) loses its \
+            downloads when its lease runs out: the next worker resumes them, and anything the \
+            dead one still writes is refused.
+
+            Progress shows on stderr (a line per 10 % of each download), or with --json one \
+            JSON event per line on stdout, as `download --json` prints them.
+
+            Examples:
+              carryon worker --name rack-3 --tasks 4
+              CARRYON_INDEX=postgres://carryon@db.internal/carryon carryon worker --library /mnt/fleet/library
+            """
+    )
+
+    @Option(help: ArgumentHelp("Downloads run at once (1 to 64).", valueName: "n"))
+    var tasks: Int = 2
+
+    @Option(help: ArgumentHelp("The worker's name, shown beside each download it runs (default: `carryon worker`).", valueName: "name"))
+    var name: String?
+
+    @Flag(help: "Print one JSON event per line instead of progress notes.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    @OptionGroup var transfer: TransferOptions
+
+    @OptionGroup var ownership: OwnershipOptions
+
+    func validate() throws {
+        guard (1...64).contains(tasks) else { throw ValidationError("--tasks must be between 1 and 64") }
+        if let name, name.isEmpty || name.count > 100 || name.contains(where: \.isNewline) {
+            throw ValidationError("--name must be 1 to 100 characters on one line")
+        }
+    }
+
+    func run() async throws {
+        let library = try self.library.open()
+        var configuration = DownloadSession.Configuration(maximumConcurrentTasks: tasks)
+        configuration.name = name
+        transfer.configure(&configuration)
+        ownership.configure(&configuration)
+        let session = try await openSession(library, configuration)
+        let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
+        let display = ProgressDisplay(json: json)
+        let events = await session.events(followingOtherProcesses: false)
+        let watcher = Task {
+            for await event in events {
+                display.show(event)
+                guard !json else { continue }
+                switch event {
+                case .stateChanged(let id, .running): printNote("\(id): running")
+                case .finished(let id, _): printNote("\(id): completed")
+                case .failed(let id, let error): printNote("\(id): failed: \(error.message)")
+                case .stateChanged(let id, let state) where state != .completed: printNote("\(id): \(state.rawValue)")
+                default: break
+                }
+            }
+        }
+        do {
+            try await session.joinFleet()
+        } catch {
+            await session.shutdown()
+            throw fail(error)
+        }
+        if !json {
+            printNote("working for the fleet as \(name ?? "carryon worker") (pid \(getpid())), \(tasks) at a time, on \(library.root.path) (index: \(library.indexLocation)); SIGTERM or Ctrl-C hands its downloads back to the queue")
+        }
+        let signal = await stop.wait()
+        if !json { printNote("stopping (\(signal == SIGTERM ? "SIGTERM" : "interrupted")): handing running downloads back to the queue") }
+        await session.shutdown()
+        await watcher.value
+        display.finishLine()
+    }
+}
+
+/// Waits for the first of `signals`, which no longer stop the process by themselves.
+final class SignalWaiter: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+    private let stream: AsyncStream<Int32>
+
+    init(signals: [Int32]) {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        self.stream = stream
+        let queue = DispatchQueue(label: "carryon.signals")
+        sources = signals.map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            return source
+        }
+    }
+
+    /// The signal that came first.
+    func wait() async -> Int32 {
+        for await number in stream {
+            for source in sources { source.cancel() }
+            return number
+        }
+        return SIGTERM
+    }
+}
