@@ -152,4 +152,43 @@ struct PostgresIndexTests {
             }
         }
     }
+
+    @Test("a transaction whose process stops talking (partitioned, paused) is ended by the server after 10 s, and the lock it held on a task's row with it: another worker claims the task")
+    func silentTransactionEnds() async throws {
+        try await Self.database { _, location, _ in
+            do {
+                guard case .postgres(let url) = location else { throw CarryonError(.invalidValue, "not a PostgreSQL index") }
+                let index = try PostgresAssetIndex(url: url, statementWait: .seconds(5))
+                try await index.insert(Self.asset("x"))
+                let worker = TaskScheduler(index: index, lease: .seconds(30), checksProcesses: false, label: "worker")
+                _ = try await index.enqueue("x", by: Ownership.fleet, startingAt: nil, worker.context())
+                try await worker.register()
+                // A process that locked the row (as a run's fenced write does) and then said nothing more.
+                let locked = Locked(false)
+                let silent = Task {
+                    try await index.write { transaction in
+                        _ = try await transaction.rows("SELECT id FROM asset WHERE id = ? FOR SHARE", [.text("x")])
+                        locked.withLock { $0 = true }
+                        try await Task.sleep(for: .seconds(12))
+                    }
+                }
+                while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+                let start = ContinuousClock.now
+                // Skipped while it is locked; claimed once the server has ended the silent session.
+                #expect(try await worker.claimNext(fromFleet: true) == nil)
+                var claim: Fence?
+                while claim == nil, ContinuousClock.now - start < .seconds(18) {
+                    try await Task.sleep(for: .milliseconds(250))
+                    claim = try await worker.claimNext(fromFleet: true)
+                }
+                let waited = ContinuousClock.now - start
+                #expect(claim?.assetID == "x" && waited >= .seconds(9) && waited < .seconds(18), "claimed \(String(describing: claim)) after \(waited)")
+                // The silent transaction's own write is refused: its session is gone.
+                // The silent transaction's next statement finds its connection ended: it fails (its
+                // connection closed after the statement wait), never hangs, and writes nothing.
+                let refused = await #expect(throws: CarryonError.self) { try await silent.value }
+                #expect(refused?.message.contains("did not answer within 5") == true, "\(String(describing: refused))")
+            }
+        }
+    }
 }

@@ -27,13 +27,17 @@ final class PostgresAssetIndex: AssetIndex {
 
     /// How long a statement waits for a connection before it fails, naming the server.
     let connectionWait: Duration
+    /// How long a statement waits for its answer before its connection is closed and it fails
+    /// (see ``PostgresTransaction``).
+    let statementWait: Duration
 
     /// Connects to the index `url` names (lazily: the first statement connects and migrates);
     /// a statement that gets no connection within `connectionWait` (the URL's
     /// `connect_timeout` when nil) fails.
-    init(url: PostgresIndexURL, connectionWait: Duration? = nil) throws(CarryonError) {
+    init(url: PostgresIndexURL, connectionWait: Duration? = nil, statementWait: Duration = .seconds(30)) throws(CarryonError) {
         self.url = url
         self.connectionWait = connectionWait ?? .seconds(url.connectTimeout)
+        self.statementWait = statementWait
         var logger = Logger(label: "carryon.index.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         logger.logLevel = .critical
         self.logger = logger
@@ -132,8 +136,8 @@ final class PostgresAssetIndex: AssetIndex {
         while true {
             do {
                 try await ready()
-                return try await leasing { [logger] connection in
-                    let transaction = PostgresTransaction(connection: connection, logger: logger)
+                return try await leasing { [logger, statementWait] connection in
+                    let transaction = PostgresTransaction(connection: connection, logger: logger, statementWait: statementWait)
                     guard let begin else { return try await body(transaction) }
                     try await transaction.execute(begin)
                     do {
@@ -150,6 +154,9 @@ final class PostgresAssetIndex: AssetIndex {
                 throw error
             } catch is NoConnection {
                 throw await noConnection()
+            } catch let error as PostgresTransaction.NoAnswer {
+                throw CarryonError(.library, "\(reading ? "reading" : "writing") the library index \(url) failed: the server did not answer within \(error.wait) (the connection was lost, or the server is stuck); the connection is closed and the next statement opens another",
+                                   cause: error)
             } catch {
                 attempt += 1
                 if Self.isConflict(error), attempt < 30 {

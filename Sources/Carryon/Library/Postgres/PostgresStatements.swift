@@ -54,17 +54,74 @@ enum SQLValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral
 /// One connection's transaction on the PostgreSQL index: statements written with `?` for their
 /// values (as the SQLite backend's), rows read into GRDB's `Row` so that both backends read a
 /// value the same way (see ``IndexRows`` and `AssetRecord(row:)`).
+///
+/// Each statement has `statementWait` to be answered. A connection the server ended while a
+/// transaction was open on it (`idle_in_transaction_session_timeout`: its process went silent,
+/// partitioned or paused) never answers the transaction's next statement — PostgresNIO waits
+/// for ever — so past that time the connection is closed, which fails the statement
+/// (``NoAnswer``) and gives the pool's slot back.
 struct PostgresTransaction {
     let connection: PostgresConnection
     let logger: Logger
+    var statementWait: Duration = .seconds(30)
+
+    /// No answer to a statement within ``statementWait``: its connection was closed.
+    struct NoAnswer: Error {
+        var wait: Duration
+    }
 
     /// The rows `sql` returns.
     func rows(_ sql: String, _ values: [SQLValue] = []) async throws -> [Row] {
-        var rows: [Row] = []
-        for try await row in try await connection.query(Self.query(sql, values), logger: logger) {
-            rows.append(Self.row(row))
+        let query = Self.query(sql, values)
+        return try await answered { [connection, logger] in
+            var rows: [Row] = []
+            for try await row in try await connection.query(query, logger: logger) {
+                rows.append(Self.row(row))
+            }
+            return RowsBox(rows: rows)
+        }.rows
+    }
+
+    /// GRDB's rows, which are not `Sendable`, carried out of the statement's task whole: no
+    /// one else holds them.
+    private struct RowsBox: @unchecked Sendable {
+        var rows: [Row]
+    }
+
+    /// `work`'s result, or ``NoAnswer`` (the connection closed) when it takes longer than
+    /// ``statementWait``.
+    private func answered<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let waiting = Locked<CheckedContinuation<T, any Error>?>(nil)
+        let finish = { @Sendable (result: Result<T, any Error>) -> Bool in
+            guard let continuation = waiting.withLock({ state in defer { state = nil }; return state }) else { return false }
+            continuation.resume(with: result)
+            return true
         }
-        return rows
+        let statement = Locked<Task<Void, Never>?>(nil)
+        let timer = Locked<Task<Void, Never>?>(nil)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiting.withLock { $0 = continuation }
+                timer.withLock {
+                    $0 = Task { [connection, statementWait] in
+                        // Cancelled when the statement is answered: no sleeper is left behind.
+                        do { try await Task.sleep(for: statementWait) } catch { return }
+                        if finish(.failure(NoAnswer(wait: statementWait))) {
+                            statement.withLock { $0 }?.cancel()
+                            try? await connection.close()
+                        }
+                    }
+                }
+                statement.withLock {
+                    $0 = Task {
+                        do { _ = finish(.success(try await work())) } catch { _ = finish(.failure(error)) }
+                        timer.withLock { $0 }?.cancel()
+                    }
+                }
+            }
+        } onCancel: {
+            statement.withLock { $0 }?.cancel()
+        }
     }
 
     /// The first row `sql` returns, or nil.
@@ -76,9 +133,12 @@ struct PostgresTransaction {
     /// it changed).
     @discardableResult
     func execute(_ sql: String, _ values: [SQLValue] = []) async throws -> Int {
-        var count = 0
-        for try await _ in try await connection.query(Self.query(sql, values), logger: logger) { count += 1 }
-        return count
+        let query = Self.query(sql, values)
+        return try await answered { [connection, logger] in
+            var count = 0
+            for try await _ in try await connection.query(query, logger: logger) { count += 1 }
+            return count
+        }
     }
 
     /// `sql` with its `?` numbered `$1`, `$2`… (none inside a quoted literal) and `values` bound.
