@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+from pgcluster import Cluster
+
 
 def run(command, **kwargs):
     return subprocess.run(command, check=True, capture_output=True, text=True, **kwargs)
@@ -35,46 +37,6 @@ def make_media(folder: pathlib.Path, segments: int) -> pathlib.Path:
          "-c:v", "libx264", "-g", "5", "-keyint_min", "5", "-sc_threshold", "0", "-f", "hls", "-hls_time", "0.5",
          "-hls_playlist_type", "vod", "-hls_segment_filename", str(folder / "s%04d.ts"), str(playlist)])
     return playlist
-
-
-class Cluster:
-    """A PostgreSQL cluster of the benchmark's own, as root runs it: owned by `postgres`."""
-
-    def __init__(self, work: pathlib.Path):
-        versions = sorted(pathlib.Path("/usr/lib/postgresql").glob("*/bin/initdb"), reverse=True)
-        if not versions:
-            sys.exit("index-latency: PostgreSQL is missing: apt-get install postgresql")
-        self.bin = versions[0].parent
-        self.folder = work / "pg"
-        self.folder.mkdir()
-        self.prefix = []
-        if os.getuid() == 0:
-            if subprocess.run(["id", "postgres"], capture_output=True).returncode != 0:
-                run(["useradd", "-r", "-M", "-s", "/bin/sh", "postgres"])
-            run(["chown", "-R", "postgres", str(self.folder)])
-            self.prefix = ["runuser", "-u", "postgres", "--"]
-        data = self.folder / "data"
-        run(self.prefix + [str(self.bin / "initdb"), "-D", str(data), "-A", "trust", "-U", "carryon", "-E", "UTF8", "--locale=C.UTF-8"])
-        import socket
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        run(self.prefix + [str(self.bin / "pg_ctl"), "-D", str(data), "-l", str(self.folder / "log"), "-w", "-o",
-                           f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1", "start"], stdin=subprocess.DEVNULL)
-        self.count = 0
-
-    def database(self, tcp: bool) -> str:
-        self.count += 1
-        name = f"bench{self.count}"
-        run(self.prefix + [str(self.bin / "psql"), "-h", str(self.folder), "-p", str(self.port), "-U", "carryon", "-d", "postgres",
-                           "-q", "-c", f"CREATE DATABASE {name}"])
-        if tcp:
-            return f"postgres://carryon@127.0.0.1:{self.port}/{name}?sslmode=disable"
-        return f"postgres://carryon@/{name}?host={self.folder}&port={self.port}"
-
-    def stop(self):
-        subprocess.run(self.prefix + [str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop"],
-                       capture_output=True)
 
 
 def main():

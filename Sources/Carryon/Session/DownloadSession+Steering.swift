@@ -41,7 +41,12 @@ extension DownloadSession {
         }
         await reconcileQueue()
         await fill()
-        if fanout.hasSubscribers, let ownerships = try? await index.ownerships(scheduler.context()) {
+        if fanout.hasSubscribers, var ownerships = try? await index.holdings(scheduler.context()) {
+            // The tasks some process holds (read through an index, not a pass over the
+            // library), and those it held last time, whose end subscribers are to see.
+            for id in fanout.followed where ownerships[id] == nil {
+                if let ownership = try? await index.ownership(of: id, scheduler.context()) { ownerships[id] = ownership }
+            }
             fanout.observe(ownerships.filter { tasks[$0.key].map(\.isIdle) ?? true })
         }
     }
@@ -64,7 +69,13 @@ extension DownloadSession {
     /// this one was paused past its heartbeat, say — are no longer waited for here.
     private func reconcileQueue() async {
         let queued = tasks.filter { $0.value.isQueued && !$0.value.enqueuing }.map { ($0.key, $0.value.queueings) }
-        guard !queued.isEmpty, let ownerships = try? await index.ownerships(scheduler.context()) else { return }
+        // The rows some process holds (this session's queue among them), read through an index;
+        // a queued task's row not among them is read by itself.
+        guard !queued.isEmpty, var ownerships = try? await index.holdings(scheduler.context()) else { return }
+        for (id, _) in queued where ownerships[id] == nil {
+            // A row that cannot be read now is looked at next time; one that is gone stays out.
+            do { ownerships[id] = try await index.ownership(of: id, scheduler.context()) } catch { return }
+        }
         let me = scheduler.instance.id
         for (id, queueing) in queued where tasks[id]?.isQueued == true && tasks[id]?.enqueuing == false && tasks[id]?.queueings == queueing {
             let row = ownerships[id]?.row

@@ -32,6 +32,10 @@ final class EventFanout: Sendable {
         return stream
     }
 
+    /// The tasks another process held when subscribers were last told of them: whose end (a
+    /// new state, no holder) they are still to be told.
+    var followed: [String] { state.withLock { Array($0.others.keys) } }
+
     /// Whether anyone follows other processes' downloads.
     var hasSubscribers: Bool { state.withLock { !$0.followers.isEmpty } }
 
