@@ -191,4 +191,50 @@ struct PostgresIndexTests {
             }
         }
     }
+
+    @Test("a follower listening for the index's changes (LISTEN) is told of a queueing, a claim, progress and a run's end, each when it commits; SQLite tells none")
+    func changesAreSignalled() async throws {
+        try await Self.database { _, location, _ in
+            try await withTemporaryDirectory { folder in
+                let library = try OfflineLibrary(root: folder, index: location)
+                try await library.index.insert(Self.asset("x"))
+                let changes = try #require(library.index.changes())
+                let count = Locked(0)
+                let counting = Task { for await _ in changes { count.withLock { $0 += 1 } } }
+                defer { counting.cancel() }
+                // The first signal says it listens (what changed before is read once then).
+                func waitForSignal(after seen: Int) async throws -> Bool {
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while ContinuousClock.now < deadline {
+                        if count.withLock({ $0 }) > seen { return true }
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    return false
+                }
+                #expect(try await waitForSignal(after: 0))
+                let worker = TaskScheduler(index: library.index, lease: .seconds(30), checksProcesses: false, label: "worker")
+                try await worker.register()
+                func signalled(_ what: String, _ change: () async throws -> Void) async throws {
+                    // Signals still arriving from earlier changes are let through first.
+                    try await Task.sleep(for: .milliseconds(200))
+                    let seen = count.withLock { $0 }
+                    try await change()
+                    #expect(try await waitForSignal(after: seen), "no signal after \(what)")
+                }
+                try await signalled("a queueing") { _ = try await library.index.enqueue("x", by: Ownership.fleet, startingAt: nil, worker.context()) }
+                var fence: Fence?
+                try await signalled("a claim") { fence = try await worker.claimNext(fromFleet: true) }
+                let claim = try #require(fence)
+                try await signalled("progress") {
+                    try await library.index.writeProgress(DownloadProgress(bytesDone: 1, bytesExpected: 2, isExact: true, resourcesDone: 0,
+                                                                           resourcesTotal: 1, loadedTimeRanges: [:]), fence: claim)
+                }
+                try await signalled("a run's end") { try await library.index.endRun(claim, state: .completed, error: nil, requeueAt: nil, at: Date()) }
+            }
+        }
+        try await withTemporaryDirectory { folder in
+            let sqlite = try OfflineLibrary(root: folder)
+            #expect(sqlite.index.changes() == nil)
+        }
+    }
 }

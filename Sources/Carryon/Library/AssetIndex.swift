@@ -9,6 +9,12 @@ import Foundation
 /// Every method is one transaction; a failure is a ``CarryonError`` (``CarryonError/Code/disk``
 /// when the disk is full, ``CarryonError/Code/library`` otherwise).
 protocol AssetIndex: Sendable {
+    /// A signal each time another process changes who holds a task or how far it has come
+    /// (a claim, a queueing, progress written, a run's end), for a follower to read the index
+    /// then rather than on a timer; nil when the index cannot tell (SQLite: followers read it
+    /// on a timer).
+    func changes() -> AsyncStream<Void>?
+
     // MARK: Assets
 
     /// Records a new asset.

@@ -5,6 +5,9 @@ import GRDB
 /// speaks SQL. Its schema and migrations are in `SQLiteAssetIndex+Schema.swift`, keys and
 /// storage settings in `SQLiteAssetIndex+Keys.swift`.
 final class SQLiteAssetIndex: AssetIndex {
+    /// SQLite tells no one of a change: followers read the index on a timer.
+    func changes() -> AsyncStream<Void>? { nil }
+
     /// The library folder, which holds `index.sqlite`.
     let root: URL
     let database: DatabasePool

@@ -41,7 +41,7 @@ extension DownloadSession {
         }
         await reconcileQueue()
         await fill()
-        if fanout.hasSubscribers, var ownerships = try? await index.holdings(scheduler.context()) {
+        if fanout.hasSubscribers, followersDue(), var ownerships = try? await index.holdings(scheduler.context()) {
             // The tasks some process holds (read through an index, not a pass over the
             // library), and those it held last time, whose end subscribers are to see.
             for id in fanout.followed where ownerships[id] == nil {
@@ -49,6 +49,28 @@ extension DownloadSession {
             }
             fanout.observe(ownerships.filter { tasks[$0.key].map(\.isIdle) ?? true })
         }
+    }
+
+    /// Whether to read the index for subscribers following other processes' downloads on this
+    /// pass: on every pass where the index signals no changes (SQLite); where it does
+    /// (PostgreSQL's `LISTEN`), when one came since the last read, and every 5 s besides (a
+    /// signal lost with a connection).
+    private func followersDue() -> Bool {
+        if following.signals == nil, let changes = index.changes() {
+            following.signals = Task { [weak self] in
+                for await _ in changes { await self?.indexChanged() }
+            }
+        }
+        guard following.signals != nil else { return true }
+        let now = ContinuousClock.now
+        guard following.changed || following.lastRead.map({ now - $0 >= .seconds(5) }) ?? true else { return false }
+        following.changed = false
+        following.lastRead = now
+        return true
+    }
+
+    private func indexChanged() {
+        following.changed = true
     }
 
     /// Takes `request` off task `id`'s row (the requester then knows it is being applied) and

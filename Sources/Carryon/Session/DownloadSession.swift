@@ -61,6 +61,10 @@ public actor DownloadSession {
     var steering: Task<Void, Never>?
     /// Whether claims are being made now, and whether another pass was asked for meanwhile.
     var filling = (now: false, again: false)
+    /// Following other processes' downloads for subscribers: the index's change signals
+    /// (``AssetIndex/changes()``; none on SQLite), whether one came since the last read, and
+    /// when the index was last read for them.
+    var following = Following()
     /// Whether the session claims the fleet's queued tasks (``joinFleet()``).
     var worksForFleet = false
     /// The tasks this session claimed from the fleet's queue: handed back to it, not suspended,
@@ -123,6 +127,7 @@ public actor DownloadSession {
         guard !isShutDown else { return }
         isShutDown = true
         steering?.cancel()
+        following.signals?.cancel()
         for (id, task) in tasks where task.isQueued {
             tasks[id]?.activity = .idle
             notifyFinished(id, .waiting)

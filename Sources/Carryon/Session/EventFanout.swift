@@ -77,3 +77,12 @@ final class EventFanout: Sendable {
         for continuation in subscribers { continuation.finish() }
     }
 }
+
+/// What a session knows of following other processes' downloads (see `followersDue()`).
+struct Following {
+    /// The task turning the index's change signals into ``changed``; nil before the first
+    /// subscriber, and on an index that signals none (it is then read on every pass).
+    var signals: Task<Void, Never>?
+    var changed = false
+    var lastRead: ContinuousClock.Instant?
+}

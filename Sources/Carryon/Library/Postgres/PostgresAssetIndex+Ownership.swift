@@ -56,6 +56,7 @@ extension PostgresAssetIndex {
                     UPDATE asset SET state = 'waiting', owner = NULL, leaseUntil = NULL, queuedBy = ?, queuedAt = ?,
                     request = NULL, progress = NULL, errorMessage = NULL, updatedAt = ? WHERE id = ?
                     """, [.text(instance), .real((start ?? context.now).timeIntervalSince1970), SQLValue(context.now), .text(id)])
+                try await Self.notify(id, transaction)
             }
             return Enqueued(decision: decision, current: current)
         }
@@ -84,7 +85,9 @@ extension PostgresAssetIndex {
                 WHERE id = ? AND epoch = ? AND state = ? AND request IS NULL RETURNING 1
                 """, [.text(instance), .real(claim.leaseUntil), .integer(claim.epoch), .text(Ownership.fleet), SQLValue(context.now), .text(id),
                       .integer(row.epoch), .text(row.state.rawValue)])
-            return changed == 1 ? Fence(assetID: id, owner: instance, epoch: claim.epoch) : nil
+            guard changed == 1 else { return nil }
+            try await Self.notify(id, transaction)
+            return Fence(assetID: id, owner: instance, epoch: claim.epoch)
         }
     }
 
@@ -119,6 +122,7 @@ extension PostgresAssetIndex {
                 """, [.text(state.rawValue), .boolean(state == .suspended), .boolean(state == .cancelled), .boolean(requeueAt != nil),
                       .text(Ownership.fleet), SQLValue(requeueAt?.timeIntervalSince1970), SQLValue(date), .boolean(error != nil), SQLValue(error),
                       .boolean(state == .completed), SQLValue(date), .text(fence.assetID)])
+            try await Self.notify(fence.assetID, transaction)
         }
     }
 
@@ -137,6 +141,7 @@ extension PostgresAssetIndex {
                 changes = changes + 1, queuedBy = NULL, queuedAt = NULL, request = NULL, progress = NULL, updatedAt = ?,
                 errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
                 """, [.text(state.rawValue), SQLValue(context.now), .boolean(error != nil), SQLValue(error), .text(id), .integer(current.row.epoch)])
+            try await Self.notify(id, transaction)
             return nil
         }
     }
@@ -191,8 +196,9 @@ extension PostgresAssetIndex {
         let text = String(decoding: (try? JSONEncoder().encode(compact)) ?? Data("{}".utf8), as: UTF8.self)
         try await write { transaction in
             try await Self.commitWithoutWaiting(transaction)
-            try await transaction.execute("UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ?",
-                                          [.text(text), .text(fence.assetID), .text(fence.owner), .integer(fence.epoch)])
+            let written = try await transaction.execute("UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ? RETURNING 1",
+                                                        [.text(text), .text(fence.assetID), .text(fence.owner), .integer(fence.epoch)])
+            if written == 1 { try await Self.notify(fence.assetID, transaction) }
         }
     }
 
@@ -230,6 +236,15 @@ extension PostgresAssetIndex {
     }
 
     // MARK: Reading rows
+
+    /// Tells the processes following the index (``changes()``) that task `id` changed, when
+    /// `transaction` commits.
+    static func notify(_ id: String, _ transaction: PostgresTransaction) async throws {
+        try await transaction.execute("SELECT pg_notify(?, ?)", [.text(changesChannel), .text(id)])
+    }
+
+    /// The channel ``notify(_:_:)`` signals on.
+    static let changesChannel = "carryon_changes"
 
     /// Refuses a write under `fence` when the row is no longer the fence's; otherwise locks the
     /// row (`FOR SHARE`) until the write's transaction ends, so that no claim comes between.

@@ -17,7 +17,7 @@ import PostgresNIO
 /// password is never in a message or a log.
 final class PostgresAssetIndex: AssetIndex {
     let url: PostgresIndexURL
-    private let client: PostgresClient
+    let client: PostgresClient
     private let running: Task<Void, Never>
     /// The schema brought up to date by the first statement (made again after a failure
     /// to connect: the server may be back).
