@@ -88,7 +88,8 @@ doc = {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
        "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"},
-       "limitRate": {"type": "integer", "minimum": 1, "description": "the most bytes a second the download takes, over all its connections; kept with it"}}},
+       "limitRate": {"type": "integer", "minimum": 1, "description": "the most bytes a second the download takes, over all its connections; kept with it"},
+       "fleet": {"type": "boolean", "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"}}},
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},

@@ -23,7 +23,8 @@ struct Serve: AsyncParsableCommand {
 
             The daemon's JSON API is under <base URL>/api/: GET /api/assets lists the library, \
             POST /api/assets starts a download ({"url": …, "audio": "en,de", …}, the options of \
-            `carryon download`), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
+            `carryon download`; with "fleet": true it is queued for the fleet's workers \
+            instead), GET and DELETE /api/assets/ID, POST /api/assets/ID/cancel, \
             /suspend and /resume, POST /api/assets/ID/selections (as `carryon add`), GET \
             /api/assets/ID/logs, GET /api/catalog (the --catalog file's streams with their \
             offline state; POST /api/assets takes {"catalog": NAME} too), GET and PUT /api/storage, POST /api/purge (?dryRun=true \

@@ -21,6 +21,9 @@ extension DaemonAPI {
         var maxResolution: String?
         /// The most bytes a second the download takes (kept with it).
         var limitRate: Int?
+        /// Queued for the fleet's workers (`carryon worker`, `serve --worker` on any machine)
+        /// rather than started in this process.
+        var fleet: Bool?
 
         /// A rendition choice given as text or as an array of languages.
         struct Choice: Decodable {
@@ -51,7 +54,11 @@ extension DaemonAPI {
         }
         options.maximumBytesPerSecond = new.limitRate
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
-        try await task.resume()
+        if new.fleet == true {
+            try await session.enqueueForFleet(task.id)
+        } else {
+            try await task.resume()
+        }
         return try APIJSON.response(status: 201, try await task.snapshot(), headers: [.location: "assets/\(task.id)"])
     }
 

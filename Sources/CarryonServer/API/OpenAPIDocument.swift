@@ -787,6 +787,10 @@ enum OpenAPIDocument {
             "type": "integer",
             "minimum": 1,
             "description": "the most bytes a second the download takes, over all its connections; kept with it"
+          },
+          "fleet": {
+            "type": "boolean",
+            "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"
           }
         }
       },

@@ -1,0 +1,46 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+extension DaemonAPITests {
+    @Test("POST /api/assets with fleet: true queues the download for the fleet's workers instead of starting it: it waits, fetching nothing, until a worker sharing the library claims it and runs it to completion")
+    func enqueueForTheFleet() async throws {
+        try await withDaemon { daemon in
+            let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/270p/index.m3u8", "fleet": true}"#)
+            #expect(started.status == 201, "\(String(decoding: started.response.body, as: UTF8.self))")
+            let id = try #require((started.json as? [String: Any])?["id"] as? String)
+            #expect((started.json as? [String: Any])?["state"] as? String == "waiting")
+            // The daemon is no worker: nothing is fetched.
+            try await Task.sleep(for: .seconds(1))
+            let waiting = try #require(try await daemon.call("GET", "assets/\(id)").json as? [String: Any])
+            #expect(waiting["state"] as? String == "waiting" && waiting["bytesOnDisk"] as? Int == 0, "\(waiting)")
+            // A worker on the same library (another process, as far as the index knows) claims it.
+            let worker = try await DownloadSession(library: daemon.session.library)
+            let events = await worker.events(followingOtherProcesses: false)
+            let seen = Task { () -> [String] in
+                var kinds: [String] = []
+                for await event in events where event.taskID == id {
+                    switch event {
+                    case .stateChanged(_, .running): kinds.append("running")
+                    case .finished: kinds.append("finished")
+                    default: break
+                    }
+                }
+                return kinds
+            }
+            try await worker.joinFleet()
+            var state = ""
+            let deadline = ContinuousClock.now + .seconds(60)
+            while state != "completed", ContinuousClock.now < deadline {
+                state = (try await daemon.call("GET", "assets/\(id)").json as? [String: Any])?["state"] as? String ?? ""
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            await worker.shutdown()
+            #expect(state == "completed")
+            // Run by the worker, not by the daemon.
+            #expect(await seen.value == ["running", "finished"])
+        }
+    }
+}
