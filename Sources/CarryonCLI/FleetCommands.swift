@@ -47,6 +47,10 @@ struct Enqueue: AsyncParsableCommand {
                     try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
                 }
                 try await session.enqueueForFleet(task.id)
+                if let url = (try? await task.snapshot())?.url, url.hasPrefix("file:") {
+                    // Read by whichever worker claims it, on that worker's machine.
+                    printNote("\(url) is a local file: every worker must see it at that path (shared storage)")
+                }
             } catch {
                 throw fail(error)
             }

@@ -77,7 +77,7 @@ extension DownloadSession {
                 switch outcome {
                 case .success:
                     action = (try? machine.complete()) ?? .none
-                case .failure(let failure) where failure.code == .cancelled && handingBack.contains(id):
+                case .failure(let failure) where failure.code == .cancelled && isShutDown && fleetTasks.contains(id):
                     // A worker stopping: the fleet's task goes back to the fleet's queue, now.
                     if (try? machine.deferStart()) != nil { requeueAt = Date() } else { action = machine.suspend() }
                 case .failure(let failure) where failure.code == .cancelled:

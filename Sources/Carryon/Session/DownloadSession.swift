@@ -70,8 +70,6 @@ public actor DownloadSession {
     /// The tasks this session claimed from the fleet's queue: handed back to it, not suspended,
     /// when the session shuts down.
     var fleetTasks: Set<String> = []
-    /// The fleet's tasks whose runs are being stopped to be handed back to the fleet's queue.
-    var handingBack: Set<String> = []
     var isShutDown = false
 
     /// Opens a session over `library`. Nothing is written to the library until a task is
@@ -135,8 +133,8 @@ public actor DownloadSession {
         let running = tasks.compactMap { $0.value.run == nil ? nil : $0.key }
         for id in running {
             if fleetTasks.contains(id) {
-                // The fleet's: back in its queue, for any worker to resume from the bytes on disk.
-                handingBack.insert(id)
+                // The fleet's: back in its queue, for any worker to resume from the bytes on disk
+                // (its run's end sees the session shut down).
                 tasks[id]?.run?.work.cancel()
             } else {
                 try? await suspend(id)
