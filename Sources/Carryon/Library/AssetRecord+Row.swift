@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// How a row of the `asset` table is read: a value that cannot be read (a date past year 9999
 /// written by an earlier release, text where a number belongs, JSON cut short) never fails the
@@ -60,7 +61,7 @@ private struct TolerantRow {
 
     /// The stored value of `column` (NULL when the row has no such column).
     func value(_ column: String) -> DatabaseValue {
-        if let reading { return reading.place(of: column, in: row).map { row[$0] as DatabaseValue } ?? .null }
+        if let reading { return reading.place(of: column, in: row).map { reading.value(at: $0, in: row) } ?? .null }
         return (row[column] as DatabaseValue?) ?? .null
     }
 
@@ -77,14 +78,25 @@ private struct TolerantRow {
 
     /// A date within what the library keeps; nil when NULL, or when unreadable (noted).
     mutating func date(_ column: String, _ what: String, or fallback: String) -> Date? {
-        let stored = value(column)
-        if stored.isNull { return nil }
-        if let date = IndexDate.date(from: stored), date.timeIntervalSince1970.isFinite, date <= DateText.latest,
-           date >= Date(timeIntervalSince1970: -62_135_596_800) {
-            return date
+        let stored: DatabaseValue
+        if let reading {
+            guard let place = reading.place(of: column, in: row) else { return nil }
+            // The index's own text read where SQLite holds it, with no string made: a listing
+            // reads five dates a row.
+            if let date = reading.storedDate(at: place) { return date }
+            stored = reading.value(at: place, in: row)
+        } else {
+            stored = value(column)
         }
+        if stored.isNull { return nil }
+        if let date = IndexDate.date(from: stored), Self.isKept(date) { return date }
         unreadable(column, what, readAs: fallback)
         return nil
+    }
+
+    /// Whether the library keeps `date`: years 1 to 9999.
+    static func isKept(_ date: Date) -> Bool {
+        date.timeIntervalSince1970.isFinite && date <= DateText.latest && date >= Date(timeIntervalSince1970: -62_135_596_800)
     }
 
     /// JSON text decoded as GRDB encodes the record's nested values; nil when NULL, or when
@@ -146,9 +158,30 @@ final class RowReading {
     /// the same (compared, not hashed).
     private var last: [String: (text: String, value: Any?)] = [:]
 
+    /// The statement whose current row is read, when the rows come from SQLite: values are
+    /// read from it with SQLite's own calls, not through GRDB's generic decoding (most of a
+    /// listing's reading time).
+    var statement: SQLiteStatement?
+
     /// A new row begins: its lookups follow the first row's order.
     func startRow() {
         position = 0
+    }
+
+    /// The value at `place` in `row`.
+    func value(at place: Int, in row: Row) -> DatabaseValue {
+        if let statement { return DatabaseValue(sqliteStatement: statement, index: CInt(place)) }
+        return row[place] as DatabaseValue
+    }
+
+    /// The date at `place`, when the statement holds it as the index writes dates and it is one
+    /// the library keeps; nil for anything else (read as a value then).
+    func storedDate(at place: Int) -> Date? {
+        guard let statement, sqlite3_column_type(statement, CInt(place)) == SQLITE_TEXT,
+              let text = sqlite3_column_text(statement, CInt(place)) else { return nil }
+        let bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, CInt(place))))
+        guard let date = IndexDate.date(fromStoredBytes: bytes), TolerantRow.isKept(date) else { return nil }
+        return date
     }
 
     /// Where `column` is in `row` (every row of the listing has the same columns), or nil.

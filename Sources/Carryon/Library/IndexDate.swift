@@ -39,28 +39,31 @@ struct IndexDate: DatabaseValueConvertible, Sendable, Hashable {
 
     /// Reads exactly `yyyy-MM-dd HH:mm:ss.SSS` (four-digit year); nil for any other text.
     static func date(fromStoredText text: String) -> Date? {
-        text.utf8.withContiguousStorageIfAvailable { bytes -> Date? in
-            guard bytes.count == 23, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-                  bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
-                  bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".") else { return nil }
-            func number(_ start: Int, _ count: Int) -> Int64? {
-                var value: Int64 = 0
-                for index in start..<start + count {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int64(digit)
-                }
-                return value
+        text.utf8.withContiguousStorageIfAvailable { date(fromStoredBytes: $0) } ?? nil
+    }
+
+    /// Reads exactly `yyyy-MM-dd HH:mm:ss.SSS` from UTF-8 `bytes`; nil for any other text.
+    static func date(fromStoredBytes bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard bytes.count == 23, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
+              bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".") else { return nil }
+        func number(_ start: Int, _ count: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in start..<start + count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
             }
-            guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-                  let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-                  let millisecond = number(20, 3),
-                  (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
-            else { return nil }
-            let days = UTCComponents.daysSince1970(year: year, month: month, day: day)
-            let milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
-            return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        } ?? nil
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              let millisecond = number(20, 3),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = UTCComponents.daysSince1970(year: year, month: month, day: day)
+        let milliseconds = ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+        return Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     var databaseValue: DatabaseValue {

@@ -11,21 +11,27 @@ extension SQLiteAssetIndex {
             let reading = RowReading()
             // Read from SQLite's row as it comes (a cursor), not copied first.
             var page: [(record: AssetRecord, cursor: AssetCursor)] = []
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            let statement = try db.cachedStatement(sql: sql)
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            // Each row's values read from the statement the cursor steps.
+            reading.statement = statement.sqliteStatement
+            func value(_ column: String, in row: Row) -> DatabaseValue {
+                reading.place(of: column, in: row).map { reading.value(at: $0, in: row) } ?? .null
+            }
             while let row = try rows.next() {
                 var record = try AssetRecord(row: row, reading: reading)
-                if reading.place(of: "jsonReadable", in: row).map({ row[$0] as Bool? ?? true }) == false,
+                if Bool.fromDatabaseValue(value("jsonReadable", in: row)) == false,
                    let whole = try AssetRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM asset WHERE id = ?"), arguments: [record.id]) {
                     // Its options, headers or selection cannot be read: the whole row, for the
                     // problem to be named as everywhere (the record keeps what it read).
                     record.problems = whole.problems
                 }
                 let key: String = switch order {
-                case .created, .newest: reading.place(of: "createdKey", in: row).map { row[$0] as String? ?? "" } ?? ""
+                case .created, .newest: String.fromDatabaseValue(value("createdKey", in: row)) ?? ""
                 case .name: record.name
-                case .size: String(reading.place(of: "sizeKey", in: row).map { row[$0] as Int64? ?? -1 } ?? -1)
+                case .size: String(Int64.fromDatabaseValue(value("sizeKey", in: row)) ?? -1)
                 }
-                page.append((record, AssetCursor(order: order, key: key, row: reading.place(of: "listingRow", in: row).map { row[$0] } ?? 0)))
+                page.append((record, AssetCursor(order: order, key: key, row: Int64.fromDatabaseValue(value("listingRow", in: row)) ?? 0)))
             }
             return page
         }
