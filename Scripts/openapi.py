@@ -89,7 +89,10 @@ doc = {
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
        "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"},
        "limitRate": {"type": "integer", "minimum": 1, "description": "the most bytes a second the download takes, over all its connections; kept with it"},
-       "fleet": {"type": "boolean", "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"}}},
+       "fleet": {"type": "boolean", "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"},
+       "start": {"type": "number", "minimum": 0, "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it"},
+       "end": {"type": "number", "description": "only the part before this many seconds (not with duration)"},
+       "duration": {"type": "number", "description": "only this many seconds from start (not with end)"}}},
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
@@ -101,7 +104,9 @@ doc = {
        "playlist": {"type": "string"}, "mpd": {"type": "string"}, "bytesOnDisk": {"type": "integer"},
        "progress": {"type": "object"}, "selection": {"type": "object"}, "duration": {"type": "number"},
        "problems": {"type": "array", "items": {"type": "string"}, "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"},
-       "worker": {"type": "string", "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"}}},
+       "worker": {"type": "string", "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"},
+       "timeRange": {"type": "object", "required": ["start"], "description": "the part of the stream downloaded, in seconds from its start (the segments that cover it); absent: all of it",
+           "properties": {"start": {"type": "number"}, "end": {"type": "number"}}}}},
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
        "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},

@@ -198,6 +198,7 @@ struct Show: AsyncParsableCommand {
                 print("Playback    \(playback.sessions) session\(playback.sessions == 1 ? "" : "s"), startup \(startup), \(formatBytes(playback.bytesServed)) in \(playback.segmentsServed) segments, indicated \(bitrate)")
             }
             if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
+            if let range = asset.timeRange { print("Range       \(range) of the stream (the segments that cover it)") }
             if let selection = asset.selection {
                 let variant = selection.variant
                 print("Variant     \(variant.resolution ?? "-")  \(formatBitrate(variant.bandwidth))  \(variant.codecs ?? "")\(variant.videoRange.map { "  \($0)" } ?? "")")

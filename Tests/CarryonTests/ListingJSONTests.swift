@@ -147,10 +147,12 @@ struct ListingJSONTests {
                 ("garbled", "garbled", .completed, "hls", false, nil, nil),
                 ("held", "held", .completed, "hls", true, nil, nil),
             ]
+            // Two downloads of a time range, one to the stream's end.
+            let ranges = ["hls": TimeRange(start: 600.5, end: 720), "dash": TimeRange(start: 30)]
             for (offset, asset) in assets.enumerated() {
                 let made = start.addingTimeInterval(Double(offset) * 3600.5)
                 var record = AssetRecord(id: asset.id, name: asset.name, url: "https://cdn.example/\(asset.id)/index.m3u8", state: asset.state,
-                                         errorMessage: asset.error, options: DownloadOptions(), headers: [], selection: asset.selection,
+                                         errorMessage: asset.error, options: DownloadOptions(timeRange: ranges[asset.id]), headers: [], selection: asset.selection,
                                          planned: asset.planned, createdAt: made, updatedAt: made,
                                          completedAt: asset.state == .completed ? made.addingTimeInterval(61.999) : nil,
                                          duration: asset.planned ? 12.5 : nil)
@@ -193,6 +195,12 @@ struct ListingJSONTests {
             // The first listing computes every asset's figures; the second reads them from rows.
             try await Self.expectSame(library, AssetQuery())
             try await Self.expectSame(library, AssetQuery())
+            // A listing shows each asset's time range, as show does.
+            let listed = try await library.assets()
+            #expect(listed.first { $0.id == "hls" }?.timeRange == TimeRange(start: 600.5, end: 720))
+            #expect(listed.first { $0.id == "dash" }?.timeRange == TimeRange(start: 30))
+            #expect(try await library.asset("hls").timeRange == TimeRange(start: 600.5, end: 720))
+            #expect(String(decoding: try await library.assetsJSON(AssetQuery()).json, as: UTF8.self).contains("\"timeRange\" : {"))
             var query = AssetQuery(order: .newest, limit: 4)
             try await Self.expectSame(library, query)
             query.cursor = try await library.assets(query).next

@@ -24,15 +24,22 @@ struct DASHCommandTests {
             #expect(asset.mpd == URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("main.mpd").path)
             #expect(asset.selection?.renditions.map(\.language) == ["de"])
 
-            let player = try RunningProcess(carryon: ["play", id, "--format", "dash", "--library", folder.path])
-            var lines = player.lines.makeAsyncIterator()
-            let url = try #require(await lines.next())
+            let (url, frames) = try await Self.playedFrames(id, library: folder.path)
             #expect(url.hasSuffix("/\(id)/main.mpd"), "\(url)")
-            let frames = try await gstreamerVideoFrames(url)
             #expect(frames == 200, "GStreamer played \(frames) frames")
-            player.kill(SIGINT)
-            _ = await player.wait()
         }
+    }
+
+    /// The MPD URL `carryon play ID --format dash` prints, and the video frames GStreamer plays from it.
+    static func playedFrames(_ id: String, library: String) async throws -> (url: String, frames: Int) {
+        let player = try RunningProcess(carryon: ["play", id, "--format", "dash", "--library", library])
+        defer { player.kill(SIGINT) }
+        var lines = player.lines.makeAsyncIterator()
+        let url = try #require(await lines.next())
+        let frames = try await gstreamerVideoFrames(url)
+        player.kill(SIGINT)
+        _ = await player.wait()
+        return (url, frames)
     }
 
     @Test("add brings another audio language and subtitles into a DASH bundle: both manifests name them, and it plays")

@@ -43,6 +43,9 @@ public struct BundleManifest: Sendable, Codable, Hashable {
     public var renditions: [Rendition]
     /// Every media file, once the download completed.
     public var files: [File]
+    /// The part of the stream the bundle holds (`{"start": 600, "end": 720}`, in seconds from
+    /// the start of the presentation), when the download was asked for one; absent: all of it.
+    public var timeRange: TimeRange?
 
     /// An entry of ``BundleManifest/renditions``: one media playlist of the bundle, the folder
     /// that holds its files, and where it came from.

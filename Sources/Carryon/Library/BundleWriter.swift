@@ -59,7 +59,7 @@ struct BundleWriter: Sendable {
                 .init(key: $0.key, type: $0.type.rawValue, name: $0.name, language: $0.language, playlist: "\($0.key)/index.m3u8",
                       uri: $0.uri, duration: $0.duration)
             },
-            files: files)
+            files: files, timeRange: asset.options.timeRange)
         do {
             try BundleFiles.write(try manifest.encoded(), to: bundle.appending(path: "manifest.json", directoryHint: .notDirectory))
             try await index.bundleChanged(id)

@@ -77,12 +77,13 @@ extension SQLiteAssetIndex {
             }
         }
         let direction = descending ? " DESC" : ""
-        // Without the JSON no listing shows (options and headers; for a table, most of a row's
-        // bytes), only checked by SQLite; a row whose JSON is not readable is read whole.
+        // Without the JSON no listing shows (headers, and for a table the options too: most of
+        // a row's bytes; a snapshot shows the options' time range), only checked by SQLite; a
+        // row whose JSON is not readable is read whole.
         let selected = switch columns {
         case .table: Self.leanColumns.joined(separator: ", ")
             + ", json_valid(options) AND json_valid(headers) AND (selection IS NULL OR json_valid(selection)) AS jsonReadable"
-        case .snapshot: Self.leanColumns.joined(separator: ", ") + ", selection, figures, json_valid(options) AND json_valid(headers) AS jsonReadable"
+        case .snapshot: Self.leanColumns.joined(separator: ", ") + ", selection, figures, options, json_valid(options) AND json_valid(headers) AS jsonReadable"
         }
         var sql = "SELECT \(selected), rowid AS listingRow, CAST(createdAt AS TEXT) AS createdKey, IFNULL(bytesOnDisk, -1) AS sizeKey FROM asset"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }

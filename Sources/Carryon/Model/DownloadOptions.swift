@@ -44,6 +44,9 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     /// apply: the lower wins). Kept with the asset, so that a resumed download keeps it. Not a
     /// choice of media, but the download's: the one transfer setting that belongs to it.
     public var maximumBytesPerSecond: Int?
+    /// The part of the stream to download (see ``TimeRange``); nil: all of it. Kept with the
+    /// asset: a resumed download, and a variant added later, take the same part.
+    public var timeRange: TimeRange?
 
     /// Options with the given bounds and choices; each parameter sets the property of the same
     /// name. The defaults take the highest variant, preferring HDR and multichannel audio, with
@@ -51,7 +54,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     public init(minimumBitrate: Int? = nil, minimumResolution: Resolution? = nil, maximumBitrate: Int? = nil,
                 maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
                 audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,
-                preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil) {
+                preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil, timeRange: TimeRange? = nil) {
         self.minimumBitrate = minimumBitrate
         self.minimumResolution = minimumResolution
         self.maximumBitrate = maximumBitrate
@@ -62,11 +65,12 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         self.subtitles = subtitles
         self.preferredLanguages = preferredLanguages
         self.maximumBytesPerSecond = maximumBytesPerSecond
+        self.timeRange = timeRange
     }
 
     /// Checks that every bound is one a stream can have: bitrates and the byte rate from 1 to
     /// 10¹² a second, widths and heights from 1 to 100,000 pixels, each minimum at most its
-    /// maximum.
+    /// maximum, a time range as ``TimeRange/check()`` says.
     ///
     /// - Throws: ``CarryonError/Code/invalidValue`` naming the bound and its value.
     public func check() throws(CarryonError) {
@@ -84,6 +88,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         if let minimumBitrate, let maximumBitrate, minimumBitrate > maximumBitrate {
             throw CarryonError(.invalidValue, "the minimum bitrate \(minimumBitrate) is above the maximum \(maximumBitrate)")
         }
+        try timeRange?.check()
     }
 
     /// A choice of renditions of one type (audio or subtitles).

@@ -267,7 +267,7 @@ public struct PlaybackSource: Sendable {
             : Array(local.lines.prefix { line in
                 switch line.content {
                 case .blank, .comment: true
-                case .tag(let tag): isPlaylistTag(tag)
+                case .tag(let tag): PlaylistWindow.isPlaylistTag(tag)
                 case .uri: false
                 }
             })
@@ -275,15 +275,6 @@ public struct PlaybackSource: Sendable {
         local.endsWithNewline = true
         do { return try local.write() } catch {
             throw CarryonError(.playlist, "the local playlist \(folder)/index.m3u8 cannot be cut: \(error)", cause: error)
-        }
-    }
-
-    /// Whether `tag` is of the playlist as a whole (kept by a playlist with no segment on disk).
-    private static func isPlaylistTag(_ tag: Tag) -> Bool {
-        switch tag {
-        case .m3u, .version, .targetDuration, .mediaSequence, .discontinuitySequence, .playlistType, .independentSegments,
-             .start, .define, .iFramesOnly: true
-        default: false
         }
     }
 

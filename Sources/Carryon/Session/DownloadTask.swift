@@ -104,4 +104,7 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     /// The process downloading it now, when one does (here or on another machine of the fleet):
     /// its name, process id and host, `rack-3 (pid 812 on node-3)`; nil while none runs it.
     public var worker: String? = nil
+    /// The part of the stream downloaded, when the download was asked for one
+    /// (``DownloadOptions/timeRange``); nil: all of it.
+    public var timeRange: TimeRange? = nil
 }

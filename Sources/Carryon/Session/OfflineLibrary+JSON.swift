@@ -210,6 +210,10 @@ final class AssetJSONWriter {
             }
             json.key("state")
             json.string(state.rawValue)
+            if let range = record.options.timeRange {
+                json.key("timeRange")
+                guard let compact = compact(range), compact.withUnsafeBufferPointer({ json.splice($0) }) else { return false }
+            }
             json.key("url")
             json.string(record.url)
             json.endObject()
@@ -234,6 +238,13 @@ final class AssetJSONWriter {
             previous = byte
         }
         return indented
+    }
+
+    /// `range` as the encoder writes it compactly, with sorted keys.
+    private func compact(_ range: TimeRange) -> [UInt8]? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return (try? encoder.encode(range)).map { [UInt8]($0) }
     }
 
     private func compact(_ selection: MediaSelection) -> [UInt8]? {

@@ -24,6 +24,11 @@ extension DaemonAPI {
         /// Queued for the fleet's workers (`carryon worker`, `serve --worker` on any machine)
         /// rather than started in this process.
         var fleet: Bool?
+        /// Only part of the stream (``TimeRange``): from `start` seconds, to `end` seconds or for
+        /// `duration` seconds (one of the two).
+        var start: Double?
+        var end: Double?
+        var duration: Double?
 
         /// A rendition choice given as text or as an array of languages.
         struct Choice: Decodable {
@@ -53,6 +58,13 @@ extension DaemonAPI {
             throw APIError(400, "bad-request", "limitRate \(rate) is not a number of bytes a second (at least 1)")
         }
         options.maximumBytesPerSecond = new.limitRate
+        if new.end != nil, new.duration != nil {
+            throw APIError(400, "bad-request", "end and duration both say where the part ends: give one")
+        }
+        if new.start != nil || new.end != nil || new.duration != nil {
+            let start = new.start ?? 0
+            options.timeRange = TimeRange(start: start, end: new.end ?? new.duration.map { start + $0 })
+        }
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         if new.fleet == true {
             try await session.enqueueForFleet(task.id)

@@ -791,6 +791,19 @@ enum OpenAPIDocument {
           "fleet": {
             "type": "boolean",
             "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"
+          },
+          "start": {
+            "type": "number",
+            "minimum": 0,
+            "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it"
+          },
+          "end": {
+            "type": "number",
+            "description": "only the part before this many seconds (not with duration)"
+          },
+          "duration": {
+            "type": "number",
+            "description": "only this many seconds from start (not with end)"
           }
         }
       },
@@ -890,6 +903,21 @@ enum OpenAPIDocument {
           "worker": {
             "type": "string",
             "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"
+          },
+          "timeRange": {
+            "type": "object",
+            "required": [
+              "start"
+            ],
+            "description": "the part of the stream downloaded, in seconds from its start (the segments that cover it); absent: all of it",
+            "properties": {
+              "start": {
+                "type": "number"
+              },
+              "end": {
+                "type": "number"
+              }
+            }
           }
         }
       },

@@ -48,13 +48,21 @@ enum DASHPlan {
         var localRepresentations: [Int: Representation]
         /// Whether HLS players can play it (WebVTT files and media segments; not TTML).
         var isHLSPlayable: Bool
+        /// With a time range: by Period index, the start of its first segment planned and the
+        /// end of its last, in seconds from the Period's start.
+        var windows: [Int: (start: MediaTime, end: MediaTime)] = [:]
     }
 
+    /// The plan of `tracks`; with `range`, of the segments that cover it alone (see
+    /// ``TimeRange``): a Period it does not reach is left out, and each Period kept starts at
+    /// its first segment planned (each Representation's presentationTimeOffset moved there).
     static func make(assetID: String, mpd: MPD, tracks: [Track], origin: [UInt8],
-                     warnings: [DownloadPlan.PlaylistNotice]) throws(CarryonError) -> DownloadPlan {
+                     warnings: [DownloadPlan.PlaylistNotice], range: TimeRange? = nil) throws(CarryonError) -> DownloadPlan {
         var taken: [String] = []
         var resources = PlannedResources(assetID: assetID)
         var planned: [Planned] = []
+        // Whether the range covers any segment.
+        var covered = false
 
         for track in tracks {
             let key = DownloadPlan.uniqueKey(type: track.choice, label: track.language ?? track.name, taken: &taken)
@@ -67,6 +75,9 @@ enum DASHPlan {
             var localRepresentations: [Int: Representation] = [:]
             let isText = DASHPresentation.content(of: track.parts.first?.set ?? AdaptationSet()) == .text
             var isHLSPlayable = true
+            var windows: [Int: (start: MediaTime, end: MediaTime)] = [:]
+            // The Part planned before (a Part the range does not reach is not).
+            var previous: Part?
 
             let rendition = resources.rendition(key)
             func add(_ location: SegmentAddressing.Location, kind: ResourceKind, start: Double, length: Double,
@@ -80,15 +91,34 @@ enum DASHPlan {
                 return resources.fileName(at: row)
             }
 
-            for (number, part) in track.parts.enumerated() {
+            for part in track.parts {
                 let addressing = part.addressing
                 let periodStart = part.timing.start.seconds
                 let bitrate = part.representation.bandwidth ?? (isText ? DownloadPlan.subtitleBitrate : HLSPlanner.unknownBitrate)
                 let scale = Double(addressing.timescale)
-                if number > 0 { body.append(Line(tag: .discontinuity)) }
-                if let tag = Self.keyTag(for: part.key, after: number > 0 ? track.parts[number - 1].key : nil) {
+                // The segments the range covers (a whole file — a BaseURL alone — is one
+                // segment): all without a range.
+                let segments = range.map { range in
+                    addressing.segments.filter { segment in
+                        range.covers(start: periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale,
+                                     duration: Double(segment.duration) / scale)
+                    }
+                } ?? addressing.segments
+                if range != nil {
+                    guard let first = segments.first, let last = segments.last else { continue }
+                    covered = true
+                    // A whole file (a BaseURL alone: subtitles) is not cut, and moves no Period's start.
+                    let offset = addressing.presentationTimeOffset
+                    if addressing.mode != .url {
+                        windows[part.periodIndex] = (MediaTime(first.time - offset, timescale: addressing.timescale),
+                                                     MediaTime(last.time + last.duration - offset, timescale: addressing.timescale))
+                    }
+                }
+                if previous != nil { body.append(Line(tag: .discontinuity)) }
+                if let tag = Self.keyTag(for: part.key, after: previous?.key) {
                     body.append(Line(tag: .key(tag)))
                 }
+                previous = part
                 var local = Representation()
                 local.id = part.representation.id
                 local.bandwidth = part.representation.bandwidth
@@ -105,7 +135,7 @@ enum DASHPlan {
                                                    byteRange: initialization.range.map { HLS.ByteRange(length: Int($0.length), offset: Int($0.first)) }))))
                 }
                 var urls: [SegmentURL] = []
-                for segment in addressing.segments {
+                for segment in segments {
                     let start = periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale
                     let length = Double(segment.duration) / scale
                     let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate)
@@ -120,9 +150,10 @@ enum DASHPlan {
                 // The bytes of a ranged file no range names — a SegmentBase's `sidx`, boxes
                 // between fragments, an `mfra` — are fetched too: the bundle's file is the
                 // origin's, byte for byte, and plays alone.
+                // A range takes the segments that cover it alone.
                 let named = ([addressing.initialization] + addressing.segments.map(\.location)).compactMap { $0 }
                 let sizes = part.fileSize.flatMap { size in addressing.index.map { [$0.url: size] } } ?? [:]
-                for gap in Self.gaps(in: named, sizes: sizes) {
+                for gap in range == nil ? Self.gaps(in: named, sizes: sizes) : [] {
                     _ = add(gap, kind: .initSection, start: periodStart, length: 0, bitrate: bitrate)
                 }
                 if addressing.mode == .url {
@@ -131,13 +162,17 @@ enum DASHPlan {
                     let mime = (part.common.mimeType ?? "").lowercased()
                     if isText && !(mime == "text/vtt" || urls.first?.media?.hasSuffix(".vtt") == true) { isHLSPlayable = false }
                 } else {
-                    list.timeline = Self.listTimeline(addressing.segments)
+                    list.timeline = Self.listTimeline(segments)
                     list.segmentURLs = urls
                     local.segments = SegmentInformation(list: list)
                     if isText { isHLSPlayable = false }
                 }
                 localRepresentations[part.periodIndex] = local
-                duration += part.timing.duration?.seconds ?? addressing.duration
+                if let window = windows[part.periodIndex] {
+                    duration += (window.end - window.start).seconds
+                } else {
+                    duration += part.timing.duration?.seconds ?? addressing.duration
+                }
             }
             lines.append(Line(tag: .targetDuration(max(1, Int(longest.rounded(.up))))))
             let playlist: String
@@ -147,7 +182,10 @@ enum DASHPlan {
                 throw CarryonError(.playlist, "cannot write the local playlist of \(key): \(error)", cause: error)
             }
             planned.append(Planned(track: track, key: key, duration: duration, bytes: bytes, hlsPlaylist: playlist,
-                                   localRepresentations: localRepresentations, isHLSPlayable: isHLSPlayable))
+                                   localRepresentations: localRepresentations, isHLSPlayable: isHLSPlayable, windows: windows))
+        }
+        if let range, !covered {
+            throw CarryonError(.invalidValue, "the range \(range) holds no segment of the stream, which lasts \(TimeRange.text(mpd.duration?.seconds ?? 0))")
         }
 
         // Playback order: the main selection first (init sections before the segments they
@@ -164,7 +202,7 @@ enum DASHPlan {
         }
         var plan = DownloadPlan(renditions: renditions, resources: resources, localMain: try localMain(planned),
                                 originMain: origin, duration: planned.map(\.duration).max() ?? 0, warnings: warnings)
-        plan.localManifests[DASHFormat.localMPD.path] = localMPD(mpd, planned: planned)
+        plan.localManifests[DASHFormat.localMPD.path] = localMPD(mpd, planned: planned, ranged: range != nil)
         return plan
     }
 
@@ -268,14 +306,17 @@ enum DASHPlan {
     }
 
     /// `main.mpd`: the origin's Periods and AdaptationSets, each with only the chosen
-    /// Representations, addressed by SegmentLists of the bundle's files.
-    private static func localMPD(_ mpd: MPD, planned: [Planned]) -> String {
+    /// Representations, addressed by SegmentLists of the bundle's files. `ranged`: of a time
+    /// range, each Period from its earliest segment planned to its latest one's end, one
+    /// after the other.
+    private static func localMPD(_ mpd: MPD, planned: [Planned], ranged: Bool) -> String {
         var local = MPD()
         local.type = .static
         local.profiles = ["urn:mpeg:dash:profile:full:2011"]
         local.mediaPresentationDuration = mpd.duration
         local.minBufferTime = mpd.minBufferTime ?? MediaTime(2, timescale: 1)
         let timings = mpd.periodTimings
+        var rangedEnd = MediaTime.zero
         for (index, period) in mpd.periods.enumerated() {
             var localPeriod = Period()
             localPeriod.id = period.id
@@ -302,9 +343,24 @@ enum DASHPlan {
                 sets.append(set)
                 setLines.append(part.set.line)
             }
+            if ranged, let start = planned.compactMap({ $0.windows[index]?.start }).min(),
+               let end = planned.compactMap({ $0.windows[index]?.end }).max() {
+                // It starts where its earliest segment planned does.
+                for setIndex in sets.indices {
+                    for representationIndex in sets[setIndex].representations.indices {
+                        guard var list = sets[setIndex].representations[representationIndex].segments.list else { continue }
+                        list.presentationTimeOffset = (list.presentationTimeOffset ?? 0) + start.converted(to: list.timescale ?? 1)
+                        sets[setIndex].representations[representationIndex].segments.list = list
+                    }
+                }
+                localPeriod.start = rangedEnd
+                localPeriod.duration = end - start
+                rangedEnd = rangedEnd + (end - start)
+            }
             localPeriod.adaptationSets = sets
             if !sets.isEmpty { local.periods.append(localPeriod) }
         }
+        if ranged { local.mediaPresentationDuration = rangedEnd }
         return local.written()
     }
 }

@@ -103,7 +103,8 @@ struct DASHPlanner: Sendable {
         let notices = warnings.map {
             DownloadPlan.PlaylistNotice(playlist: manifest.url, warning: PlaylistWarning(line: $0.line ?? 0, $0.message))
         }
-        var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices)
+        var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices,
+                                     range: options.timeRange)
         plan.keys = keys
         plan.fallbacks = fallbacks
         return (plan, selection)

@@ -51,9 +51,10 @@ extension DownloadPlan {
     ///   - main: The multivariant playlist as parsed and resolved, or nil when the asset is a
     ///     single media playlist.
     ///   - selection: What was chosen from `main`.
+    ///   - range: The part of the stream to plan (see ``TimeRange``); nil: all of it.
     static func make(assetID: String, inputs: [Input], main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
-                     selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
-        var builder = HLSPlanBuilder(assetID: assetID)
+                     selection: MediaSelection?, range: TimeRange? = nil) throws(CarryonError) -> DownloadPlan {
+        var builder = HLSPlanBuilder(assetID: assetID, range: range)
         for input in inputs {
             builder.begin(input.rendition, expectedSegments: input.media.segments.count)
             for segment in input.media.segments { builder.add(segment) }

@@ -8,6 +8,8 @@ import HLS
 /// ``add(_:)`` for every segment, ``end(media:fetched:)``; then ``finish(main:selection:)``.
 struct HLSPlanBuilder {
     let assetID: String
+    /// The part of the stream planned; nil: all of it.
+    let range: TimeRange?
     private var taken: [String] = []
     private var contentKeys: [DownloadPlan.PlannedKey] = []
     private var planned: [DownloadPlan.PlannedRendition] = []
@@ -29,12 +31,22 @@ struct HLSPlanBuilder {
         /// EXT-X-KEY lines: the key each one names, for the key used (identity first), or nil
         /// for the other key formats of the same segments, whose tags are left out.
         var keyLines: [Int: String?] = [:]
-        /// The sum of the segments' durations, gaps included.
+        /// The sum of the planned segments' durations, gaps included.
         var duration = 0.0
+        /// The sum of all its segments' durations, planned or not.
+        var streamDuration = 0.0
+        /// The segments the range covers (nil: none yet), with a range.
+        var window: PlaylistWindow?
     }
 
-    init(assetID: String) {
+    /// The longest rendition's duration, and whether any rendition has a segment the range
+    /// covers, with a range.
+    private var streamDuration = 0.0
+    private var covered = false
+
+    init(assetID: String, range: TimeRange? = nil) {
         self.assetID = assetID
+        self.range = range
         resources = PlannedResources(assetID: assetID)
     }
 
@@ -54,6 +66,19 @@ struct HLSPlanBuilder {
         guard var rendition = current else { preconditionFailure("a segment added before its rendition began") }
         current = nil
         defer { current = rendition }
+        let index = rendition.segmentRows.count
+        rendition.streamDuration += segment.duration
+        if let range {
+            guard range.covers(start: segment.startTime, duration: segment.duration) else {
+                rendition.segmentRows.append(-1)
+                return
+            }
+            if let first = rendition.window?.segments?.lowerBound {
+                rendition.window?.segments = first...index
+            } else {
+                rendition.window = PlaylistWindow(first: segment, at: index)
+            }
+        }
         rendition.duration += segment.duration
         guard !segment.isGap else {
             rendition.segmentRows.append(-1)
@@ -125,10 +150,16 @@ struct HLSPlanBuilder {
         // Locals, not `self`'s: a closure reading a property in a mutating method copies the
         // whole of `resources` (every column retained) at each of a million calls.
         let rows = rendition.segmentRows, mapRows = rendition.mapRows, resources = resources
+        // With a range, the segments it covers alone.
+        let window = range == nil ? nil : rendition.window ?? .empty
         let local = try DownloadPlan.localMediaPlaylist(
             media: media, fetched: fetched, key: rendition.key,
             segmentFile: { index in index < rows.count && rows[index] >= 0 ? resources.fileName(at: Int(rows[index])) : nil },
-            mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: rendition.keyLines)
+            mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: rendition.keyLines, window: window)
+        if range != nil {
+            streamDuration = max(streamDuration, rendition.streamDuration)
+            covered = covered || rendition.window != nil
+        }
         planned.append(DownloadPlan.PlannedRendition(record: record, originText: fetched, localText: local))
         uris.append(rendition.input.uri)
         warnings += media.warnings.map { DownloadPlan.PlaylistNotice(playlist: media.url, warning: $0) }
@@ -138,6 +169,9 @@ struct HLSPlanBuilder {
     /// fetched (nil for a stream given by its media playlist), `selection` what was chosen from it.
     mutating func finish(main: (playlist: Playlist, resolved: MultivariantPlaylist, fetched: [UInt8])?,
                          selection: MediaSelection?) throws(CarryonError) -> DownloadPlan {
+        if let range, !covered {
+            throw CarryonError(.invalidValue, "the range \(range) holds no segment of the stream, which lasts \(TimeRange.text(streamDuration))")
+        }
         // EXT-X-SESSION-KEY: keys the multivariant playlist announces before any media playlist
         // is read. Those of the identity format are obtained with the others (the same URI and
         // format as a media playlist's key is one key); other formats only when a rendition uses them.

@@ -42,7 +42,7 @@ struct HLSPlanner: Sendable {
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
         let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
-        var builder = HLSPlanBuilder(assetID: assetID)
+        var builder = HLSPlanBuilder(assetID: assetID, range: options.timeRange)
         let alone = DownloadPlan.Rendition(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: manifest.url, estimatedBitrate: Self.unknownBitrate)
         let parsed: Playlist.Parsed
@@ -54,7 +54,7 @@ struct HLSPlanner: Sendable {
         case .multivariant(let multivariant):
             parsed = multivariant
         }
-        builder = HLSPlanBuilder(assetID: assetID)
+        builder = HLSPlanBuilder(assetID: assetID, range: options.timeRange)
         let playlist = parsed.playlist
         let main: MultivariantPlaylist
         do {

@@ -22,16 +22,20 @@ extension DownloadPlan {
     ///   - segmentFile: Each segment's bundle-relative file, by its index in the playlist; nil
     ///     for a gap.
     ///   - mapFile: The bundle-relative file of the `EXT-X-MAP` on a line, by the line's number.
+    ///   - window: The segments kept, for a download of a ``TimeRange``; nil: all of them.
     ///   - capacity: The room first given to the text (by default half as much again as the
     ///     origin's); when it needs more it is written again with what it needs.
     static func localMediaPlaylist(media: MediaPlaylist, fetched: [UInt8], key: String, segmentFile: (Int) -> String?,
-                                   mapFile: (Int) -> String?, keyLines: [Int: String?] = [:],
+                                   mapFile: (Int) -> String?, keyLines: [Int: String?] = [:], window: PlaylistWindow? = nil,
                                    capacity: Int? = nil) throws(CarryonError) -> String {
         let canonical = !media.warnings.isEmpty
         func writeLines(into output: inout LineOutput) throws(PlaylistError) {
             var segmentIndex = 0
             var sawHeader = false
             var sawInf = false
+            // With a window: the keys and initialization section in effect before its first
+            // segment, written just before it.
+            var pending = PlaylistWindow.Pending()
             let endsWithNewline = try Playlist.forEachLine(in: fetched) { (line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) in
                 var line = line
                 // Whether the line is written as the origin wrote it.
@@ -44,12 +48,36 @@ extension DownloadPlan {
                     if canonical {
                         // What the reader took these to be, once, before any segment.
                         try output.append(Line(tag: .targetDuration(media.targetDuration)))
-                        if media.mediaSequence != 0 { try output.append(Line(tag: .mediaSequence(media.mediaSequence))) }
-                        if media.discontinuitySequence != 0 {
-                            try output.append(Line(tag: .discontinuitySequence(media.discontinuitySequence)))
-                        }
+                    }
+                    // A window's sequence numbers are its first segment's.
+                    let mediaSequence = window?.mediaSequence ?? media.mediaSequence
+                    let discontinuitySequence = window?.discontinuitySequence ?? media.discontinuitySequence
+                    if canonical || window != nil {
+                        if mediaSequence != 0 { try output.append(Line(tag: .mediaSequence(mediaSequence))) }
+                        if discontinuitySequence != 0 { try output.append(Line(tag: .discontinuitySequence(discontinuitySequence))) }
                     }
                     return
+                }
+                // Where the line stands against the window: before it, in it, or after it.
+                let place = window?.place(of: segmentIndex) ?? .inside
+                // A key or initialization section before the window, written before its first segment.
+                var deferred = false
+                if place != .inside {
+                    switch line.content {
+                    case .tag(let tag) where PlaylistWindow.isPlaylistTag(tag): break
+                    case .tag(.key) where place == .before, .tag(.sessionKey) where place == .before, .tag(.map) where place == .before:
+                        deferred = true
+                    case .uri:
+                        // A segment left out.
+                        segmentIndex += 1
+                        sawInf = false
+                        return
+                    default:
+                        // The tags of segments left out, and everything after the window.
+                        return
+                    }
+                } else if !pending.isEmpty {
+                    for kept in pending.take() { try output.append(kept) }
                 }
                 switch line.content {
                 case .uri:
@@ -72,8 +100,15 @@ extension DownloadPlan {
                         line.content = .tag(.inf(inf))
                         verbatim = false
                     }
-                case .tag(.targetDuration), .tag(.mediaSequence), .tag(.discontinuitySequence):
+                case .tag(.targetDuration):
                     if canonical { return }
+                case .tag(.mediaSequence), .tag(.discontinuitySequence):
+                    if canonical || window != nil { return }
+                case .tag(.byteRange(var range)) where range.offset == nil && window?.isFirst(segmentIndex) == true:
+                    // It continued the range of a segment left out: it names its offset.
+                    range.offset = window?.rangeOffset
+                    line.content = .tag(.byteRange(range))
+                    verbatim = false
                 case .tag(.map(var map)):
                     if let file = mapFile(number) {
                         map.uri = relativePath(file, fromFolder: key)
@@ -112,9 +147,17 @@ extension DownloadPlan {
                 default:
                     if canonical { verbatim = false }
                 }
+                if deferred {
+                    pending.keep(line)
+                    return
+                }
                 try output.append(line, verbatim: verbatim ? text : nil)
             }
-            output.finish(endsWithNewline: endsWithNewline)
+            if window != nil {
+                // The origin's EXT-X-ENDLIST went with the lines after the window.
+                try output.append(Line(tag: .endList))
+            }
+            output.finish(endsWithNewline: endsWithNewline || window != nil)
         }
 
         // Written straight into the String's storage, with room for half as much again as the

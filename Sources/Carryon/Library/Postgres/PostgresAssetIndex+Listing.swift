@@ -64,7 +64,7 @@ extension PostgresAssetIndex {
         let direction = descending ? " DESC" : ""
         let json = switch columns {
         case .table: "carryon_json_valid(options) AND carryon_json_valid(headers) AND (selection IS NULL OR carryon_json_valid(selection))"
-        case .snapshot: "selection, figures, carryon_json_valid(options) AND carryon_json_valid(headers)"
+        case .snapshot: "selection, figures, options, carryon_json_valid(options) AND carryon_json_valid(headers)"
         }
         var sql = "SELECT \(SQLiteAssetIndex.leanColumns.joined(separator: ", ")), \(json) AS jsonReadable, seq AS listingRow, "
             + "createdAt AS createdKey, COALESCE(bytesOnDisk, -1) AS sizeKey FROM asset"

@@ -1,0 +1,110 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// `carryon download --start/--duration/--end` (issue 34's time ranges) against the origin's
+/// request log: only the segments that cover the range are fetched, the bundle says its range,
+/// and real players play what it holds — ffmpeg the HLS bundle, GStreamer the DASH one.
+@Suite("carryon download of a time range", .serialized, .heavy)
+struct TimeRangeCommandTests {
+    /// The paths of the media the origin served (playlists and manifests left out), with their ranges.
+    static func media(_ origin: OriginHandle) async -> [String] {
+        await origin.requests().filter { $0.status / 100 == 2 && !$0.path.hasSuffix(".m3u8") && !$0.path.hasSuffix(".mpd") }
+            .map { $0.path + ($0.range.map { " \($0)" } ?? "") }.sorted()
+    }
+
+    /// Downloads `path` from `origin` into `library` with `arguments`: the asset's id, and its
+    /// snapshot as `show --json` gives it.
+    static func download(_ path: String, from origin: OriginHandle, into library: String, _ arguments: [String]) async throws -> AssetSnapshot {
+        let result = try await runCarryon(["download", origin.baseURL + path, "--library", library, "--subtitles", "none"] + arguments)
+        #expect(result.status == 0, "\(result.standardError)")
+        let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+        let show = try await runCarryon(["show", id, "--json", "--library", library])
+        return try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+    }
+
+    @Test("HLS fMP4: --start 5 --duration 2 fetches the one segment of each rendition that covers 5-7 s; show and manifest.json say the range; ffmpeg decodes a third of the stream's frames")
+    func hlsSegments() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let asset = try await Self.download("/fmp4/main.m3u8", from: origin, into: library,
+                                                    ["--max-resolution", "640x360", "--audio", "en", "--start", "5", "--duration", "2"])
+                // 4 s segments: the second of each, [4, 8), and the init sections.
+                #expect(await Self.media(origin) == ["/fmp4/360p/init_2.mp4", "/fmp4/360p/segment1.m4s",
+                                                     "/fmp4/audio_en/init_3.mp4", "/fmp4/audio_en/segment1.m4s"])
+                #expect(asset.state == .completed)
+                #expect(asset.timeRange == TimeRange(start: 5, end: 7))
+                #expect(abs((asset.duration ?? 0) - 4) < 0.02)
+                let text = try await runCarryon(["show", asset.id, "--library", library])
+                #expect(text.standardOutput.contains("Range       0:00:05.0-0:00:07.0 of the stream"))
+                let bundle = URL(fileURLWithPath: asset.bundlePath)
+                let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+                #expect(manifest.timeRange == TimeRange(start: 5, end: 7))
+
+                // A third of the 360p stream's frames: one of its three 4 s segments.
+                let whole = try await decodedVideoFrames(origin.baseURL + "/fmp4/360p/index.m3u8")
+                let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
+                #expect(whole > 0 && frames == whole / 3, "the bundle decodes \(frames) frames of the stream's \(whole)")
+            }
+        }
+    }
+
+    @Test("HLS byte ranges: --start 0:05 --end 0:09 fetches the ranges from the second segment on, none from the first")
+    func hlsByteRanges() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let asset = try await Self.download("/byterange/main.m3u8", from: origin, into: library,
+                                                    ["--max-resolution", "640x360", "--audio", "none", "--start", "0:05", "--end", "0:09"])
+                let served = await Self.media(origin)
+                // [4, 8) and [8, 12): the ranges at 193828 and 386528 of media.ts.
+                #expect(served.count == 2 && served.allSatisfy { $0.hasPrefix("/byterange/360p/media.ts bytes=") }, "\(served)")
+                #expect(served.contains { $0.hasPrefix("/byterange/360p/media.ts bytes=193828-") })
+                #expect(served.contains { $0.hasPrefix("/byterange/360p/media.ts bytes=386528-") })
+                let whole = try await decodedVideoFrames(origin.baseURL + "/byterange/360p/index.m3u8")
+                let frames = try await decodedVideoFrames(URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("main.m3u8").path)
+                #expect(whole > 0 && frames == whole * 2 / 3, "the bundle decodes \(frames) frames of the stream's \(whole)")
+            }
+        }
+    }
+
+    @Test("DASH: --start 3 --duration 2 fetches the two 2 s segments that cover 3-5 s; GStreamer plays their 100 frames from the local MPD")
+    func dashSegments() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            let id = try await Origin(root: dashSampleMedia.path).withRunning { origin in
+                let asset = try await Self.download("/timeline/main.mpd", from: origin, into: library, ["--audio", "none", "--start", "3", "--duration", "2"])
+                let served = await Self.media(origin).filter { !$0.contains("init-") }
+                #expect(served.count == 2 && served.allSatisfy { $0.hasSuffix("-00002.m4s") || $0.hasSuffix("-00003.m4s") }, "\(served)")
+                return asset.id
+            }
+            let frames = try await DASHCommandTests.playedFrames(id, library: library).frames
+            #expect(frames == 100, "GStreamer played \(frames) frames")
+        }
+    }
+
+    @Test("a time that is not one, two ends, and a range past the stream's end are refused with what was wrong, nothing fetched")
+    func refusals() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let url = origin.baseURL + "/fmp4/main.m3u8"
+                let typo = try await runCarryon(["download", url, "--library", library, "--start", "1:75"])
+                #expect(typo.status != 0)
+                #expect(typo.standardError.contains("--start must be a time such as 90, 90.5, 1:30 or 1:02:03.5, not '1:75'"), "\(typo.standardError)")
+                let both = try await runCarryon(["download", url, "--library", library, "--duration", "5", "--end", "9"])
+                #expect(both.standardError.contains("--duration and --end both say where the part ends"), "\(both.standardError)")
+                let backwards = try await runCarryon(["download", url, "--library", library, "--start", "9", "--end", "5"])
+                #expect(backwards.standardError.contains("the range ends at 0:00:05.0, not after its start 0:00:09.0"), "\(backwards.standardError)")
+                #expect(await Self.media(origin).isEmpty)
+                let late = try await runCarryon(["download", url, "--library", library, "--start", "20"])
+                #expect(late.status != 0)
+                #expect(late.standardError.contains("the range from 0:00:20.0 holds no segment of the stream, which lasts 0:00:12.0"), "\(late.standardError)")
+                #expect(await Self.media(origin).isEmpty)
+            }
+        }
+    }
+}
