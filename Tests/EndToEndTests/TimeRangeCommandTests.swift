@@ -71,14 +71,19 @@ struct TimeRangeCommandTests {
         }
     }
 
-    @Test("DASH: --start 3 --duration 2 fetches the two 2 s segments that cover 3-5 s; GStreamer plays their 100 frames from the local MPD")
-    func dashSegments() async throws {
+    @Test("DASH: --start 3 --duration 2 fetches the two 2 s segments that cover 3-5 s, of a timeline, across two Periods, and of a SegmentBase file's index; GStreamer plays their 100 frames from the local MPD",
+          arguments: [("/timeline/main.mpd", ["stream1-00002.m4s", "stream1-00003.m4s"]),
+                      ("/periods/main.mpd", ["stream1-00002.m4s", "stream1-00001.m4s"]),
+                      // The file's index (its sidx), read to plan, then the two fragments.
+                      ("/base/main.mpd", ["stream1.mp4 bytes=797-884", "stream1.mp4 bytes=26962-60998", "stream1.mp4 bytes=60999-92164"])])
+    func dashSegments(path: String, segments: [String]) async throws {
         try await withTemporaryDirectory { folder in
             let library = folder.appendingPathComponent("library").path
             let id = try await Origin(root: dashSampleMedia.path).withRunning { origin in
-                let asset = try await Self.download("/timeline/main.mpd", from: origin, into: library, ["--audio", "none", "--start", "3", "--duration", "2"])
-                let served = await Self.media(origin).filter { !$0.contains("init-") }
-                #expect(served.count == 2 && served.allSatisfy { $0.hasSuffix("-00002.m4s") || $0.hasSuffix("-00003.m4s") }, "\(served)")
+                let asset = try await Self.download(path, from: origin, into: library, ["--audio", "none", "--start", "3", "--duration", "2"])
+                #expect(asset.timeRange == TimeRange(start: 3, end: 5) && abs((asset.duration ?? 0) - 4) < 0.1, "\(asset)")
+                let served = await Self.media(origin).filter { !$0.contains("init-") && !$0.contains("bytes=0-") }
+                #expect(served.count == segments.count && segments.allSatisfy { segment in served.contains { $0.contains(segment) } }, "\(served)")
                 return asset.id
             }
             let frames = try await DASHCommandTests.playedFrames(id, library: library).frames
