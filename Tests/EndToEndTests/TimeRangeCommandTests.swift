@@ -113,3 +113,35 @@ struct TimeRangeCommandTests {
         }
     }
 }
+
+extension TimeRangeCommandTests {
+    @Test("an AES-128 stream whose IVs derive from the media sequence, its key rotated: each range's bundle holds only the key its segment uses, and decrypts and decodes without an error through the playback server",
+          arguments: [(TimeRange(start: 5, duration: 2), 8, "/keys/key1.bin"), (TimeRange(start: 9), 9, "data:")])
+    func encrypted(range: TimeRange, sequence: Int, key: String) async throws {
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            let id = try await Origin(root: encryptedMedia.path).withRunning { origin in
+                let session = try await DownloadSession(library: library)
+                let task = try await session.makeTask(url: origin.baseURL + "/aes-rotation/180p/index.m3u8", options: DownloadOptions(timeRange: range))
+                try await task.resume()
+                let state = await task.waitUntilFinished()
+                let error = try await task.snapshot().error
+                await session.shutdown()
+                #expect(state == .completed, "\(error ?? "")")
+                // One segment of the three (media sequence 7, 8, 9; the key rotated before the third).
+                #expect(await Self.media(origin).filter { $0.hasSuffix(".ts") } == ["/aes-rotation/180p/segment\(sequence - 7).ts"])
+                return task.id
+            }
+            let local = try String(contentsOf: library.bundleURL(for: id).appendingPathComponent("media/index.m3u8"), encoding: .utf8)
+            #expect(local.contains("#EXT-X-MEDIA-SEQUENCE:\(sequence)\n") && local.contains("URI=\"../keys/k1\""), "\(local)")
+            let keys = try await KeyStore(library: library).keys(of: id)
+            #expect(keys.count == 1 && keys.first?.uri.hasSuffix(key) == true, "\(keys.map(\.uri))")
+            try await PlaybackServer(source: PlaybackSource(library: library)).withRunning { handle in
+                let decoded = try await ffmpegDecode(handle.playlistURL(for: id))
+                #expect(decoded.status == 0 && decoded.standardError.isEmpty, "ffmpeg: \(decoded.standardError)")
+                let frames = try await decodedVideoFrames(handle.playlistURL(for: id))
+                #expect(frames > 0)
+            }
+        }
+    }
+}
