@@ -96,7 +96,9 @@ doc = {
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
-       "minResolution": {"type": "string"}, "maxResolution": {"type": "string"}}},
+       "minResolution": {"type": "string"}, "maxResolution": {"type": "string"},
+       "start": {"type": "number", "minimum": 0, "description": "a download of part of the stream grows to the smallest part that holds it and this one, from start"},
+       "end": {"type": "number", "description": "to end (not with duration)"}, "duration": {"type": "number", "description": "for duration seconds from start (not with end)"}}},
    "Asset": {"type": "object", "description": "An asset as carryon show --json gives it", "required": ["id", "name", "url", "state", "format", "bundlePath", "bytesOnDisk", "progress"], "properties": {
        "id": {"type": "string"}, "name": {"type": "string"}, "url": {"type": "string"},
        "state": {"enum": ["waiting", "running", "suspended", "completed", "failed", "cancelled"]},

@@ -229,10 +229,14 @@ struct Add: AsyncParsableCommand {
             those bounds choose (as for `download`) is added as well: a better variant for a \
             bundle first downloaded small. The local multivariant playlist then offers both.
 
+            With --start, --duration or --end, a download of part of the stream grows to the \
+            smallest part that holds both: only the segments it adds are fetched.
+
             Examples:
               carryon add 7k2m9x4q1b --audio de
               carryon add 7k2m9x4q1b --subtitles all
               carryon add 7k2m9x4q1b --min-resolution 1280x720
+              carryon add 7k2m9x4q1b --start 0 --end 30:00
             """
     )
 
@@ -247,6 +251,8 @@ struct Add: AsyncParsableCommand {
 
     @OptionGroup var variant: VariantBounds
 
+    @OptionGroup var part: TimeRangeOptions
+
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
 
@@ -259,8 +265,8 @@ struct Add: AsyncParsableCommand {
     @OptionGroup var refresh: RefreshOptions
 
     func validate() throws {
-        guard audio != nil || subtitles != nil || !variant.isEmpty else {
-            throw ValidationError("say what to add: --audio, --subtitles, or a variant (--min-bitrate, --min-resolution, …)")
+        guard audio != nil || subtitles != nil || !variant.isEmpty || !part.isEmpty else {
+            throw ValidationError("say what to add: --audio, --subtitles, a variant (--min-bitrate, --min-resolution, …) or a wider part (--start, --end)")
         }
         for (flag, value) in [("--audio", audio), ("--subtitles", subtitles)] {
             if let value, ["none", "auto", "automatic", "default"].contains(value.lowercased()) {
@@ -281,8 +287,11 @@ struct Add: AsyncParsableCommand {
             let added = try await session.addMediaSelections(
                 task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
                 subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
-                variant: variant.isEmpty ? nil : variant.options)
-            if !json { printNote("adding \(added.joined(separator: ", ")) to \(task.id)") }
+                variant: variant.isEmpty ? nil : variant.options, timeRange: try part.timeRange())
+            if !json {
+                if !added.isEmpty { printNote("adding \(added.joined(separator: ", ")) to \(task.id)") }
+                if let range = try await task.snapshot().timeRange, !part.isEmpty { printNote("\(task.id) now holds \(range) of the stream") }
+            }
         } catch {
             await session.shutdown()
             throw fail(error, id: id)

@@ -149,38 +149,12 @@ struct StreamOptions: ParsableArguments {
     @Option(name: .customLong("header"), help: ArgumentHelp("A request header 'Name: value' for every request (repeatable).", valueName: "header"))
     var headers: [String] = []
 
-    @Option(help: ArgumentHelp("Only the part of the stream from this time on: seconds (90, 90.5), M:SS or H:MM:SS[.s]; the first segment is the one that contains it.", valueName: "time"))
-    var start: String?
-
-    @Option(help: ArgumentHelp("Only this much of the stream from --start (or its beginning), as --start takes a time.", valueName: "time"))
-    var duration: String?
-
-    @Option(help: ArgumentHelp("Only the part of the stream before this time, as --start takes one.", valueName: "time"))
-    var end: String?
+    @OptionGroup var part: TimeRangeOptions
 
     func validate() throws {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("--header must look like 'Name: value', not '\(header)'")
         }
-        _ = try timeRange()
-    }
-
-    /// The part of the stream `--start`, `--duration` and `--end` give; nil without any.
-    func timeRange() throws -> TimeRange? {
-        func seconds(_ flag: String, _ text: String?) throws -> Double? {
-            guard let text else { return nil }
-            guard let seconds = TimeRange.seconds(parsing: text) else {
-                throw ValidationError("\(flag) must be a time such as 90, 90.5, 1:30 or 1:02:03.5, not '\(text)'")
-            }
-            return seconds
-        }
-        let start = try seconds("--start", start), duration = try seconds("--duration", duration), end = try seconds("--end", end)
-        if duration != nil, end != nil { throw ValidationError("--duration and --end both say where the part ends: give one") }
-        if duration == 0 { throw ValidationError("--duration must be longer than 0") }
-        guard start != nil || duration != nil || end != nil else { return nil }
-        let range = TimeRange(start: start ?? 0, end: end ?? duration.map { (start ?? 0) + $0 })
-        do { try range.check() } catch { throw ValidationError(error.message) }
-        return range
     }
 
     var options: DownloadOptions {
@@ -190,7 +164,7 @@ struct StreamOptions: ParsableArguments {
         options.audio = audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic
         options.subtitles = subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic
         // Checked by validate().
-        options.timeRange = try? timeRange()
+        options.timeRange = try? part.timeRange()
         return options
     }
 
@@ -230,5 +204,43 @@ struct VariantBounds: ParsableArguments {
     var options: DownloadOptions {
         DownloadOptions(minimumBitrate: minimumBitrate, minimumResolution: minimumResolution.flatMap(Resolution.init),
                         maximumBitrate: maximumBitrate, maximumResolution: maximumResolution.flatMap(Resolution.init))
+    }
+}
+
+/// `--start`, `--duration`, `--end`: the part of a stream to download (``TimeRange``), for
+/// `download`, `enqueue`, `keys prefetch` and `add`.
+struct TimeRangeOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only the part of the stream from this time on: seconds (90, 90.5), M:SS or H:MM:SS[.s]; the first segment is the one that contains it.", valueName: "time"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Only this much of the stream from --start (or its beginning), as --start takes a time.", valueName: "time"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("Only the part of the stream before this time, as --start takes one.", valueName: "time"))
+    var end: String?
+
+    /// Whether none was given.
+    var isEmpty: Bool { start == nil && duration == nil && end == nil }
+
+    func validate() throws {
+        _ = try timeRange()
+    }
+
+    /// The part of the stream `--start`, `--duration` and `--end` give; nil without any.
+    func timeRange() throws -> TimeRange? {
+        func seconds(_ flag: String, _ text: String?) throws -> Double? {
+            guard let text else { return nil }
+            guard let seconds = TimeRange.seconds(parsing: text) else {
+                throw ValidationError("\(flag) must be a time such as 90, 90.5, 1:30 or 1:02:03.5, not '\(text)'")
+            }
+            return seconds
+        }
+        let start = try seconds("--start", start), duration = try seconds("--duration", duration), end = try seconds("--end", end)
+        if duration != nil, end != nil { throw ValidationError("--duration and --end both say where the part ends: give one") }
+        if duration == 0 { throw ValidationError("--duration must be longer than 0") }
+        guard start != nil || duration != nil || end != nil else { return nil }
+        let range = TimeRange(start: start ?? 0, end: end ?? duration.map { (start ?? 0) + $0 })
+        do { try range.check() } catch { throw ValidationError(error.message) }
+        return range
     }
 }

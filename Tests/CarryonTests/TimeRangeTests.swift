@@ -181,4 +181,31 @@ struct TimeRangeTests {
         #expect(error?.code == .invalidValue)
         #expect(error?.message.contains("holds no segment of the stream, which lasts 0:00:06.0") == true)
     }
+
+    /// Each resource's file name by its URI and range.
+    static func names(_ plan: DownloadPlan) -> [String: String] {
+        Dictionary(plan.resources.map { ("\($0.uri) \($0.rangeOffset ?? -1)", $0.fileName) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test("a wider range names each file it shares with a narrower one alike, and no two files alike: HLS segments, byte ranges and init sections; DASH segments and init sections")
+    func stableNames() async throws {
+        let input = try PlanFixture.input("show/video.m3u8", Self.playlist)
+        let narrow = try DownloadPlan.make(assetID: "asset", inputs: [input], main: nil, selection: nil, range: TimeRange(start: 13, end: 22))
+        let wide = try DownloadPlan.make(assetID: "asset", inputs: [input], main: nil, selection: nil, range: TimeRange(start: 0))
+        let (narrowNames, wideNames) = (Self.names(narrow), Self.names(wide))
+        #expect(narrowNames.count == 4 && wideNames.count == 11)
+        for (resource, name) in narrowNames { #expect(wideNames[resource] == name, "\(resource)") }
+        // A file a name: the two ranges of one file share it.
+        #expect(Set(wideNames.values).count == Set(wide.resources.map(\.uri)).count)
+
+        var options = DASHPlanFixture.options(audio: .languages(["en"]), subtitles: .none)
+        options.timeRange = TimeRange(start: 2.5, end: 3.5)
+        let dashNarrow = try await DASHPlanFixture.plan(DASHPlanFixture.ladder, options: options).plan
+        options.timeRange = TimeRange(start: 0, end: 6)
+        let dashWide = try await DASHPlanFixture.plan(DASHPlanFixture.ladder, options: options).plan
+        let (dashNarrowNames, dashWideNames) = (Self.names(dashNarrow), Self.names(dashWide))
+        #expect(dashNarrowNames.count == 4 && dashWideNames.count == 8)
+        for (resource, name) in dashNarrowNames { #expect(dashWideNames[resource] == name, "\(resource)") }
+        #expect(Set(dashWideNames.values).count == Set(dashWide.resources.map(\.uri)).count)
+    }
 }

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 extension DaemonAPITests {
-    @Test("POST /api/assets with start and duration downloads that part (the asset's timeRange says it); a negative start or two ends are 400 with the reason; a range past the stream's end fails as it is planned, saying so")
+    @Test("POST /api/assets with start and duration downloads that part (the asset's timeRange says it) and POST selections with a wider part grows it; a negative start or two ends are 400 with the reason; a range past the stream's end fails as it is planned, saying so")
     func timeRange() async throws {
         try await withDaemon { daemon in
             let url = "\(daemon.origin)/fmp4/360p/index.m3u8"
@@ -37,6 +37,21 @@ extension DaemonAPITests {
             let range = asset["timeRange"] as? [String: Any]
             #expect(range?["start"] as? Double == 5 && range?["end"] as? Double == 7, "\(asset)")
             #expect(((asset["progress"] as? [String: Any])?["resourcesTotal"] as? Int) == 2, "the init section and one segment: \(asset)")
+            // Grown to the whole stream: the two other segments.
+            let id = try #require(asset["id"] as? String)
+            let grown = try await daemon.call("POST", "assets/\(id)/selections", body: #"{"start": 0, "end": 12}"#)
+            #expect(grown.status == 202, "\(String(decoding: grown.response.body, as: UTF8.self))")
+            var whole: [String: Any] = [:]
+            let deadline = ContinuousClock.now + .seconds(60)
+            while whole["state"] as? String != "completed" || (whole["progress"] as? [String: Any])?["resourcesTotal"] as? Int != 4,
+                  ContinuousClock.now < deadline {
+                whole = try #require(try await daemon.call("GET", "assets/\(id)").json as? [String: Any])
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect((whole["timeRange"] as? [String: Any])?["end"] as? Double == 12, "\(whole)")
+            #expect((whole["progress"] as? [String: Any])?["resourcesDone"] as? Int == 4, "\(whole)")
+            let again = try await daemon.call("POST", "assets/\(id)/selections", body: #"{"start": 1, "duration": 2}"#)
+            #expect(again.status == 422 && String(decoding: again.response.body, as: UTF8.self).contains("already holds"))
         }
     }
 }

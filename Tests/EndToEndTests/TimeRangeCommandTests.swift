@@ -52,6 +52,37 @@ struct TimeRangeCommandTests {
         }
     }
 
+    @Test("add --start 0 --end 12 grows a download of 5-7 s to the whole stream, fetching only the segments it adds; a range it holds already, or a download of the whole stream, is refused")
+    func extend() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let asset = try await Self.download("/fmp4/main.m3u8", from: origin, into: library,
+                                                    ["--max-resolution", "640x360", "--audio", "en", "--start", "5", "--duration", "2"])
+                let before = await Self.media(origin)
+                let inside = try await runCarryon(["add", asset.id, "--start", "5.5", "--end", "6", "--library", library])
+                #expect(inside.status != 0 && inside.standardError.contains("already holds 0:00:05.0-0:00:07.0 of the stream"), "\(inside.standardError)")
+                let added = try await runCarryon(["add", asset.id, "--start", "0", "--end", "12", "--library", library])
+                #expect(added.status == 0, "\(added.standardError)")
+                #expect(added.standardError.contains("now holds 0:00:00.0-0:00:12.0 of the stream"), "\(added.standardError)")
+                // The first and third segment of each rendition, nothing fetched twice.
+                let after = await Self.media(origin)
+                #expect(after.count == before.count + 4, "\(after)")
+                #expect(Set(after).count == after.count, "fetched twice: \(after)")
+                let show = try await runCarryon(["show", asset.id, "--json", "--library", library])
+                let grown = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+                #expect(grown.state == .completed && grown.timeRange == TimeRange(start: 0, end: 12))
+                let whole = try await decodedVideoFrames(origin.baseURL + "/fmp4/360p/index.m3u8")
+                let frames = try await decodedVideoFrames(URL(fileURLWithPath: grown.bundlePath).appendingPathComponent("main.m3u8").path)
+                #expect(frames == whole, "the bundle decodes \(frames) frames of the stream's \(whole)")
+
+                let full = try await Self.download("/fmp4/360p/index.m3u8", from: origin, into: library, [])
+                let refused = try await runCarryon(["add", full.id, "--start", "0", "--library", library])
+                #expect(refused.status != 0 && refused.standardError.contains("holds the whole stream"), "\(refused.standardError)")
+            }
+        }
+    }
+
     @Test("HLS byte ranges: --start 0:05 --end 0:09 fetches the ranges from the second segment on, none from the first")
     func hlsByteRanges() async throws {
         try await withTemporaryDirectory { folder in

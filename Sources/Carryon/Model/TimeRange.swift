@@ -64,6 +64,12 @@ public struct TimeRange: Sendable, Hashable, Codable, CustomStringConvertible {
         return segmentStart + duration > start + Self.tolerance || segmentStart >= start - Self.tolerance
     }
 
+    /// The smallest range that holds both this one and `other`: from the earlier start to the
+    /// later end (none when either has none).
+    public func extended(to other: TimeRange) -> TimeRange {
+        TimeRange(start: min(start, other.start), end: end.flatMap { end in other.end.map { max(end, $0) } })
+    }
+
     /// `0:10:00.0-0:12:00.0`, or `from 0:10:00.0` without an end.
     public var description: String {
         end.map { "\(Self.text(start))-\(Self.text($0))" } ?? "from \(Self.text(start))"

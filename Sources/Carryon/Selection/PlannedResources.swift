@@ -117,10 +117,15 @@ struct PlannedResources: RandomAccessCollection, Sendable {
     /// rendition numbered `rendition`, named in the rendition's folder in the order resources
     /// are added — unless the same URI and range were added before, whose row is returned.
     ///
+    /// `number`, when given, is the number in the file's name instead of the next in order (of
+    /// a ranged file: the number of the file, for a URI named first): a plan of part of a
+    /// stream (a ``TimeRange``) numbers each file by its place in the whole stream, so that a
+    /// wider part of it names the files it shares with a narrower one alike.
+    ///
     /// - Returns: The resource's row.
     @discardableResult
     mutating func add(uri: String, range: (offset: Int, length: Int)?, kind: ResourceKind, rendition: Int32,
-                      start: Double, duration: Double, estimate: Int) -> Int {
+                      start: Double, duration: Double, estimate: Int, number given: Int32? = nil) -> Int {
         let hash = ResourceSlots.hash(uri: uri, offset: range?.offset, length: range?.length)
         if let row = slots.find(hash: hash, isMatch: { row in
             uris[row] == uri && offset(at: row) == range?.offset && length(at: row) == range?.length
@@ -135,16 +140,16 @@ struct PlannedResources: RandomAccessCollection, Sendable {
                 (folder, number, namedAsInit) = file
             } else {
                 counters[Int(rendition)].file += 1
-                (folder, number) = (rendition, counters[Int(rendition)].file)
+                (folder, number) = (rendition, given ?? counters[Int(rendition)].file)
                 rangedFiles[uri] = (folder, number, namedAsInit)
             }
             style = .rangedFile
         } else if kind == .initSection {
             counters[Int(rendition)].initSection += 1
-            (folder, style, number) = (rendition, .initSection, counters[Int(rendition)].initSection)
+            (folder, style, number) = (rendition, .initSection, given ?? counters[Int(rendition)].initSection)
         } else {
             counters[Int(rendition)].segment += 1
-            (folder, style, number) = (rendition, .segment, counters[Int(rendition)].segment)
+            (folder, style, number) = (rendition, .segment, given ?? counters[Int(rendition)].segment)
         }
         append(uri: uri, offset: range?.offset, length: range?.length, kind: kind, rendition: rendition, folder: folder,
                style: style, number: number, start: start, duration: duration, estimate: estimate, exact: range != nil,

@@ -207,10 +207,17 @@ extension DownloadSession {
     /// With `variant`, the variant its bitrate and resolution bounds choose (by the rules of
     /// ``MediaSelector``, e.g. `minimumBitrate` for a better one) is added too, and the local
     /// multivariant playlist offers both.
+    ///
+    /// With `timeRange`, a download of part of the stream (``DownloadOptions/timeRange``) is
+    /// extended to the smallest range that holds both (``TimeRange/extended(to:)``): the
+    /// segments it adds are fetched, in every rendition, and those the bundle has are kept.
+    /// It throws ``CarryonError/Code/invalidState`` for a download of the whole stream, and
+    /// ``CarryonError/Code/selection`` when the range adds nothing.
     public func addMediaSelections(_ id: String, audio: DownloadOptions.RenditionChoice = .none,
                                    subtitles: DownloadOptions.RenditionChoice = .none,
-                                   variant: DownloadOptions? = nil) async throws(CarryonError) -> [String] {
+                                   variant: DownloadOptions? = nil, timeRange: TimeRange? = nil) async throws(CarryonError) -> [String] {
         try variant?.check()
+        try timeRange?.check()
         let id = try await resolveID(id)
         var machine = try await machine(id)
         let action: DownloadTaskStateMachine.Action
@@ -218,12 +225,16 @@ extension DownloadSession {
         if let ownership = try await scheduler.ownership(of: id), let holder = ownership.holder, holder.instance != scheduler.instance.id {
             throw TaskScheduler.busy(id, ownership, "it must stop before renditions are added")
         }
-        guard let asset = try await index.asset(id), asset.planned,
-              let current = asset.selection else {
-            throw CarryonError(.invalidState, "\(id) has not read its playlists yet (or is a single media playlist): resume it first")
+        guard let asset = try await index.asset(id), asset.planned else {
+            throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
+        }
+        // What it has: nil for a single media playlist, to which only a wider part can be added.
+        let current = asset.selection
+        guard current != nil || (audio == .none && subtitles == .none && variant == nil) else {
+            throw CarryonError(.selection, "\(id) is a single media playlist: it has no renditions or variants to add")
         }
         func merged(_ choice: DownloadOptions.RenditionChoice, type: TrackType) -> DownloadOptions.RenditionChoice {
-            let have = current.renditions.filter { $0.type == type.rawValue }.map(\.name)
+            let have = (current?.renditions ?? []).filter { $0.type == type.rawValue }.map(\.name)
             switch choice {
             case .all: return .all
             case .none, .automatic: return have.isEmpty ? .none : .languages(have)
@@ -233,27 +244,35 @@ extension DownloadSession {
         var options = asset.options
         options.audio = merged(audio, type: .audio)
         options.subtitles = merged(subtitles, type: .subtitles)
+        if let timeRange {
+            guard let held = asset.options.timeRange else {
+                throw CarryonError(.invalidState, "\(id) holds the whole stream: there is no part of it to extend")
+            }
+            let extended = held.extended(to: timeRange)
+            if extended == held, audio == .none, subtitles == .none, variant == nil {
+                throw CarryonError(.selection, "\(id) already holds \(held) of the stream, which has \(timeRange) in it")
+            }
+            options.timeRange = extended
+        }
         let fetcher = playlistFetcher(for: asset)
-        var additionalVariants = current.additionalVariants
+        var additionalVariants = current?.additionalVariants ?? []
         if let variant {
             let manifest = try await fetcher.fetchManifest(asset.url)
             let presentation = try await configuration.formats.format(named: asset.format).presentation(of: manifest, fetcher: fetcher)
             let chosen = MediaSelector.selected(try MediaSelector(options: variant).chooseVariant(presentation.periods.first?.variants ?? []))
-            if current.variants.contains(where: { $0.uri == chosen.uri }) {
+            if current?.variants.contains(where: { $0.uri == chosen.uri }) == true {
                 throw CarryonError(.selection, "\(id) already has the variant those bounds choose (\(chosen.resolution ?? chosen.uri), \(chosen.bandwidth.map { "\($0) bit/s" } ?? "bandwidth unknown"))")
             }
             additionalVariants.append(chosen)
         }
-        let planned = try await planStream(asset, PlanRequest(assetID: id, options: options, pinnedVariant: current.variant.uri,
+        let planned = try await planStream(asset, PlanRequest(assetID: id, options: options, pinnedVariant: current?.variant.uri,
                                                              additionalVariants: additionalVariants), fetcher: fetcher)
         let plan = planned.plan
-        guard let selection = planned.selection else {
-            throw CarryonError(.selection, "\(id) is a single media playlist: it has no renditions or variants to add")
-        }
-        let addedURIs = selection.renditions.map(\.uri).filter { uri in !current.renditions.contains { $0.uri == uri } }
-            + additionalVariants.map(\.uri).filter { uri in !current.additionalVariants.contains { $0.uri == uri } }
-        guard !addedURIs.isEmpty else {
-            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(current.renditions.map { "\($0.type.lowercased()) \($0.name)" }.joined(separator: ", ")))")
+        let currentRenditions = current?.renditions ?? []
+        let addedURIs = (planned.selection?.renditions ?? []).map(\.uri).filter { uri in !currentRenditions.contains { $0.uri == uri } }
+            + additionalVariants.map(\.uri).filter { uri in !(current?.additionalVariants ?? []).contains { $0.uri == uri } }
+        guard !addedURIs.isEmpty || options.timeRange != asset.options.timeRange else {
+            throw CarryonError(.selection, "\(id) already has every rendition asked for (\(currentRenditions.map { "\($0.type.lowercased()) \($0.name)" }.joined(separator: ", ")))")
         }
         var saved = asset
         saved.options = options
@@ -264,7 +283,7 @@ extension DownloadSession {
         }
         record(id, machine)
         try await perform(action, for: id)
-        emit(.mediaSelectionResolved(taskID: id, selection: selection))
+        if let selection = planned.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
         // The playlists the added renditions bring; the others were reported when first read.
         let addedPlaylists = Set(plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.uri))
         reportPlaylistWarnings(plan.warnings.filter { addedPlaylists.contains($0.playlist) }, for: saved)

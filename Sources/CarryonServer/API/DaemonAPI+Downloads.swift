@@ -58,13 +58,7 @@ extension DaemonAPI {
             throw APIError(400, "bad-request", "limitRate \(rate) is not a number of bytes a second (at least 1)")
         }
         options.maximumBytesPerSecond = new.limitRate
-        if new.end != nil, new.duration != nil {
-            throw APIError(400, "bad-request", "end and duration both say where the part ends: give one")
-        }
-        if new.start != nil || new.end != nil || new.duration != nil {
-            let start = new.start ?? 0
-            options.timeRange = TimeRange(start: start, end: new.end ?? new.duration.map { start + $0 })
-        }
+        options.timeRange = try Self.timeRange(start: new.start, end: new.end, duration: new.duration)
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         if new.fleet == true {
             try await session.enqueueForFleet(task.id)
@@ -83,6 +77,21 @@ extension DaemonAPI {
         var maxBitrate: Int?
         var minResolution: String?
         var maxResolution: String?
+        /// A wider part of the stream, for a download of part of it (`start`, and `end` or `duration`).
+        var start: Double?
+        var end: Double?
+        var duration: Double?
+    }
+
+    /// The part of a stream `start`, `end` and `duration` give (nil: none given); checked as
+    /// the download takes it.
+    private static func timeRange(start: Double?, end: Double?, duration: Double?) throws(APIError) -> TimeRange? {
+        if end != nil, duration != nil {
+            throw APIError(400, "bad-request", "end and duration both say where the part ends: give one")
+        }
+        guard start != nil || end != nil || duration != nil else { return nil }
+        let from = start ?? 0
+        return TimeRange(start: from, end: end ?? duration.map { from + $0 })
     }
 
     /// Adds the selections to the bundle and resumes the download, which fetches only what
@@ -95,11 +104,12 @@ extension DaemonAPI {
         variant.minimumResolution = try new.minResolution.map { try Self.resolution($0, field: "minResolution") }
         variant.maximumResolution = try new.maxResolution.map { try Self.resolution($0, field: "maxResolution") }
         let bounded = new.minBitrate != nil || new.maxBitrate != nil || new.minResolution != nil || new.maxResolution != nil
-        guard new.audio != nil || new.subtitles != nil || bounded else {
-            throw APIError(400, "bad-request", "nothing to add: give audio, subtitles, or a variant's bounds (minBitrate, minResolution, …)")
+        let range = try Self.timeRange(start: new.start, end: new.end, duration: new.duration)
+        guard new.audio != nil || new.subtitles != nil || bounded || range != nil else {
+            throw APIError(400, "bad-request", "nothing to add: give audio, subtitles, a variant's bounds (minBitrate, minResolution, …) or a wider part (start, end)")
         }
         let added = try await session.addMediaSelections(task.id, audio: new.audio?.value ?? .none, subtitles: new.subtitles?.value ?? .none,
-                                                         variant: bounded ? variant : nil)
+                                                         variant: bounded ? variant : nil, timeRange: range)
         try await task.resume()
         struct Added: Encodable { var added: [String]; var asset: AssetSnapshot }
         return try APIJSON.response(status: 202, Added(added: added, asset: try await task.snapshot()))

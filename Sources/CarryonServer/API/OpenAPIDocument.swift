@@ -827,6 +827,19 @@ enum OpenAPIDocument {
           },
           "maxResolution": {
             "type": "string"
+          },
+          "start": {
+            "type": "number",
+            "minimum": 0,
+            "description": "a download of part of the stream grows to the smallest part that holds it and this one, from start"
+          },
+          "end": {
+            "type": "number",
+            "description": "to end (not with duration)"
+          },
+          "duration": {
+            "type": "number",
+            "description": "for duration seconds from start (not with end)"
           }
         }
       },

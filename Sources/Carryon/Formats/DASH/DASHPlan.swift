@@ -58,6 +58,7 @@ enum DASHPlan {
     /// its first segment planned (each Representation's presentationTimeOffset moved there).
     static func make(assetID: String, mpd: MPD, tracks: [Track], origin: [UInt8],
                      warnings: [DownloadPlan.PlaylistNotice], range: TimeRange? = nil) throws(CarryonError) -> DownloadPlan {
+        let timeRange = range
         var taken: [String] = []
         var resources = PlannedResources(assetID: assetID)
         var planned: [Planned] = []
@@ -80,13 +81,18 @@ enum DASHPlan {
             var previous: Part?
 
             let rendition = resources.rendition(key)
+            // With a range, each file is numbered by its place in the whole track, planned or not
+            // (see `PlannedResources.add`): a wider range names the files it shares alike.
+            var segmentsBefore: Int32 = 0, initSectionsBefore: Int32 = 0
+            var fileNumbers: [String: Int32] = [:]
             func add(_ location: SegmentAddressing.Location, kind: ResourceKind, start: Double, length: Double,
-                     bitrate: Int) -> String {
+                     bitrate: Int, number: Int32? = nil) -> String {
                 let range = location.range
                 let estimate = range.map { Int($0.length) } ?? (kind == .initSection ? 2_000 : max(1, Int(Double(bitrate) * length / 8)))
                 let count = resources.count
+                let number = timeRange == nil ? nil : range == nil ? number : fileNumbers[location.url]
                 let row = resources.add(uri: location.url, range: range.map { (Int($0.first), Int($0.length)) }, kind: kind,
-                                        rendition: rendition, start: start, duration: length, estimate: estimate)
+                                        rendition: rendition, start: start, duration: length, estimate: estimate, number: number)
                 if row == count { bytes += estimate }
                 return resources.fileName(at: row)
             }
@@ -99,11 +105,23 @@ enum DASHPlan {
                 // The segments the range covers (a whole file — a BaseURL alone — is one
                 // segment): all without a range.
                 let segments = range.map { range in
-                    addressing.segments.filter { segment in
-                        range.covers(start: periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale,
-                                     duration: Double(segment.duration) / scale)
+                    // The ones a range covers follow each other.
+                    let covered = addressing.segments.indices.filter { index in
+                        let segment = addressing.segments[index]
+                        return range.covers(start: periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale,
+                                            duration: Double(segment.duration) / scale)
                     }
-                } ?? addressing.segments
+                    return covered.first.map { addressing.segments[$0...covered[covered.count - 1]] } ?? []
+                } ?? addressing.segments[...]
+                let segmentBase = segmentsBefore, initNumber = initSectionsBefore + 1
+                segmentsBefore += Int32(clamping: addressing.segments.count)
+                if addressing.initialization != nil { initSectionsBefore += 1 }
+                if range != nil {
+                    for location in [addressing.initialization].compactMap({ $0 }) + addressing.segments.map(\.location)
+                    where location.range != nil && fileNumbers[location.url] == nil {
+                        fileNumbers[location.url] = Int32(clamping: fileNumbers.count + 1)
+                    }
+                }
                 if range != nil {
                     guard let first = segments.first, let last = segments.last else { continue }
                     covered = true
@@ -129,16 +147,17 @@ enum DASHPlan {
                 list.timescale = addressing.timescale
                 list.presentationTimeOffset = addressing.presentationTimeOffset == 0 ? nil : addressing.presentationTimeOffset
                 if let initialization = addressing.initialization {
-                    let name = add(initialization, kind: .initSection, start: periodStart, length: 0, bitrate: bitrate)
+                    let name = add(initialization, kind: .initSection, start: periodStart, length: 0, bitrate: bitrate, number: initNumber)
                     list.initialization = URLReference(sourceURL: name, range: initialization.range)
                     body.append(Line(tag: .map(Map(uri: DownloadPlan.relativePath(name, fromFolder: key),
                                                    byteRange: initialization.range.map { HLS.ByteRange(length: Int($0.length), offset: Int($0.first)) }))))
                 }
                 var urls: [SegmentURL] = []
-                for segment in segments {
+                for (index, segment) in zip(segments.indices, segments) {
                     let start = periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale
                     let length = Double(segment.duration) / scale
-                    let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate)
+                    let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate,
+                                   number: segmentBase + Int32(clamping: index + 1))
                     body.append(Line(tag: .inf(Inf(duration: length))))
                     if let range = segment.location.range {
                         body.append(Line(tag: .byteRange(HLS.ByteRange(length: Int(range.length), offset: Int(range.first)))))

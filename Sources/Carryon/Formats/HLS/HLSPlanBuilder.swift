@@ -37,6 +37,11 @@ struct HLSPlanBuilder {
         var streamDuration = 0.0
         /// The segments the range covers (nil: none yet), with a range.
         var window: PlaylistWindow?
+        /// With a range, the numbers of the files named so far in the whole playlist, planned
+        /// or not (see ``number(of:_:_:in:)``): each init section by its tag's line, each file
+        /// whose ranges are segments by its URI.
+        var initNumbers: [Int: Int32] = [:]
+        var fileNumbers: [String: Int32] = [:]
     }
 
     /// The longest rendition's duration, and whether any rendition has a segment the range
@@ -69,6 +74,11 @@ struct HLSPlanBuilder {
         let index = rendition.segmentRows.count
         rendition.streamDuration += segment.duration
         if let range {
+            // Every file numbered by its place in the whole playlist, planned or not.
+            if !segment.isGap {
+                if let map = segment.initSection { _ = Self.number(of: map.uri, map.byteRange, map.line, in: &rendition) }
+                _ = Self.number(of: segment.uri, segment.byteRange, nil, in: &rendition)
+            }
             guard range.covers(start: segment.startTime, duration: segment.duration) else {
                 rendition.segmentRows.append(-1)
                 return
@@ -88,12 +98,33 @@ struct HLSPlanBuilder {
         if let map = segment.initSection {
             useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first, in: &rendition)
             if rendition.mapRows[map.line] == nil {
+                let number = range == nil ? nil : Self.number(of: map.uri, map.byteRange, map.line, in: &rendition)
                 rendition.mapRows[map.line] = add(map.uri, map.byteRange, .initSection, start: segment.startTime, duration: 0,
-                                                  to: rendition)
+                                                  to: rendition, number: number)
             }
         }
+        let number = range == nil ? nil : segment.byteRange == nil ? Int32(clamping: index + 1)
+            : Self.number(of: segment.uri, segment.byteRange, nil, in: &rendition)
         rendition.segmentRows.append(Int32(add(segment.uri, segment.byteRange, .segment, start: segment.startTime,
-                                               duration: segment.duration, to: rendition)))
+                                               duration: segment.duration, to: rendition, number: number)))
+    }
+
+    /// The number of the file of a resource at `uri` in a plan of a range, as a plan of the
+    /// whole playlist would name it (see `PlannedResources.add`): a segment's own file by its
+    /// index (given by the caller), an init section of its own by the order of `EXT-X-MAP`
+    /// lines (`mapLine`), a file whose ranges are resources by the order of their URIs.
+    private static func number(of uri: String, _ range: ResolvedByteRange?, _ mapLine: Int?, in rendition: inout Rendition) -> Int32 {
+        if range != nil {
+            if let number = rendition.fileNumbers[uri] { return number }
+            let number = Int32(clamping: rendition.fileNumbers.count + 1)
+            rendition.fileNumbers[uri] = number
+            return number
+        }
+        guard let mapLine else { return 0 }
+        if let number = rendition.initNumbers[mapLine] { return number }
+        let number = Int32(clamping: rendition.initNumbers.count + 1)
+        rendition.initNumbers[mapLine] = number
+        return number
     }
 
     /// The sum of the durations of the segments of the rendition begun, so far.
@@ -110,7 +141,7 @@ struct HLSPlanBuilder {
     }
 
     private mutating func add(_ uri: String, _ range: ResolvedByteRange?, _ kind: ResourceKind, start: Double, duration: Double,
-                              to rendition: Rendition) -> Int {
+                              to rendition: Rendition, number: Int32? = nil) -> Int {
         let estimate: Int
         if let range {
             estimate = range.length
@@ -120,7 +151,7 @@ struct HLSPlanBuilder {
             estimate = max(1, Int(Double(rendition.input.estimatedBitrate) * duration / 8))
         }
         return resources.add(uri: uri, range: range.map { ($0.offset, $0.length) }, kind: kind, rendition: rendition.number,
-                             start: start, duration: duration, estimate: estimate)
+                             start: start, duration: duration, estimate: estimate, number: number)
     }
 
     private mutating func useKey(_ keys: [SegmentKey], chosen: SegmentKey?, in rendition: inout Rendition) {
