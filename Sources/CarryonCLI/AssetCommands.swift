@@ -66,9 +66,12 @@ struct ListCommand: AsyncParsableCommand {
     }
 
     /// What a failed listing says: a cursor no listing gave is a mistake in the command line
-    /// (exit 64, with the usage), not one of the library's.
+    /// (exit 64), not one of the library's. Said as every error is, with a hint: found only as
+    /// the listing reads it, it would otherwise come with the usage of `carryon` itself.
     func refusal(_ error: CarryonError) -> any Error {
-        error.code == .invalidValue ? ValidationError(error.message) : fail(error)
+        guard error.code == .invalidValue else { return fail(error) }
+        printError(error.message, hint: "Leave out --cursor for the first page; each page's last line on stderr gives the next one's.")
+        return ExitCode.validationFailure
     }
 
     /// The command that lists the page after this one, its words quoted for a POSIX shell.

@@ -34,6 +34,9 @@ struct ListPagingCommandTests {
             let madeUp = try await runCarryon(["list", "--cursor", "../../etc/passwd", "--library", root.path])
             #expect(madeUp.status == 64, "\(madeUp.standardError)")
             #expect(madeUp.standardError.contains("cursor") && !madeUp.standardError.contains("Dates are"), "\(madeUp.standardError)")
+            // Said as every error is, not with the usage of `carryon` itself.
+            #expect(madeUp.standardError.hasPrefix("carryon: ") && madeUp.standardError.contains("hint: Leave out --cursor")
+                    && !madeUp.standardError.contains("Usage:"), "\(madeUp.standardError)")
         }
     }
 }
