@@ -69,6 +69,23 @@ function sizeText(size) {
   return size ? `${size.exact ? "" : "~"}${formatBytes(size.bytes)}` : "size unknown";
 }
 
+/** The seconds `text` gives, as `carryon download --start` reads a time: `90`, `90.5`, `1:30`,
+ *  `1:02:03.5` (minutes and seconds below 60 after the first field); null when it is empty, NaN
+ *  when it is not a time. */
+export function secondsOf(text) {
+  const fields = String(text).trim().split(":");
+  if (fields.length === 1 && fields[0] === "") return null;
+  if (fields.length > 3) return NaN;
+  let total = 0;
+  for (const [index, field] of fields.entries()) {
+    if (!(index === fields.length - 1 ? /^\d+(\.\d+)?$/ : /^\d+$/).test(field)) return NaN;
+    const value = Number(field);
+    if (index > 0 && value >= 60) return NaN;
+    total = total * 60 + value;
+  }
+  return total;
+}
+
 /** Opens the chooser for `stream` (`{catalog: NAME}` or `{url: URL}`): reads its tracks, offers
  *  them, and starts the download as chosen; `started(asset)` is told. */
 export async function openChooser(stream, title, started) {
@@ -104,7 +121,10 @@ export async function openChooser(stream, title, started) {
       variants.length > 2 && variants.map((variant, index) => radio(`variant-${index}`, describe(variant), false))),
     variants.length === 0 && h("p", {}, `One rendition · ${sizeText(tracks.size)}`),
     tracks.audio.length > 0 && h("fieldset", {}, h("legend", {}, "Audio"), tracks.audio.map((track) => box("audio", track))),
-    tracks.subtitles.length > 0 && h("fieldset", {}, h("legend", {}, "Subtitles"), tracks.subtitles.map((track) => box("subtitles", track))));
+    tracks.subtitles.length > 0 && h("fieldset", {}, h("legend", {}, "Subtitles"), tracks.subtitles.map((track) => box("subtitles", track))),
+    h("fieldset", {}, h("legend", {}, "Part of the stream"),
+      h("label", { class: "field" }, "From", h("input", { name: "from", placeholder: "the start (or 10:00)", autocomplete: "off", inputmode: "decimal" })),
+      h("label", { class: "field" }, "Length", h("input", { name: "length", placeholder: "to the end (or 2:00)", autocomplete: "off", inputmode: "decimal" }))));
   start.disabled = false;
   start.focus();
   form.onsubmit = async (event) => {
@@ -122,6 +142,17 @@ export async function openChooser(stream, title, started) {
     }
     if (tracks.audio.length > 0) request.audio = data.getAll("audio").length > 0 ? data.getAll("audio") : "none";
     if (tracks.subtitles.length > 0) request.subtitles = data.getAll("subtitles").length > 0 ? data.getAll("subtitles") : "none";
+    // Only the segments that cover the part, as `carryon download --start/--duration` takes them.
+    body.querySelector("p.error")?.remove();
+    const from = secondsOf(data.get("from") ?? ""), length = secondsOf(data.get("length") ?? "");
+    for (const [field, value, text] of [["From", from, data.get("from")], ["Length", length, data.get("length")]]) {
+      if (Number.isNaN(value) || (field === "Length" && value === 0)) {
+        body.append(h("p", { class: "error", role: "alert" }, `${field} "${text}" is not a time such as 90, 1:30 or 1:02:03.5`));
+        return;
+      }
+    }
+    if (from !== null) request.start = from;
+    if (length !== null) request.duration = length;
     start.disabled = true;
     try {
       const asset = await call("POST", "assets", request);

@@ -8,10 +8,10 @@ Usage: webapp.py BASE STREAM SCREENSHOTS
   SCREENSHOTS  a folder for the pictures: webapp-downloading.png, webapp.png, webapp-phone.png
 
 Opens BASE; presses the stream's Download button, takes the chooser's default (best quality,
-the default audio); watches the progress bar until the stream reads "Downloaded"; presses Play
+the default audio; "1:75" typed as the part's start first, refused in the dialog); watches the progress bar until the stream reads "Downloaded"; presses Play
 and waits until the video's currentTime passes 3 s; presses Delete and confirms; then looks at
 the page at a phone's width and checks every control has a label. Prints {initialState,
-choices, progressSeen, downloadedState, currentTime, frames, kpis, deletedState, csp,
+choices, rangeRefusal, assetsAfterRefusal, progressSeen, downloadedState, currentTime, frames, kpis, deletedState, csp,
 unlabelled, phoneOverflow, tabStops, errors}.
 
 Exit status 3 with a message saying what to install when Chromium or Playwright is missing;
@@ -88,6 +88,12 @@ def main():
             start = dialog.get_by_role("button", name="Start download")
             wait_until("!document.querySelector('dialog#chooser button[value=start]').disabled", 30)
             result["choices"] = dialog.locator("label.choice").all_inner_texts()
+            # A part of the stream typed wrong is refused in the dialog, nothing started.
+            dialog.get_by_label("From").fill("1:75")
+            start.click()
+            result["rangeRefusal"] = dialog.get_by_role("alert").inner_text(timeout=10_000)
+            result["assetsAfterRefusal"] = page.evaluate("document.querySelectorAll('li.card .state[data-state=\"running\"]').length")
+            dialog.get_by_label("From").fill("")
             start.click()
 
             step = "the download showing progress"

@@ -14,6 +14,8 @@ struct WebAppTests {
         var csp: String?
         var initialState: String
         var choices: [String]
+        var rangeRefusal: String
+        var assetsAfterRefusal: Int
         var progressSeen: [Double]
         var downloadedState: String
         var currentTime: Double
@@ -57,6 +59,8 @@ struct WebAppTests {
                 #expect(journey.choices.contains { $0.hasPrefix("Best quality: 640x360") } && journey.choices.contains { $0.hasPrefix("Fast download: 320x180") },
                         "the chooser offers WWDC's presets: \(journey.choices)")
                 #expect(journey.choices.contains { $0.hasPrefix("Deutsch (de) · ~") && $0.hasSuffix("kB") }, "each language with its size: \(journey.choices)")
+                #expect(journey.rangeRefusal == #"From "1:75" is not a time such as 90, 1:30 or 1:02:03.5"# && journey.assetsAfterRefusal == 0,
+                        "a part typed wrong is refused before anything starts: \(journey.rangeRefusal)")
                 let between = journey.progressSeen.filter { $0 > 0.05 && $0 < 0.95 }
                 #expect(between.count >= 2 && journey.progressSeen.allSatisfy { (0...1).contains($0) },
                         "the bar moved on the way (then the stream reads Downloaded): \(journey.progressSeen)")

@@ -39,6 +39,9 @@ export function progressView(asset) {
   }
   const duration = asset.duration ?? 0;
   const ranges = Object.entries(progress.loadedTimeRanges ?? {}).sort(([a], [b]) => a.localeCompare(b));
+  // A download of part of a stream (its timeRange) has the stream's times: drawn from its first
+  // segment, the earliest loaded (segments come in playback order, the first ones first).
+  const origin = asset.timeRange ? Math.min(...ranges.flatMap(([, loaded]) => loaded.map((range) => range.start))) : 0;
   return h("div", { class: "progress", dataset: { progress: asset.id } },
     h("progress", { max: 1, value: fraction, "aria-label": `Download of ${asset.name}`, "aria-valuetext": `${percent}%` }),
     h("p", { class: "figures" }, figures.join(" · ")),
@@ -52,7 +55,7 @@ export function progressView(asset) {
             loaded.map((range) => {
               // Set through the style object: the page's policy allows no inline style attribute.
               const span = h("span", { class: "loaded" });
-              span.style.left = `${(100 * range.start) / duration}%`;
+              span.style.left = `${(100 * (range.start - origin)) / duration}%`;
               span.style.width = `${Math.max(0.5, (100 * (range.end - range.start)) / duration)}%`;
               return span;
             })));
