@@ -63,6 +63,23 @@ struct Enqueue: AsyncParsableCommand {
     }
 }
 
+/// `carryon resume --fleet`: puts `tasks` in the fleet's queue (``DownloadSession/enqueueForFleet(_:)``)
+/// and prints each id as `enqueue` does (with `json`, `{"id": …, "state": …}` a line); shuts
+/// `session` down.
+func handToFleet(_ tasks: [DownloadTask], session: DownloadSession, json: Bool) async throws {
+    for task in tasks {
+        do {
+            try await session.enqueueForFleet(task.id)
+            let state = try await task.snapshot().state
+            if json { try printJSON(["id": task.id, "state": state.rawValue]) } else { print(task.id) }
+        } catch {
+            await session.shutdown()
+            throw fail(error, id: task.id)
+        }
+    }
+    await session.shutdown()
+}
+
 /// `carryon worker`: download what the fleet's queue holds until stopped.
 struct Worker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
