@@ -49,7 +49,7 @@ enum DASHPlan {
         /// Whether HLS players can play it (WebVTT files and media segments; not TTML).
         var isHLSPlayable: Bool
         /// With a time range: by Period index, the start of its first segment planned and the
-        /// end of its last, in seconds from the Period's start.
+        /// end of its last, from the Period's start (exact, in the Representation's timescale).
         var windows: [Int: (start: MediaTime, end: MediaTime)] = [:]
     }
 
