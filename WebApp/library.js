@@ -1,7 +1,7 @@
 // The library: every asset with its size, state, expiry and priority (editable), and the
 // storage it takes against the quota and the disk's free space, with a purge that shows what
 // it would remove before it removes anything.
-import { h, replaceChildren, formatBytes, formatDate, announce, confirmDialog } from "./dom.js";
+import { h, replaceChildren, formatBytes, formatDate, formatDuration, announce, confirmDialog } from "./dom.js";
 import { call } from "./api.js";
 import { assetButtons, stateNames } from "./streams.js";
 import { progressView } from "./progress.js";
@@ -34,7 +34,10 @@ export function libraryView(list, page, actions) {
         onchange: (event) => changePolicy(asset, { priority: event.target.value }),
       }, ["default", "important"].map((value) => h("option", { value, selected: asset.policy?.priority === value }, value)));
       return h("tr", { dataset: { asset: asset.id } },
-        h("th", { scope: "row" }, h("span", { class: "name" }, asset.name), h("span", { class: "id" }, asset.id)),
+        h("th", { scope: "row" }, h("span", { class: "name" }, asset.name), h("span", { class: "id" }, asset.id),
+          // A download of part of the stream says which.
+          asset.timeRange && h("span", { class: "hint" },
+            `part ${formatDuration(asset.timeRange.start)}–${asset.timeRange.end === undefined ? "end" : formatDuration(asset.timeRange.end)}`)),
         h("td", {}, stateNames[asset.state] ?? asset.state,
           (asset.state === "running" || asset.state === "suspended") && progressView(asset)),
         h("td", {}, formatBytes(asset.bytesOnDisk)),

@@ -9,7 +9,8 @@ Usage: library.py BASE [SEARCH]
 Opens BASE and times, from the navigation's start, until the library's table has its first row
 (firstPaintMs, by the page's clock; noticedMs, when Playwright saw it); counts its rows; presses Show more (when there is one) and counts again; types
 SEARCH and waits until every row's name contains it (ignoring case); picks "Failed" in the state
-filter and waits until the rows change. Prints {firstPaintMs, noticedMs, caption, firstRows, moreRows,
+filter and waits until the rows change. Prints {firstPaintMs, noticedMs, caption, firstRows, parts (each first-page row's part of its
+stream, when a download of part), moreRows,
 searchRows, searchNames, failedRows, failedStates, errors}.
 
 Exit status 3 with a message saying what to install when Chromium or Playwright is missing;
@@ -61,6 +62,7 @@ def main():
             result["firstPaintMs"] = round(page.evaluate("() => window.carryonFirstRow"), 1)
             result["caption"] = page.locator("#library-list caption").inner_text()
             result["firstRows"] = page.locator(rows).count()
+            result["parts"] = page.locator(f"{rows} th .hint").all_inner_texts()
             if search is None:
                 browser.close()
                 print(json.dumps(result))

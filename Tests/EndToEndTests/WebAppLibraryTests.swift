@@ -14,6 +14,7 @@ struct WebAppLibraryTests {
         var firstPaintMs: Double
         var caption: String
         var firstRows: Int
+        var parts: [String]
         var moreRows: Int
         var searchRows: Int
         var searchNames: [String]
@@ -21,7 +22,7 @@ struct WebAppLibraryTests {
         var failedStates: [String]
     }
 
-    @Test("250 assets: the first page shows 100, Show more 200, a search only the 25 whose names match, the Failed filter only the failed")
+    @Test("250 assets: the first page shows 100 (a download of part of a stream saying which part), Show more 200, a search only the 25 whose names match, the Failed filter only the failed")
     func pagesSearchAndFilter() async throws {
         guard let python = findExecutable("python3") else {
             throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
@@ -35,7 +36,8 @@ struct WebAppLibraryTests {
                 let name = number % 10 == 0 ? String(format: "Jazz night %03d", number) : String(format: "Concert %03d", number)
                 try await library.index.insert(AssetRecord(id: String(format: "web%07d", number), name: name, url: "https://cdn.example/\(number).m3u8",
                                                            state: number % 7 == 0 ? .failed : .completed, errorMessage: nil,
-                                                           options: DownloadOptions(), headers: [], selection: nil, planned: false,
+                                                           options: DownloadOptions(timeRange: number % 50 == 0 ? TimeRange(start: 600, end: 720) : nil),
+                                                           headers: [], selection: nil, planned: false,
                                                            createdAt: made, updatedAt: made, completedAt: nil, duration: nil))
             }
             let server = try RunningProcess(carryon: ["serve", "--library", root.path])
@@ -49,6 +51,8 @@ struct WebAppLibraryTests {
             let visit = try JSONDecoder().decode(Visit.self, from: Data(result.standardOutput.utf8))
             #expect(visit.errors.isEmpty, "\(visit.errors)")
             #expect(visit.firstRows == 100 && visit.caption == "100+ assets", "\(visit.firstRows) rows, \(visit.caption)")
+            // Of the newest 100, numbers 200 and 150 are downloads of 10:00 to 12:00.
+            #expect(visit.parts == ["part 10:00–12:00", "part 10:00–12:00"], "\(visit.parts)")
             #expect(visit.moreRows == 200)
             #expect(visit.searchRows == 25 && visit.searchNames.allSatisfy { $0.hasPrefix("Jazz night") }, "\(visit.searchNames)")
             // Newest first: the search's first row is the newest jazz night.
