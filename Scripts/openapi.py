@@ -92,7 +92,8 @@ doc = {
        "fleet": {"type": "boolean", "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"},
        "start": {"type": "number", "minimum": 0, "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it"},
        "end": {"type": "number", "description": "only the part before this many seconds (not with duration)"},
-       "duration": {"type": "number", "description": "only this many seconds from start (not with end)"}}},
+       "duration": {"type": "number", "description": "only this many seconds from start (not with end); of a live stream, this many seconds recorded"},
+       "fromStart": {"type": "boolean", "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"}}},
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},
@@ -108,7 +109,9 @@ doc = {
        "problems": {"type": "array", "items": {"type": "string"}, "description": "values the index holds for the asset but cannot read, each with what it counts as meanwhile; absent when there are none"},
        "worker": {"type": "string", "description": "the process downloading it now, here or on another machine of the fleet: its name, process id and host; absent while none runs it"},
        "timeRange": {"type": "object", "required": ["start"], "description": "the part of the stream downloaded, in seconds from its start (the segments that cover it); absent: all of it",
-           "properties": {"start": {"type": "number"}, "end": {"type": "number"}}}}},
+           "properties": {"start": {"type": "number"}, "end": {"type": "number"}}},
+       "live": {"type": "object", "required": ["fromStart"], "description": "a recording of a live stream: where it started, and the segments it missed (kept as EXT-X-GAP); absent for any other download",
+           "properties": {"fromStart": {"type": "boolean"}, "missedSegments": {"type": "integer"}, "missedSeconds": {"type": "number"}}}}},
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
        "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},

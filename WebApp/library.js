@@ -35,8 +35,10 @@ export function libraryView(list, page, actions) {
       }, ["default", "important"].map((value) => h("option", { value, selected: asset.policy?.priority === value }, value)));
       return h("tr", { dataset: { asset: asset.id } },
         h("th", { scope: "row" }, h("span", { class: "name" }, asset.name), h("span", { class: "id" }, asset.id),
+          // A recording of a live stream says so, and what it missed.
+          asset.live && h("span", { class: "hint" }, `live recording${asset.live.missedSegments ? `, ${asset.live.missedSegments} segment${asset.live.missedSegments === 1 ? "" : "s"} missed` : ""}`),
           // A download of part of the stream says which.
-          asset.timeRange && h("span", { class: "hint" },
+          !asset.live && asset.timeRange && h("span", { class: "hint" },
             `part ${formatDuration(asset.timeRange.start)}–${asset.timeRange.end === undefined ? "end" : formatDuration(asset.timeRange.end)}`)),
         h("td", {}, stateNames[asset.state] ?? asset.state,
           (asset.state === "running" || asset.state === "suspended") && progressView(asset)),

@@ -25,6 +25,8 @@ export function addRange(ranges, start, end) {
 /** The progress of `asset`: bar, figures, and a time-range bar per rendition. */
 export function progressView(asset) {
   const progress = asset.progress ?? {};
+  // A recording of a live stream grows as the stream does: its recorded duration, not a share.
+  if (progress.recording && asset.state === "running") return recordingView(asset, progress.recording);
   const fraction = fractionDone(asset);
   const percent = Math.floor(fraction * 100);
   const figures = [`${percent}%`, `${formatBytes(progress.bytesDone ?? asset.bytesOnDisk)} of ${progress.isExact ? "" : "~"}${formatBytes(progress.bytesExpected)}`];
@@ -56,4 +58,18 @@ export function progressView(asset) {
               return span;
             })));
       })));
+}
+
+/** A recording in progress: the seconds on disk (of the duration asked for), the bytes, how far
+ *  behind the live edge, the segments missed. */
+function recordingView(asset, recording) {
+  const figures = [`recording ${formatDuration(recording.recordedSeconds)}${recording.limit ? ` of ${formatDuration(recording.limit)}` : ""}`,
+    formatBytes(asset.progress?.bytesDone ?? asset.bytesOnDisk)];
+  if (recording.behindLiveEdge >= 0.5) figures.push(`${formatDuration(recording.behindLiveEdge)} behind the live edge`);
+  if (recording.missedSegments > 0) figures.push(`${recording.missedSegments} segment${recording.missedSegments === 1 ? "" : "s"} missed`);
+  return h("div", { class: "progress recording", dataset: { progress: asset.id } },
+    recording.limit
+      ? h("progress", { max: recording.limit, value: Math.min(recording.limit, recording.recordedSeconds), "aria-label": `Recording of ${asset.name}` })
+      : h("progress", { "aria-label": `Recording of ${asset.name}` }),
+    h("p", { class: "figures" }, figures.join(" · ")));
 }

@@ -201,7 +201,18 @@ struct Show: AsyncParsableCommand {
                 print("Playback    \(playback.sessions) session\(playback.sessions == 1 ? "" : "s"), startup \(startup), \(formatBytes(playback.bytesServed)) in \(playback.segmentsServed) segments, indicated \(bitrate)")
             }
             if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
-            if let range = asset.timeRange { print("Range       \(range) of the stream (the segments that cover it)") }
+            if let live = asset.live {
+                var text = "a live stream, from \(live.fromStart ? "the oldest segment its window held" : "the live edge")"
+                if let limit = asset.timeRange?.end { text += ", for \(formatDuration(limit))" }
+                if let missed = live.missedSegments, missed > 0 {
+                    text += "; \(missed) segment\(missed == 1 ? "" : "s") missed (\(formatDuration(live.missedSeconds ?? 0))), kept as gaps"
+                } else {
+                    text += "; nothing missed"
+                }
+                print("Recorded    \(text)")
+            } else if let range = asset.timeRange {
+                print("Range       \(range) of the stream (the segments that cover it)")
+            }
             if let selection = asset.selection {
                 let variant = selection.variant
                 print("Variant     \(variant.resolution ?? "-")  \(formatBitrate(variant.bandwidth))  \(variant.codecs ?? "")\(variant.videoRange.map { "  \($0)" } ?? "")")

@@ -14,6 +14,14 @@ struct Download: AsyncParsableCommand {
             the last line of output is the asset's id. Ctrl-C suspends cleanly (exit 130); \
             `carryon resume ID` continues, fetching only what is missing.
 
+            A live stream (an HLS playlist without EXT-X-ENDLIST) is recorded: from the live \
+            edge (or the oldest segment still there, with --from-start), reloading the \
+            playlists as the stream updates them, until the stream ends, --duration of media \
+            is recorded, or Ctrl-C, SIGTERM or `carryon suspend ID` stops it (exit 0): the \
+            bundle is then complete, a VOD that plays everywhere. After a crash, `carryon \
+            resume ID` goes on from the next segment the window still holds, marking what it \
+            no longer holds as a gap (EXT-X-GAP).
+
             The stream is an HLS playlist or an MPEG-DASH MPD, with the same options: a DASH \
             bundle has a local main.mpd and HLS playlists of the same files, so it plays in \
             DASH and HLS players alike.
@@ -24,6 +32,7 @@ struct Download: AsyncParsableCommand {
               carryon download URL --max-resolution 1280x720 --audio en,de --subtitles none
               carryon download URL --min-bitrate 2000000 --no-hdr --header 'Cookie: session=abc'
               carryon download URL --start 10:00 --duration 2:00    (the segments from 10:00 to 12:00)
+              carryon download https://example.com/live.m3u8 --duration 30:00    (record half an hour of a live stream)
               carryon download --catalog Streams.plist "Advanced Stream"
               carryon download https://cdn.corp/show/main.m3u8 --cacert corp-root.pem --proxy http://user:pass@proxy.corp:3128
             """
@@ -151,6 +160,9 @@ struct StreamOptions: ParsableArguments {
 
     @OptionGroup var part: TimeRangeOptions
 
+    @Flag(name: .customLong("from-start"), help: "For a live stream: record from the oldest segment its window still holds, not from the live edge (three target durations from the end, where players start).")
+    var fromStart = false
+
     func validate() throws {
         for header in headers where parseHeader(header) == nil {
             throw ValidationError("--header must look like 'Name: value', not '\(header)'")
@@ -165,6 +177,7 @@ struct StreamOptions: ParsableArguments {
         options.subtitles = subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .automatic
         // Checked by validate().
         options.timeRange = try? part.timeRange()
+        if fromStart { options.live = LiveOptions(fromStart: true) }
         return options
     }
 
@@ -213,7 +226,7 @@ struct TimeRangeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only the part of the stream from this time on: seconds (90, 90.5), M:SS or H:MM:SS[.s]; the first segment is the one that contains it.", valueName: "time"))
     var start: String?
 
-    @Option(help: ArgumentHelp("Only this much of the stream from --start (or its beginning), as --start takes a time.", valueName: "time"))
+    @Option(help: ArgumentHelp("Only this much of the stream from --start (or its beginning), as --start takes a time; of a live stream, this much recorded.", valueName: "time"))
     var duration: String?
 
     @Option(help: ArgumentHelp("Only the part of the stream before this time, as --start takes one.", valueName: "time"))

@@ -99,6 +99,11 @@ struct TaskRunner {
         }
         await session.shutdown()
         if let signal = interrupted.signal {
+            // A recording stopped ends complete: stopping it is how it is meant to end.
+            if tasks.allSatisfy({ states[$0.id] == .completed }) {
+                if !json { printNote("recording stopped: the bundle is complete") }
+                return
+            }
             if !json { printNote("suspended; `carryon resume` continues") }
             throw ExitCodeError.interrupted(signal: signal)
         }
@@ -207,6 +212,8 @@ final class ProgressDisplay: @unchecked Sendable {
                 return
             }
             switch event {
+            case .progress(let id, let progress) where progress.recording != nil:
+                showRecording(id, progress, progress.recording!)
             case .progress(let id, let progress):
                 if isTerminal {
                     drawBar(id, progress)
@@ -227,6 +234,26 @@ final class ProgressDisplay: @unchecked Sendable {
                 printNote("\(id): the stream's playlists deviate from RFC 8216bis in \(count); read as players read them (carryon logs \(id) --error lists each)")
             default:
                 break
+            }
+        }
+    }
+
+    /// A recording's progress: seconds on disk (of the duration asked for), bytes, how far
+    /// behind the live edge, segments missed; on a terminal redrawn, else a line per 10 s recorded.
+    private func showRecording(_ id: String, _ progress: DownloadProgress, _ recording: DownloadProgress.Recording) {
+        var text = "recording \(formatDuration(recording.recordedSeconds))"
+        if let limit = recording.limit { text += " of \(formatDuration(limit))" }
+        text += ", \(formatBytes(progress.bytesDone))"
+        if recording.behindLiveEdge >= 0.5 { text += ", \(formatDuration(recording.behindLiveEdge)) behind the live edge" }
+        if recording.missedSegments > 0 { text += ", \(recording.missedSegments) segment\(recording.missedSegments == 1 ? "" : "s") missed" }
+        if isTerminal {
+            FileHandle.standardError.write("\r\u{1B}[2K\(id) \(text)")
+            drewBar = true
+        } else {
+            let tens = Int(recording.recordedSeconds / 10)
+            if tens > lastDecile[id, default: -1] {
+                lastDecile[id] = tens
+                printNote("\(id): \(text)")
             }
         }
     }

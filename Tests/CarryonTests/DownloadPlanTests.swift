@@ -237,7 +237,7 @@ struct DownloadPlanTests {
             """))
         #expect(plan.resources.map { $0.uri.split(separator: "/").last! } == ["s1.ts", "s3.ts"])
         #expect(plan.resources.map(\.startTime) == [0, 8])
-        #expect(try plan.localURIs("video") == ["00001.ts", "gap-1", "00002.ts"])
+        #expect(try plan.localURIs("video") == ["00001.ts", "gap-1.ts", "00002.ts"])
         #expect(try plan.localText("video").contains("#EXT-X-GAP\n"))
     }
 

@@ -257,31 +257,31 @@ struct DownloadSessionTests {
 
     // MARK: Refused before any media is fetched
 
-    @Test("a live playlist (no EXT-X-ENDLIST) fails as unsupported before any media is fetched")
+    @Test("a live playlist (no EXT-X-ENDLIST) is recorded from its live edge; one that stops changing suspends the recording as stalled, naming it, with what it recorded kept")
     func livePlaylist() async throws {
-        try await withSession { session, folder in
-            let playlist = try folder.write("""
-                #EXTM3U
-                #EXT-X-TARGETDURATION:4
-                #EXT-X-MEDIA-SEQUENCE:100
-                #EXTINF:4,
-                s100.ts
-                #EXTINF:4,
-                s101.ts
-
-                """, to: "live/index.m3u8")
-            try folder.write(bytes: Self.bytes(1_000), to: "live/s100.ts")
-            try folder.write(bytes: Self.bytes(1_000), to: "live/s101.ts")
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
+            var configuration = Self.configuration
+            configuration.stallTimeout = .seconds(1)
+            let session = try await DownloadSession(library: library, configuration: configuration)
+            var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-MEDIA-SEQUENCE:100"]
+            for number in 100...103 {
+                lines += ["#EXTINF:1,", "s\(number).ts"]
+                try folder.write(bytes: Self.bytes(1_000 + number), to: "live/s\(number).ts")
+            }
+            let playlist = try folder.write(lines.joined(separator: "\n") + "\n", to: "live/index.m3u8")
             let task = try await session.makeTask(url: playlist.path)
             let (state, errors, planned) = try await run(task, in: session)
-            #expect(state == .failed)
-            #expect(errors.map(\.code) == [.unsupported])
-            #expect(errors.first?.message.contains("live playlist") == true)
-            #expect(!planned)
+            #expect(state == .suspended && planned)
+            #expect(errors.isEmpty)
+            let stalled = try #require(await session.lastError(of: task.id))
+            #expect(stalled.code == .stalled && stalled.message.contains(playlist.path) && stalled.message.contains("no new segment"), "\(stalled.message)")
             let snapshot = try await task.snapshot()
-            #expect(snapshot.error?.contains("no EXT-X-ENDLIST") == true)
-            #expect(snapshot.playlist == nil && snapshot.progress.resourcesTotal == 0)
-            #expect(try Self.mediaFiles(in: snapshot.bundlePath) == [])
+            #expect(snapshot.live == LiveOptions())
+            // Three target durations from the end: the last three of the four.
+            #expect(try Self.mediaFiles(in: snapshot.bundlePath).filter { $0.hasSuffix(".ts") }.count == 3)
+            let local = try String(contentsOfFile: snapshot.bundlePath + "/media/index.m3u8", encoding: .utf8)
+            #expect(local.contains("#EXT-X-MEDIA-SEQUENCE:101") && local.contains("#EXT-X-PLAYLIST-TYPE:EVENT") && !local.contains("ENDLIST"))
         }
     }
 

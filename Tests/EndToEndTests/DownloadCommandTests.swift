@@ -162,15 +162,16 @@ struct DownloadCommandTests {
         }
     }
 
-    @Test("a live playlist is refused before any media is fetched")
+    @Test("--start on a live playlist is refused before any media is fetched, saying what to do instead")
     func live() async throws {
         try await withTemporaryDirectory { folder in
             try folder.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg0.ts\n#EXTINF:4,\nseg1.ts\n", to: "media/live.m3u8")
             try folder.write(bytes: [0x47], to: "media/seg0.ts")
             try await Origin(root: folder.appendingPathComponent("media").path).withRunning { origin in
-                let result = try await runCarryon(["download", origin.baseURL + "/live.m3u8", "--library", folder.appendingPathComponent("lib").path])
+                let result = try await runCarryon(["download", origin.baseURL + "/live.m3u8", "--start", "1:00",
+                                                   "--library", folder.appendingPathComponent("lib").path])
                 #expect(result.status == 1)
-                #expect(result.standardError.contains("live"))
+                #expect(result.standardError.contains("is a live stream") && result.standardError.contains("--from-start"), "\(result.standardError)")
                 #expect(!(await origin.requests()).contains { $0.path.hasSuffix(".ts") })
             }
         }

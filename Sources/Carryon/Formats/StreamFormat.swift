@@ -65,6 +65,9 @@ struct PlanRequest: Sendable {
     var pinnedVariant: String? = nil
     /// Variants planned as extra selections beside the main one.
     var additionalVariants: [MediaSelection.Variant] = []
+    /// Where a live stream's manifests are recorded, reload after reload: the format plans what
+    /// the recording holds. Nil: a live stream is refused.
+    var recording: LiveRecording? = nil
 }
 
 /// A stream planned: what to fetch and write, and what was chosen (nil when the stream offered

@@ -47,6 +47,10 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     /// The part of the stream to download (see ``TimeRange``); nil: all of it. Kept with the
     /// asset: a resumed download, and a variant added later, take the same part.
     public var timeRange: TimeRange?
+    /// How a live stream is recorded; set by the session once the stream turns out to be
+    /// live (nil: a complete stream, or one not read yet). For a live stream, ``timeRange``
+    /// may give only a duration: the seconds of media to record.
+    public var live: LiveOptions?
 
     /// Options with the given bounds and choices; each parameter sets the property of the same
     /// name. The defaults take the highest variant, preferring HDR and multichannel audio, with
@@ -54,7 +58,8 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     public init(minimumBitrate: Int? = nil, minimumResolution: Resolution? = nil, maximumBitrate: Int? = nil,
                 maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
                 audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,
-                preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil, timeRange: TimeRange? = nil) {
+                preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil, timeRange: TimeRange? = nil,
+                live: LiveOptions? = nil) {
         self.minimumBitrate = minimumBitrate
         self.minimumResolution = minimumResolution
         self.maximumBitrate = maximumBitrate
@@ -66,6 +71,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         self.preferredLanguages = preferredLanguages
         self.maximumBytesPerSecond = maximumBytesPerSecond
         self.timeRange = timeRange
+        self.live = live
     }
 
     /// Checks that every bound is one a stream can have: bitrates and the byte rate from 1 to

@@ -29,6 +29,23 @@ public struct DownloadProgress: Sendable, Hashable, Codable {
     /// The requests the task keeps in flight now — chosen by the link when the session adapts
     /// them (``DownloadSession/Configuration/adaptsConcurrency``); nil when it is not running.
     public var connections: Int? = nil
+    /// For a recording of a live stream, how far it has come; nil for any other download.
+    public var recording: Recording? = nil
+
+    /// How far a recording of a live stream has come. Its ``DownloadProgress/bytesExpected``
+    /// counts only what the stream has shown so far, and it has no
+    /// ``DownloadProgress/secondsRemaining`` unless it records a given duration.
+    public struct Recording: Sendable, Hashable, Codable {
+        /// Seconds of media on disk, in the main rendition.
+        public var recordedSeconds: Double
+        /// Seconds the stream has shown that are not on disk yet: how far the bundle is behind
+        /// the live edge the recording follows.
+        public var behindLiveEdge: Double
+        /// The seconds of media to record, when limited.
+        public var limit: Double?
+        /// Segments the recording missed (the window moved past them while it was stopped).
+        public var missedSegments: Int
+    }
 
     /// Done as a fraction of expected, 0…1, over the resources whose size is known or
     /// believable (see ``bytesPastEstimate``).

@@ -101,4 +101,11 @@ public struct TimeRange: Sendable, Hashable, Codable, CustomStringConvertible {
         }
         return total.isFinite && total <= latest ? total : nil
     }
+
+    /// The seconds of media a recording of a live stream takes for this range: its duration
+    /// when it starts at 0 and has an end (a recording counts from where it starts), else nil.
+    var recordingLimit: Double? {
+        guard start == 0, let end else { return nil }
+        return end
+    }
 }

@@ -31,6 +31,9 @@ public struct DownloadEventRecord: Sendable, Codable, Hashable {
     public var connections: Int?
     /// The time left at that rate (`progress`).
     public var secondsRemaining: Double?
+    /// For a recording of a live stream (`progress`): how far it has come — seconds on disk,
+    /// how far behind the live edge, the duration asked for, segments missed.
+    public var recording: DownloadProgress.Recording?
     /// The rendition's key (`time-range`, `rendition-completed`).
     public var rendition: String?
     /// Where the loaded range starts, in seconds of the presentation (`time-range`).
@@ -76,6 +79,7 @@ public struct DownloadEventRecord: Sendable, Codable, Hashable {
             bytesPerSecond = progress.bytesPerSecond
             connections = progress.connections
             secondsRemaining = progress.secondsRemaining
+            recording = progress.recording
         case .timeRangeLoaded(_, let key, let range, _, _):
             self.event = "time-range"
             rendition = key

@@ -12,12 +12,31 @@ extension DownloadSession {
             throw CarryonError(.unknownAsset, "no asset has the id \(id)")
         }
         let fetcher = playlistFetcher(for: asset)
+        if asset.options.live != nil && asset.planned {
+            // A recording that goes on, from what the bundle kept of it.
+            let recording = try LiveRecording.load(from: bundle) ?? LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
+                                                                                 limit: asset.options.timeRange?.recordingLimit)
+            return try await record(id, asset: asset, recording: recording, fetcher: fetcher, bundle: bundle)
+        }
         if !asset.planned {
             // The stream's first manifest is asked for once a run: a stream that does not
             // answer waits for its next try in the queue, its slot given to the next task.
             let deferring = (tasks[id]?.startAttempts ?? 0) + 1 < configuration.retry.maximumAttempts
+            // Should the stream be live, it is recorded into this.
+            let recording = LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
+                                          limit: asset.options.timeRange?.recordingLimit)
             let planned = try await cancellable {
-                try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options), fetcher: fetcher, deferring: deferring)
+                try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options, recording: recording),
+                                          fetcher: fetcher, deferring: deferring)
+            }
+            if recording.isLive {
+                return try await record(id, asset: asset, recording: recording, fetcher: fetcher, bundle: bundle)
+            }
+            if asset.options.live != nil {
+                // Live options asked of a complete stream: it has no live edge; it is not a recording.
+                var options = asset.options
+                options.live = nil
+                try await index.setOptions(options, of: id)
             }
             // Keys before any media: a key Carryon cannot obtain fails the task here.
             if configuration.prefetchKeys { try await obtainKeys(planned.plan.keys, for: id, fetcher: fetcher) }
@@ -48,8 +67,11 @@ extension DownloadSession {
         }
         let fetcher = playlistFetcher(for: asset)
         // The playlists are read again for the keys they name; nothing is written but the keys.
+        // A recording's are the ones it recorded (a finished one is read without the network).
+        let recording = asset.options.live == nil ? nil : try LiveRecording.load(from: library.bundleURL(for: id))
         let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
-                                                             additionalVariants: asset.selection?.additionalVariants ?? []), fetcher: fetcher)
+                                                             additionalVariants: asset.selection?.additionalVariants ?? [],
+                                                             recording: recording), fetcher: fetcher)
         var keys = planned.plan.keys
         if onlyMissing {
             let valid = Set(try await KeyStore(library: library).keys(of: id)
@@ -98,7 +120,13 @@ extension DownloadSession {
             manifestFetcher.retry.maximumAttempts = 1
             manifestFetcher.defersRetries = deferring
         }
-        let manifest = try await manifestFetcher.fetchManifest(asset.url)
+        let manifest: FetchedManifest
+        if let recording = request.recording, recording.isFinished, let first = recording.firstManifest {
+            // A finished recording is planned from what it holds, without the network.
+            manifest = FetchedManifest(url: first.url, bytes: first.bytes)
+        } else {
+            manifest = try await manifestFetcher.fetchManifest(asset.url)
+        }
         let format = asset.planned ? try configuration.formats.format(named: asset.format) : configuration.formats.format(of: manifest)
         return try await format.plan(manifest, for: request, fetcher: fetcher)
     }
@@ -227,6 +255,9 @@ extension DownloadSession {
         }
         guard let asset = try await index.asset(id), asset.planned else {
             throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
+        }
+        if asset.options.live != nil {
+            throw CarryonError(.invalidState, "\(id) is a recording of a live stream: what it holds was chosen as it was recorded; record the stream again for other renditions or another part")
         }
         // What it has: nil for a single media playlist, to which only a wider part can be added.
         let current = asset.selection

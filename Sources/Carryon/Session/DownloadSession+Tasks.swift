@@ -192,6 +192,13 @@ extension DownloadSession {
         var machine = try await machine(id)
         let wasQueued = tasks[id]?.isQueued == true
         let action: DownloadTaskStateMachine.Action
+        if request == .suspend, let run = tasks[id]?.run, run.recording != nil {
+            // A recording stopped ends complete, with what is on disk (see `record`).
+            run.stopsRecording = true
+            run.work.cancel()
+            await run.ended?.value
+            return tasks[id]?.machine.state ?? .completed
+        }
         switch request {
         case .suspend:
             action = machine.suspend()

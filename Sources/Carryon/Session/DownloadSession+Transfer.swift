@@ -6,7 +6,10 @@ extension DownloadSession {
     /// How many pending resources the transfer reads from the index at a time.
     static let queuePage = 256
 
-    func transfer(_ id: String, asset: AssetRecord) async throws(CarryonError) {
+    /// Fetches task `id`'s pending resources. For a `recording`, a segment the origin no longer
+    /// has (404, 410: gone from the window before the recording reached it) is a gap in the
+    /// recording, not a failure, and a location the origin refuses is not read as expired.
+    func transfer(_ id: String, asset: AssetRecord, recording: LiveRecording? = nil) async throws(CarryonError) {
         guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
@@ -19,7 +22,7 @@ extension DownloadSession {
                                       timeout: configuration.requestTimeout, logger: logger, rule: configuration.locationRule.forStream(asset.url),
                                       stallTimeout: configuration.stallTimeout, budget: budget, bandwidthKnown: bandwidthKnown,
                                       routes: fallbacks.isEmpty ? nil : FallbackRoutes(fallbacks),
-                                      expiredStatuses: configuration.expiredStatuses, rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
+                                      expiredStatuses: recording == nil ? configuration.expiredStatuses : [], rateLimit: rate.map { RateLimit(bytesPerSecond: $0) })
         run.requestLimit = configuration.maximumRequestsPerTask
         if configuration.adaptsConcurrency {
             run.concurrency = ConcurrencyController(start: configuration.maximumRequestsPerTask, maximum: configuration.maximumConnections,
@@ -51,7 +54,13 @@ extension DownloadSession {
                             try await group.next()
                             inFlight -= 1
                         }
-                        group.addTask { try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true) }
+                        group.addTask {
+                            do {
+                                try await self.fetchOnce(resource, with: fetcher, into: bundle, queued: true)
+                            } catch let error as CarryonError where recording != nil && (error.cause as? ResponseStatus)?.isGone == true {
+                                await self.missed(resource, by: recording!, error)
+                            }
+                        }
                         inFlight += 1
                     }
                 }
@@ -59,10 +68,20 @@ extension DownloadSession {
             }
         }
         let remaining = try await index.pendingCount(of: id, rendition: nil)
-        guard remaining == 0 else {
+        // A recording's missed segments stay pending until its next round makes them gaps.
+        guard remaining == 0 || recording != nil else {
             throw CarryonError(.transfer, "\(remaining) resources are still missing after the transfer")
         }
         emitProgress(id, force: true)
+    }
+
+    /// A segment the origin no longer had, for a recording: a gap in it, in the error log.
+    private func missed(_ resource: ResourceRecord, by recording: LiveRecording, _ error: CarryonError) {
+        let marked = recording.markMissing(resource.uri, offset: resource.rangeOffset)
+        AssetLogs(library: library).error(
+            .init(date: Date(), event: "record", uri: resource.uri, errorDomain: "carryon", errorCode: "gap",
+                  comment: "\(error.message): gone from the live stream's window before the recording reached it; marked EXT-X-GAP (\(marked) segment\(marked == 1 ? "" : "s"))"),
+            for: resource.assetID)
     }
 
     /// Fetches the resources of a task this session is running now, ahead of its order, and

@@ -107,4 +107,7 @@ public struct AssetSnapshot: Sendable, Codable, Hashable {
     /// The part of the stream downloaded, when the download was asked for one
     /// (``DownloadOptions/timeRange``); nil: all of it.
     public var timeRange: TimeRange? = nil
+    /// For a recording of a live stream: where it started and what it missed
+    /// (``DownloadOptions/live``); nil for any other download.
+    public var live: LiveOptions? = nil
 }

@@ -245,6 +245,6 @@ extension OfflineLibrary {
             completedAt: asset.completedAt, policy: StoragePolicy(expiresAt: asset.expiresAt, priority: asset.priority),
             lastPlayedAt: asset.lastPlayedAt, playback: current.playback,
             cache: current.cache, problems: problems.isEmpty ? nil : problems,
-            worker: Self.worker(of: ownership), timeRange: asset.options.timeRange)
+            worker: Self.worker(of: ownership), timeRange: asset.options.timeRange, live: asset.options.live)
     }
 }

@@ -165,6 +165,10 @@ final class AssetJSONWriter {
                 json.key("lastPlayedAt")
                 json.date(played)
             }
+            if let live = record.options.live {
+                json.key("live")
+                guard let compact = compact(live), compact.withUnsafeBufferPointer({ json.splice($0) }) else { return false }
+            }
             if record.planned, LocalManifest.manifests(ofFormat: record.format).contains(DASHFormat.localMPD) {
                 json.key("mpd")
                 json.string(bundle + "/" + DASHFormat.localMPD.path)
@@ -241,7 +245,7 @@ final class AssetJSONWriter {
     }
 
     /// `range` as the encoder writes it compactly, with sorted keys.
-    private func compact(_ range: TimeRange) -> [UInt8]? {
+    private func compact(_ range: some Encodable) -> [UInt8]? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return (try? encoder.encode(range)).map { [UInt8]($0) }

@@ -124,6 +124,12 @@ final class TaskRun {
     var refreshing: Task<Void, any Error>?
     /// A fresh manifest URL the session's ``ManifestURLProvider`` gave, used from then on.
     var manifestURL: String?
+    /// The recording, when the run records a live stream.
+    var recording: LiveRecording?
+    /// Whether the recording was asked to stop (suspended, Ctrl-C): it then ends complete.
+    var stopsRecording = false
+    /// The main rendition's key, for a recording's seconds on disk.
+    private var mainRendition: String?
 
     init(work: Task<Void, any Error>, bundle: URL, fence: Fence) {
         self.work = work
@@ -134,7 +140,7 @@ final class TaskRun {
     /// The progress to write to the index for other processes, when it changed since the last.
     func progressToWrite(at now: Double) -> DownloadProgress? {
         guard let tracker else { return nil }
-        var progress = tracker.snapshot(at: now)
+        var progress = withRecording(tracker.snapshot(at: now))
         progress.connections = requestsInFlight
         progress.loadedTimeRanges = [:]
         guard progress != progressWritten else { return nil }
@@ -149,6 +155,7 @@ final class TaskRun {
             if resource.rangeOffset != nil, resource.state != .done { left[resource.fileName, default: 0] += 1 }
         }
         renditionDurations = renditions.reduce(into: [:]) { $0[$1.key] = $1.duration }
+        mainRendition = renditions.min { $0.position < $1.position }?.key
         self.fetcher = fetcher
     }
 
@@ -191,8 +198,22 @@ final class TaskRun {
         guard let tracker else { return nil }
         if !force, let last = lastProgressEvent, now - last < 0.2 { return nil }
         lastProgressEvent = now
-        var progress = tracker.snapshot(at: now)
+        var progress = withRecording(tracker.snapshot(at: now))
         progress.connections = requestsInFlight
+        return progress
+    }
+
+    /// `progress` with how far the recording has come, for a run that records: no time left
+    /// unless the recording has a duration to reach.
+    private func withRecording(_ progress: DownloadProgress) -> DownloadProgress {
+        guard let recording else { return progress }
+        var progress = progress
+        let onDisk = mainRendition.flatMap { progress.loadedTimeRanges[$0] }?.reduce(0) { $0 + $1.duration } ?? 0
+        let limit = recording.limit
+        progress.recording = .init(recordedSeconds: onDisk, behindLiveEdge: max(0, recording.duration - onDisk), limit: limit,
+                                   missedSegments: recording.missed.count)
+        // A live stream arrives in real time: what is left of the duration is the time left.
+        progress.secondsRemaining = limit.map { max(0, $0 - onDisk) }
         return progress
     }
 

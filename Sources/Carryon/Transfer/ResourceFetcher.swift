@@ -353,7 +353,8 @@ struct ResourceFetcher: Sendable {
         case 408, 425, 429, 500...599:
             throw AttemptError.retry("the server answered \(status) \(head.status.reasonPhrase)", retryAfter: retryAfter)
         default:
-            throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(head.status.reasonPhrase)"))
+            throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(head.status.reasonPhrase)",
+                                                  cause: ResponseStatus(code: Int(status))))
         }
     }
 
@@ -378,4 +379,13 @@ struct ResourceFetcher: Sendable {
     func truncate(_ path: FilePath) async throws {
         try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .newFile(replaceExisting: true)) { _ in }
     }
+}
+
+/// The status of a response that ended a fetch (the cause of its error): a recording tells a
+/// segment gone from a live stream's window (404, 410) from other failures by it.
+struct ResponseStatus: Error, Sendable {
+    var code: Int
+
+    /// Whether the resource is not there (any more).
+    var isGone: Bool { code == 404 || code == 410 }
 }

@@ -29,6 +29,8 @@ extension DaemonAPI {
         var start: Double?
         var end: Double?
         var duration: Double?
+        /// For a live stream: record from the oldest segment its window holds, not the live edge.
+        var fromStart: Bool?
 
         /// A rendition choice given as text or as an array of languages.
         struct Choice: Decodable {
@@ -59,6 +61,7 @@ extension DaemonAPI {
         }
         options.maximumBytesPerSecond = new.limitRate
         options.timeRange = try Self.timeRange(start: new.start, end: new.end, duration: new.duration)
+        if new.fromStart == true { options.live = LiveOptions(fromStart: true) }
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         if new.fleet == true {
             try await session.enqueueForFleet(task.id)

@@ -803,7 +803,11 @@ enum OpenAPIDocument {
           },
           "duration": {
             "type": "number",
-            "description": "only this many seconds from start (not with end)"
+            "description": "only this many seconds from start (not with end); of a live stream, this many seconds recorded"
+          },
+          "fromStart": {
+            "type": "boolean",
+            "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"
           }
         }
       },
@@ -928,6 +932,24 @@ enum OpenAPIDocument {
                 "type": "number"
               },
               "end": {
+                "type": "number"
+              }
+            }
+          },
+          "live": {
+            "type": "object",
+            "required": [
+              "fromStart"
+            ],
+            "description": "a recording of a live stream: where it started, and the segments it missed (kept as EXT-X-GAP); absent for any other download",
+            "properties": {
+              "fromStart": {
+                "type": "boolean"
+              },
+              "missedSegments": {
+                "type": "integer"
+              },
+              "missedSeconds": {
                 "type": "number"
               }
             }

@@ -169,7 +169,8 @@ function onEvent(record) {
     case "progress":
       if (!asset) return refreshAsset(record.id);
       asset.progress = { ...asset.progress, bytesDone: record.bytesDone, bytesExpected: record.bytesExpected,
-        bytesPerSecond: record.bytesPerSecond, secondsRemaining: record.secondsRemaining, connections: record.connections };
+        bytesPerSecond: record.bytesPerSecond, secondsRemaining: record.secondsRemaining, connections: record.connections,
+        recording: record.recording };
       asset.bytesOnDisk = Math.max(asset.bytesOnDisk ?? 0, record.bytesDone ?? 0);
       return renderSoon();
     case "time-range": {

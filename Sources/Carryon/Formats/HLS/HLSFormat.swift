@@ -27,7 +27,7 @@ struct HLSFormat: StreamFormat {
     }
 
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
-        let (plan, selection) = try await HLSPlanner(fetcher: fetcher, options: request.options)
+        let (plan, selection) = try await HLSPlanner(fetcher: fetcher, options: request.options, recording: request.recording)
             .plan(assetID: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
                   additionalVariants: request.additionalVariants)
         return PlannedStream(plan: plan, selection: selection, format: name)

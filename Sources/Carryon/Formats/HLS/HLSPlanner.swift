@@ -4,12 +4,15 @@ import HLS
 /// ``Presentation`` of its multivariant playlist), and plans it: the I/O half of HLS's
 /// ``DownloadPlan`` (the pure half is `HLSPlan.swift`).
 ///
-/// Refuses, before any media is fetched, what Carryon does not download yet: live playlists
-/// (no `EXT-X-ENDLIST`, as AVFoundation refuses them). Encrypted streams are planned with their
+/// A live playlist (no `EXT-X-ENDLIST`, not `VOD`) is recorded into `recording`, a reload at a
+/// time (``RecordedPlaylist``), and what the recording holds is planned; without a recording
+/// it is refused, as AVFoundation refuses it. Once the recording is finished, its playlists are
+/// planned as recorded, without reading the network. Encrypted streams are planned with their
 /// keys (``DownloadPlan/keys``), which the session obtains before any media.
 struct HLSPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
+    var recording: LiveRecording? = nil
 
     /// Plans the stream at `url`. With `pinnedVariant`, that variant is taken instead of
     /// choosing one; `additionalVariants` are planned too, as extra selections.
@@ -28,8 +31,10 @@ struct HLSPlanner: Sendable {
     /// gives the same plan, or the error as a whole read says it.
     func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String? = nil,
               additionalVariants: [MediaSelection.Variant] = []) async throws(CarryonError) -> (DownloadPlan, MediaSelection?) {
-        if let planned = try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
-                                        additionalVariants: additionalVariants, oneTextPass: true) {
+        // A recording's playlists are small, and each is read whole to be merged (a stream
+        // first found live in one pass is planned again so).
+        if recording?.isLive != true, let planned = try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
+                                                          additionalVariants: additionalVariants, oneTextPass: true) {
             return planned
         }
         return try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
@@ -42,7 +47,11 @@ struct HLSPlanner: Sendable {
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
         let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
-        var builder = HLSPlanBuilder(assetID: assetID, range: options.timeRange)
+        // A recording's limit is its own (see LiveRecording), not a part of the stream. (The
+        // first plan of a stream found live is not used: see DownloadSession.perform.)
+        let range = recording?.isLive == true ? nil : options.timeRange
+        recording?.remember(manifest.bytes, at: manifest.url)
+        var builder = HLSPlanBuilder(assetID: assetID, range: range)
         let alone = DownloadPlan.Rendition(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: manifest.url, estimatedBitrate: Self.unknownBitrate)
         let parsed: Playlist.Parsed
@@ -54,7 +63,7 @@ struct HLSPlanner: Sendable {
         case .multivariant(let multivariant):
             parsed = multivariant
         }
-        builder = HLSPlanBuilder(assetID: assetID, range: options.timeRange)
+        builder = HLSPlanBuilder(assetID: assetID, range: range)
         let playlist = parsed.playlist
         let main: MultivariantPlaylist
         do {
@@ -94,7 +103,12 @@ struct HLSPlanner: Sendable {
                                     estimatedBitrate: bitrate))
         }
         for rendition in renditions {
-            let media = try await streamFetcher.fetchManifest(rendition.uri, namedBy: main.url)
+            let media: FetchedManifest
+            if let recording, recording.isFinished, let recorded = recording.manifest(at: rendition.uri) {
+                media = FetchedManifest(url: rendition.uri, bytes: recorded)
+            } else {
+                media = try await streamFetcher.fetchManifest(rendition.uri, namedBy: main.url)
+            }
             switch try read(media, imports: main.variables, as: rendition, into: &builder, rule: rule, oneTextPass: oneTextPass) {
             case .restart: return nil
             case .planned: continue
@@ -122,6 +136,8 @@ struct HLSPlanner: Sendable {
                       into builder: inout HLSPlanBuilder, rule: LocationRule, oneTextPass: Bool) throws(CarryonError) -> Reading {
         var check = SegmentCheck(url: manifest.url, rule: rule)
         let media: MediaPlaylist
+        // The playlist's text, from which its local copy is written: a recording's, when it is recorded.
+        var text = manifest.bytes
         if oneTextPass {
             builder.begin(rendition, expectedSegments: PlaylistReading.estimatedSegmentCount(manifest.bytes))
             var refused = false
@@ -142,7 +158,11 @@ struct HLSPlanner: Sendable {
                 throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
             }
             switch streamed {
-            case .streamed(let resolved): media = resolved
+            case .streamed(let resolved):
+                if let recording, recording.records(rendition.uri) || (!resolved.hasEndList && resolved.playlistType != .vod) {
+                    return .restart
+                }
+                media = resolved
             case .media: return .restart
             case .multivariant(let parsed): return refused ? .restart : .multivariant(parsed)
             }
@@ -150,17 +170,51 @@ struct HLSPlanner: Sendable {
             switch try fetcher.read(manifest, imports: imports) {
             case .multivariant(let parsed): return .multivariant(parsed)
             case .media(let resolved):
-                media = resolved
+                if let recorded = try record(resolved, as: rendition.uri, imports: imports) {
+                    (media, text) = recorded
+                } else {
+                    media = resolved
+                }
                 for segment in media.segments { try check.check(segment) }
                 builder.begin(rendition, expectedSegments: media.segments.count)
                 for segment in media.segments { builder.add(segment) }
             }
         }
-        try check.finish(media)
+        try check.finish(media, recorded: recording?.records(rendition.uri) == true)
         // A media playlist alone that gives no duration is estimated at 1 bit per second.
         if rendition.type == "MEDIA", builder.duration <= 0 { builder.reestimate(bitrate: 1) }
-        try builder.end(media: media, fetched: manifest.bytes)
+        try builder.end(media: media, fetched: text)
         return .planned
+    }
+
+    /// With a recording, a live playlist at `uri` (or one recorded before, which may have
+    /// ended since) merged into it: the recording's playlist so far, read, and its text. Nil
+    /// for a complete playlist not recorded, or without a recording.
+    private func record(_ media: MediaPlaylist, as uri: String, imports: [String: String]?) throws(CarryonError) -> (MediaPlaylist, [UInt8])? {
+        guard let recording, recording.records(uri) || (!media.hasEndList && media.playlistType != .vod) else { return nil }
+        if let range = options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: media.url, range) }
+        let text: String
+        if recording.isFinished {
+            guard let recorded = recording.playlist(uri) else { return nil }
+            do { text = try recorded.text() } catch {
+                throw CarryonError(.playlist, "the recording of \(uri) cannot be written: \(error)", cause: error)
+            }
+        } else {
+            let merge: RecordedPlaylist.Merge
+            (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit) throws(CarryonError) in
+                do {
+                    return (try playlist.merge(media, start: start, limit: limit), try playlist.text())
+                } catch {
+                    throw CarryonError(.playlist, "\(media.url): the recording cannot take this reload: \(error)", cause: error)
+                }
+            }
+            recording.count(merge, in: uri)
+        }
+        let bytes = Array(text.utf8)
+        switch try fetcher.read(FetchedManifest(url: media.url, bytes: bytes), imports: imports) {
+        case .media(let recorded): return (recorded, bytes)
+        case .multivariant: throw CarryonError(.playlist, "the recording of \(uri) reads as a multivariant playlist")
+        }
     }
 
     /// The URI `main` gives now for the variant planned before at `uri`: the same, or the one

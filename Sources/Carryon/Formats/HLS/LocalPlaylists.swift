@@ -31,6 +31,8 @@ extension DownloadPlan {
         let canonical = !media.warnings.isEmpty
         func writeLines(into output: inout LineOutput) throws(PlaylistError) {
             var segmentIndex = 0
+            // The extension of the last segment file named, for the name of a gap after it.
+            var gapExtension = ".ts"
             var sawHeader = false
             var sawInf = false
             // With a window: the keys and initialization section in effect before its first
@@ -86,8 +88,12 @@ extension DownloadPlan {
                         try output.append(Line(tag: .inf(Inf(duration: 0))))
                     }
                     sawInf = false
-                    // A gap segment: nothing was fetched; keep a name inside the bundle.
-                    let name = segmentFile(segmentIndex).map { relativePath($0, fromFolder: key) } ?? "gap-\(segmentIndex)"
+                    // A gap segment: nothing was fetched; keep a name inside the bundle, with
+                    // its neighbours' extension (ffmpeg refuses a playlist naming a segment
+                    // whose extension is not a media file's).
+                    let file = segmentFile(segmentIndex)
+                    if let file, let dot = file.lastIndex(of: "."), !file[dot...].contains("/") { gapExtension = String(file[dot...]) }
+                    let name = file.map { relativePath($0, fromFolder: key) } ?? "gap-\(segmentIndex)\(gapExtension)"
                     segmentIndex += 1
                     // A name the plan made (no line break, no leading '#' or space): written as it is.
                     output.appendLine(name)

@@ -49,16 +49,17 @@ struct SegmentCheck {
     /// locations (keys of other schemes — `data:`, an app's own — are not fetched: the content
     /// key fetcher decodes them or asks the app's provider), whether it is live, whether it has
     /// anything to download.
-    func finish(_ media: MediaPlaylist) throws(CarryonError) {
+    /// A playlist `recorded` (``RecordedPlaylist``) is live by nature until the recording ends.
+    func finish(_ media: MediaPlaylist, recorded: Bool = false) throws(CarryonError) {
         for line in keyByLine.keys.sorted() {
             guard let key = keyByLine[line],
                   ["http", "https", "file"].contains(URIReference.scheme(of: key.uri)?.lowercased() ?? "") else { continue }
             try rule.check(key.uri, namedBy: "\(url), line \(key.line)")
         }
-        if !media.hasEndList && media.playlistType != .vod {
+        if !recorded && !media.hasEndList && media.playlistType != .vod {
             throw CarryonError(.unsupported, "\(url) is a live playlist (no EXT-X-ENDLIST); Carryon downloads complete (VOD) streams only, as AVFoundation does")
         }
-        if segments == gaps {
+        if segments == gaps && !(recorded && !media.hasEndList) {
             let what = segments == 0 ? "no segment" : "only gaps (EXT-X-GAP)"
             throw CarryonError(.playlist, "\(url) has \(what): there is nothing to download")
         }

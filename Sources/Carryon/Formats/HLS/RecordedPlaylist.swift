@@ -1,0 +1,229 @@
+import HLS
+
+/// A live HLS media playlist as recorded: the segments each reload brings that the recording
+/// does not have yet, appended in media sequence order to one playlist that only grows, written
+/// strictly (absolute URIs, explicit byte range offsets, the key and map in effect restated
+/// where they change). While the recording goes on it is an `EVENT` playlist; finished, a `VOD`
+/// one with `EXT-X-ENDLIST`. The HLS planner plans it as it plans any media playlist.
+///
+/// Media sequence numbers are the origin's, so that an IV derived from them stays right; what a
+/// reload shows the recording missed (the window moved on while it was stopped) is kept as
+/// `EXT-X-GAP` segments of the target duration, one per number missed. A stream that starts
+/// over (its numbers go back, the segment last recorded is gone) goes on after an
+/// `EXT-X-DISCONTINUITY`, numbered after the last one recorded, its keys' IVs written out.
+struct RecordedPlaylist: Sendable, Codable, Hashable {
+    /// One segment recorded: the text of its tags and URI, and what recording needs of it.
+    struct RecordedSegment: Sendable, Codable, Hashable {
+        /// The tags before `EXTINF` (discontinuity, key, map, program date), as written.
+        var prefix: String
+        /// The `EXTINF` line, byte range and URI, as written.
+        var body: String
+        var uri: String
+        var rangeOffset: Int?
+        var duration: Double
+        /// The origin's media sequence number (nil for a gap).
+        var origin: Int?
+        var isGap: Bool
+    }
+
+    /// Where a recording starts in the first playlist it reads.
+    enum Start: String, Sendable, Codable {
+        /// Three target durations from the end, where RFC 8216bis lets a player start.
+        case liveEdge
+        /// The oldest segment the window still holds.
+        case oldest
+    }
+
+    /// The segments a reload added, and the gaps it found.
+    struct Merge: Sendable, Hashable {
+        var added = 0
+        /// Segments missed: the window had moved past them.
+        var missed = 0
+        /// Their seconds (each counted as the target duration).
+        var missedSeconds = 0.0
+        /// Whether the stream started over (its sequence numbers went back).
+        var restarted = false
+    }
+
+    private(set) var segments: [RecordedSegment] = []
+    /// `EXT-X-MEDIA-SEQUENCE` of the recording: the number of its first segment.
+    private(set) var firstSequence = 0
+    private(set) var discontinuitySequence = 0
+    private(set) var targetDuration = 1
+    private(set) var version: Int?
+    private(set) var independentSegments = false
+    /// The `EXT-X-KEY` and `EXT-X-MAP` lines in effect after the last segment, as written.
+    private var keyText = ""
+    private var mapText = ""
+    /// Whether the origin ended the playlist (`EXT-X-ENDLIST`).
+    private(set) var originEnded = false
+    /// Whether the recording is finished: no segment is added any more, and the text ends.
+    private(set) var isFinished = false
+
+    /// The recorded duration, gaps included.
+    var duration: Double { segments.reduce(0) { $0 + $1.duration } }
+    var isEmpty: Bool { segments.isEmpty }
+    /// How many segments were missed, and their seconds.
+    var gapCount: Int { segments.count(where: \.isGap) }
+
+    /// Adds what `media`, a fresh reading of the live playlist, has that the recording does
+    /// not: on the first reading from `start`, then every segment after the last recorded,
+    /// until the recording holds `limit` seconds (nil: no limit).
+    mutating func merge(_ media: MediaPlaylist, start: Start, limit: Double?) throws(PlaylistError) -> Merge {
+        var merge = Merge()
+        guard !isFinished else { return merge }
+        targetDuration = max(targetDuration, media.targetDuration)
+        version = max(version ?? 0, media.version ?? 0)
+        independentSegments = independentSegments || media.independentSegments
+        let incoming = media.segments
+        var from = 0
+        var discontinuity = false
+        if let last = segments.last(where: { $0.origin != nil }), let lastSequence = last.origin {
+            if let index = incoming.firstIndex(where: { $0.mediaSequence == lastSequence }),
+               incoming[index].uri == last.uri, incoming[index].byteRange?.offset == last.rangeOffset {
+                from = index + 1
+            } else if let index = incoming.lastIndex(where: { $0.uri == last.uri && $0.byteRange?.offset == last.rangeOffset }) {
+                // The same segment under another number: the stream renumbered; go on after it.
+                from = index + 1
+            } else if let first = incoming.first, first.mediaSequence > lastSequence {
+                // The window moved past what the recording has: each number missed is a gap.
+                let missed = first.mediaSequence - lastSequence - 1
+                let seconds = Double(targetDuration)
+                merge.missed = missed
+                merge.missedSeconds = Double(missed) * seconds
+                if firstSequence + segments.count == lastSequence + 1 {
+                    for number in 0..<missed {
+                        guard !reached(limit) else { break }
+                        segments.append(RecordedSegment(prefix: "", body: try Self.gapBody(seconds, number: lastSequence + 1 + number),
+                                                        uri: "", rangeOffset: nil, duration: seconds, origin: nil, isGap: true))
+                    }
+                } else {
+                    // Numbered apart from the origin since a restart: the gap is a discontinuity.
+                    discontinuity = true
+                }
+            } else if !incoming.isEmpty {
+                // Numbers that went back, and the last segment gone: the stream started over.
+                discontinuity = true
+                merge.restarted = true
+            }
+        } else if !incoming.isEmpty, segments.isEmpty {
+            from = start == .oldest ? 0 : Self.liveEdge(of: incoming, targetDuration: Double(media.targetDuration))
+            firstSequence = incoming[from].mediaSequence
+            discontinuitySequence = incoming[from].discontinuitySequence
+        }
+        for index in incoming.indices.dropFirst(from) {
+            guard !reached(limit) else { break }
+            try append(incoming[index], discontinuity: discontinuity && index == from)
+            merge.added += 1
+        }
+        if media.hasEndList { originEnded = true }
+        return merge
+    }
+
+    /// Whether the recording holds `limit` seconds.
+    func reached(_ limit: Double?) -> Bool {
+        guard let limit else { return false }
+        return duration >= limit - 1e-6
+    }
+
+    /// The index of the segment a player starts at: the last that starts at least three target
+    /// durations before the end (RFC 8216bis 6.3.3), else the first.
+    static func liveEdge(of segments: [Segment], targetDuration: Double) -> Int {
+        var fromEnd = 0.0
+        for index in segments.indices.reversed() {
+            fromEnd += segments[index].duration
+            if fromEnd >= 3 * targetDuration { return index }
+        }
+        return 0
+    }
+
+    private mutating func append(_ segment: Segment, discontinuity: Bool) throws(PlaylistError) {
+        let sequence = firstSequence + segments.count
+        var prefix: [Line] = []
+        if (segment.discontinuity && !segments.isEmpty) || discontinuity { prefix.append(Line(tag: .discontinuity)) }
+        // The key in effect, restated where it changes; an IV derived from a number the
+        // recording does not keep (after a restart) is written out.
+        var keys: [Line] = segment.keys.map { key in
+            let iv = key.ivIsDerived && sequence == segment.mediaSequence ? nil : key.iv
+            return Line(tag: .key(Key(method: key.method, uri: key.uri, iv: iv, keyFormat: key.keyFormat == "identity" ? nil : key.keyFormat,
+                                      keyFormatVersions: key.keyFormatVersions)))
+        }
+        if keys.isEmpty && !keyText.isEmpty { keys = [Line(tag: .key(Key(method: .none)))] }
+        let keyLines = try Playlist(lines: keys, endsWithNewline: !keys.isEmpty).write()
+        if keyLines != keyText, !(keys.isEmpty && keyText.isEmpty) {
+            prefix += keys
+            keyText = segment.keys.isEmpty ? "" : keyLines
+        }
+        if let map = segment.initSection {
+            let line = Line(tag: .map(Map(uri: map.uri, byteRange: map.byteRange.map { ByteRange(length: $0.length, offset: $0.offset) })))
+            let text = try Playlist(lines: [line]).write()
+            if text != mapText {
+                prefix.append(line)
+                mapText = text
+            }
+        }
+        if let date = segment.programDateTime { prefix.append(Line(tag: .programDateTime(date))) }
+        var body: [Line] = []
+        if segment.isGap { body.append(Line(tag: .gap)) }
+        body.append(Line(tag: .inf(Inf(duration: segment.duration, title: segment.title))))
+        if let range = segment.byteRange { body.append(Line(tag: .byteRange(ByteRange(length: range.length, offset: range.offset)))) }
+        body.append(Line(uri: segment.uri))
+        segments.append(RecordedSegment(prefix: prefix.isEmpty ? "" : try Playlist(lines: prefix).write(),
+                                        body: try Playlist(lines: body).write(), uri: segment.uri,
+                                        rangeOffset: segment.byteRange?.offset, duration: segment.duration,
+                                        origin: segment.mediaSequence, isGap: segment.isGap))
+    }
+
+    private static func gapBody(_ seconds: Double, number: Int) throws(PlaylistError) -> String {
+        try Playlist(lines: [Line(tag: .gap), Line(tag: .inf(Inf(duration: seconds))), Line(uri: "missed-\(number).ts")]).write()
+    }
+
+    /// Ends the recording: no segment is added any more; the segments not on disk at its end
+    /// (`isOnDisk` false) are left out, and those before the last one on disk become gaps.
+    /// Returns the gaps this made: how many, and their seconds.
+    mutating func finish(isOnDisk: (String, Int?) -> Bool) -> (count: Int, seconds: Double) {
+        isFinished = true
+        while let last = segments.last, last.isGap || !isOnDisk(last.uri, last.rangeOffset) {
+            segments.removeLast()
+        }
+        return markGaps { !isOnDisk($0.uri, $0.rangeOffset) }
+    }
+
+    /// Marks the segments at `uri` (and byte offset) that could not be fetched — gone from the
+    /// origin before the recording reached them — as gaps. Returns how many, and their seconds.
+    mutating func markMissing(_ uri: String, offset: Int?) -> (count: Int, seconds: Double) {
+        markGaps { $0.uri == uri && $0.rangeOffset == offset }
+    }
+
+    private mutating func markGaps(where missing: (RecordedSegment) -> Bool) -> (count: Int, seconds: Double) {
+        var marked = (count: 0, seconds: 0.0)
+        for index in segments.indices where !segments[index].isGap && missing(segments[index]) {
+            segments[index].isGap = true
+            segments[index].body = "#EXT-X-GAP\n" + segments[index].body
+            marked.count += 1
+            marked.seconds += segments[index].duration
+        }
+        return marked
+    }
+
+    /// The recording as a media playlist: `EVENT` while it goes on, `VOD` with
+    /// `EXT-X-ENDLIST` once finished.
+    func text() throws(PlaylistError) -> String {
+        var header: [Line] = [Line(tag: .m3u)]
+        // Explicit byte range offsets and EXT-X-MAP need version 4 and 5 or 6; 7 reads every tag written.
+        header.append(Line(tag: .version(max(version ?? 3, 7))))
+        header.append(Line(tag: .targetDuration(targetDuration)))
+        header.append(Line(tag: .mediaSequence(firstSequence)))
+        if discontinuitySequence > 0 { header.append(Line(tag: .discontinuitySequence(discontinuitySequence))) }
+        header.append(Line(tag: .playlistType(isFinished ? .vod : .event)))
+        if independentSegments { header.append(Line(tag: .independentSegments)) }
+        var text = try Playlist(lines: header).write()
+        text.reserveCapacity(text.utf8.count + segments.count * 120)
+        for segment in segments {
+            text += segment.prefix
+            text += segment.body
+        }
+        if isFinished { text += "#EXT-X-ENDLIST\n" }
+        return text
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// A recording of a live stream: what its format has recorded of each of the stream's
+/// manifests so far (for HLS, each media playlist as a ``RecordedPlaylist``), where it started,
+/// and how long it may grow. The format reads each reload into it and plans what it holds, as it
+/// plans a complete stream; the session persists that plan, fetches what is new, and reloads on
+/// the schedule ``reloadDelay`` gives, until ``isEnded``.
+///
+/// Kept in the bundle (`origin/recording.json`, written before the plan it leads to), so that a
+/// recording a crash stopped goes on from what it had (`LiveRecording+Bundle.swift`). Finished
+/// (``finish(isOnDisk:)``), it holds a complete stream, which its format plans without reading
+/// the network (``isFinished``, ``manifest(at:)``).
+final class LiveRecording: Sendable {
+    /// What is kept in the bundle.
+    struct State: Sendable, Codable {
+        var start: RecordedPlaylist.Start
+        /// The seconds of media to record; nil: until the stream ends or the recording is stopped.
+        var limit: Double?
+        /// Each media playlist recorded, by its URI as the stream names it.
+        var playlists: [String: RecordedPlaylist] = [:]
+        /// Their URIs in the order they were first recorded: the main rendition's first.
+        var order: [String] = []
+        /// The manifests read as they were, by URL (a multivariant playlist), for planning the
+        /// finished recording without the network.
+        var manifests: [String: Data] = [:]
+        /// The URL of the stream's first manifest, as last read.
+        var first: String?
+        /// The segments missed so far, and their seconds.
+        var missed = 0
+        var missedSeconds = 0.0
+    }
+
+    /// What one reload round changed.
+    struct Round: Sendable {
+        /// Segments added over every playlist.
+        var added = 0
+        /// Segments missed, their seconds, and the playlists they were missed in.
+        var missed = 0
+        var missedSeconds = 0.0
+        var restarts: [String] = []
+    }
+
+    private let state: Locked<State>
+    private let round = Locked(Round())
+
+    /// A recording about to start: at the live edge or the oldest segment of the window
+    /// (`fromStart`), for at most `limit` seconds.
+    init(fromStart: Bool, limit: Double?) {
+        state = Locked(State(start: fromStart ? .oldest : .liveEdge, limit: limit))
+    }
+
+    private init(_ saved: State) {
+        state = Locked(saved)
+    }
+
+    /// The recording as it is kept (see `LiveRecording+Bundle.swift`).
+    func encoded() throws(CarryonError) -> Data {
+        do {
+            return try JSONEncoder().encode(state.withLock { $0 })
+        } catch {
+            throw CarryonError(.library, "the recording cannot be encoded: \(error)", cause: error)
+        }
+    }
+
+    /// The recording `data` keeps, as ``encoded()`` wrote it.
+    convenience init(decoding data: Data) throws {
+        self.init(try JSONDecoder().decode(State.self, from: data))
+    }
+
+    /// The error for a part of a live stream's window (a range that does not start at 0),
+    /// which is not recorded yet.
+    static func partRefused(of url: String, _ range: TimeRange) -> CarryonError {
+        CarryonError(.unsupported, "\(url) is a live stream: a part of its window from \(TimeRange.text(range.start)) cannot be downloaded yet; record from the live edge (or the oldest segment, with --from-start) for a duration instead")
+    }
+
+    // MARK: For the format
+
+    /// Whether the playlist at `uri` is being recorded.
+    func records(_ uri: String) -> Bool {
+        state.withLock { $0.playlists[uri] != nil }
+    }
+
+    /// The playlist at `uri`, recorded so far; nil when it is not recorded.
+    func playlist(_ uri: String) -> RecordedPlaylist? {
+        state.withLock { $0.playlists[uri] }
+    }
+
+    /// Records `change` of the playlist at `uri` (one not recorded yet starts empty), given
+    /// where the recording starts and its limit, and returns what `change` does.
+    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, RecordedPlaylist.Start, Double?) throws(CarryonError) -> T) throws(CarryonError) -> T {
+        try locked { state throws(CarryonError) in
+            var playlist = state.playlists[uri] ?? RecordedPlaylist()
+            let result = try change(&playlist, state.start, state.limit)
+            if state.playlists[uri] == nil { state.order.append(uri) }
+            state.playlists[uri] = playlist
+            return result
+        }
+    }
+
+    /// `body` with the state, under the lock, its error typed.
+    private func locked<T>(_ body: (inout State) throws(CarryonError) -> T) throws(CarryonError) -> T {
+        let result: Result<T, CarryonError> = state.withLock { state in
+            do throws(CarryonError) { return .success(try body(&state)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Counts what a reload of a playlist added and missed.
+    func count(_ merge: RecordedPlaylist.Merge, in uri: String) {
+        round.withLock { round in
+            round.added += merge.added
+            round.missed += merge.missed
+            round.missedSeconds += merge.missedSeconds
+            if merge.restarted { round.restarts.append(uri) }
+        }
+        if merge.missed > 0 {
+            state.withLock { state in
+                state.missed += merge.missed
+                state.missedSeconds += merge.missedSeconds
+            }
+        }
+    }
+
+    /// Keeps `bytes`, the stream's first manifest as read from `url`, for planning the
+    /// finished recording.
+    func remember(_ bytes: [UInt8], at url: String) {
+        state.withLock { state in
+            state.first = url
+            if state.playlists[url] == nil { state.manifests[url] = Data(bytes) }
+        }
+    }
+
+    /// The stream's first manifest for planning the finished recording: its URL and bytes.
+    var firstManifest: (url: String, bytes: [UInt8])? {
+        guard let url = state.withLock({ $0.first }), let bytes = manifest(at: url) else { return nil }
+        return (url, bytes)
+    }
+
+    /// The manifest at `url` as last read, or the recorded playlist there.
+    func manifest(at url: String) -> [UInt8]? {
+        state.withLock { state in
+            if let playlist = state.playlists[url] { return try? Array(playlist.text().utf8) }
+            return state.manifests[url].map(Array.init)
+        }
+    }
+
+    // MARK: For the session
+
+    /// Whether the stream turned out to be live: a playlist is recorded.
+    var isLive: Bool { state.withLock { !$0.playlists.isEmpty } }
+
+    /// Whether the recording is finished (``finish(isOnDisk:)``).
+    var isFinished: Bool { state.withLock { $0.playlists.values.contains(where: \.isFinished) } }
+
+    /// Whether there is nothing more to record: every playlist ended at the origin, or holds
+    /// the seconds asked for.
+    var isEnded: Bool {
+        state.withLock { state in
+            !state.playlists.isEmpty && state.playlists.values.allSatisfy { $0.originEnded || $0.reached(state.limit) }
+        }
+    }
+
+    /// The seconds recorded, in the main rendition (gaps included).
+    var duration: Double { state.withLock { state in state.order.first.flatMap { state.playlists[$0]?.duration } ?? 0 } }
+
+    /// The seconds of media to record, when limited.
+    var limit: Double? { state.withLock { $0.limit } }
+
+    /// The segments missed over the whole recording, and their seconds.
+    var missed: (count: Int, seconds: Double) { state.withLock { ($0.missed, $0.missedSeconds) } }
+
+    /// The main rendition's target duration, in seconds.
+    var targetDuration: Double {
+        state.withLock { state in Double(state.order.first.flatMap { state.playlists[$0]?.targetDuration } ?? 1) }
+    }
+
+    /// Starts a reload round, and returns what the last one changed.
+    func takeRound() -> Round {
+        round.withLock { round in
+            defer { round = Round() }
+            return round
+        }
+    }
+
+    /// How long to wait before the next reload, after a round that added `added` segments: a
+    /// target duration, or half of one after a reload that changed nothing (RFC 8216bis 6.3.4).
+    func reloadDelay(afterAdding added: Int) -> Double {
+        added > 0 ? targetDuration : targetDuration / 2
+    }
+
+    /// Marks the segments at `uri` (and byte offset) the origin no longer has as gaps.
+    /// Returns how many were marked.
+    func markMissing(_ uri: String, offset: Int?) -> Int {
+        state.withLock { state in
+            var marked = 0
+            for key in state.order {
+                guard let gaps = state.playlists[key]?.markMissing(uri, offset: offset) else { continue }
+                marked += gaps.count
+                state.missed += gaps.count
+                state.missedSeconds += gaps.seconds
+            }
+            return marked
+        }
+    }
+
+    /// Ends the recording: nothing is added any more, and each playlist keeps the segments on
+    /// disk (`isOnDisk`), those missing before the last one there as gaps. Returns the gaps
+    /// this made.
+    func finish(isOnDisk: (String, Int?) -> Bool) -> Int {
+        state.withLock { state in
+            var made = 0
+            for key in state.order {
+                guard let gaps = state.playlists[key]?.finish(isOnDisk: isOnDisk) else { continue }
+                made += gaps.count
+                state.missed += gaps.count
+                state.missedSeconds += gaps.seconds
+            }
+            return made
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// Recording a live stream: the run reloads the stream on its schedule, persists the plan of
+/// what the recording holds (``LiveRecording``) and fetches what is new, until the stream ends,
+/// the duration asked for is recorded, or the recording is stopped; then it finishes the
+/// recording into a complete bundle.
+extension DownloadSession {
+    /// Records task `id`'s live stream: reading it again at once (a first reading, planned
+    /// before the stream was known to be live, took a part of it for a range), then on the
+    /// stream's schedule.
+    ///
+    /// Each round writes the recording into the bundle before the plan it leads to, so that a
+    /// crash at any point resumes from what the recording had: segments still in the window are
+    /// planned again under the same names, those gone are gaps.
+    func record(_ id: String, asset: AssetRecord, recording: LiveRecording, fetcher: PlaylistFetcher, bundle: URL) async throws(CarryonError) {
+        guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
+        run.recording = recording
+        var asset = asset
+        if asset.options.live == nil {
+            if let range = asset.options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: asset.url, range) }
+            asset.options.live = LiveOptions()
+            try await index.setOptions(asset.options, of: id)
+        }
+        var request = PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
+                                  additionalVariants: asset.selection?.additionalVariants ?? [], recording: recording)
+        var planned: PlannedStream?
+        // The selection and warnings are reported once a recording; the room made once a run.
+        var reported = asset.planned
+        var started = false
+        let clock = ContinuousClock()
+        var lastChange = clock.now
+        do {
+            while true {
+                if planned == nil {
+                    do {
+                        planned = try await cancellable { try await self.planStream(asset, request, fetcher: fetcher) }
+                    } catch where error.code != .cancelled && error.code != .busy {
+                        // A reload that failed after its retries: the playlist did not change.
+                        logger.warning("a reload of the live stream failed", metadata: ["asset": "\(id)", "error": "\(error.message)"])
+                        try await wait(afterAdding: 0, recording, since: lastChange, asset: asset, error: error)
+                        continue
+                    }
+                }
+                guard let current = planned else { continue }
+                request.pinnedVariant = request.pinnedVariant ?? current.selection?.variant.uri
+                let round = recording.takeRound()
+                try recording.save(to: bundle)
+                try await persist(current, for: asset, keeping: true, fence: run.fence)
+                if configuration.prefetchKeys { try await obtainNewKeys(current.plan.keys, for: id, fetcher: fetcher) }
+                if !reported {
+                    if let selection = current.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
+                    reportPlaylistWarnings(current.plan.warnings, for: asset, format: current.format)
+                    reported = true
+                }
+                if !started {
+                    try await makeRoom(for: id)
+                    emit(.willDownload(taskID: id, location: bundle))
+                    started = true
+                }
+                if round.missed > 0 { try await countMissed(recording, in: &asset) }
+                logRound(round, of: id, asset: asset)
+                try await transfer(id, asset: asset, recording: recording)
+                if recording.isEnded { break }
+                if round.added > 0 { lastChange = clock.now }
+                try await wait(afterAdding: round.added, recording, since: lastChange, asset: asset, error: nil)
+                planned = nil
+            }
+        } catch where error.code == .cancelled && run.stopsRecording {
+            // Stopped by the user: the recording ends with what is on disk.
+        }
+        // In a task of its own: the run's is cancelled when the recording was stopped.
+        let fence = run.fence
+        let finished = await Task { () async -> Result<Void, CarryonError> in
+            do throws(CarryonError) {
+                try await self.finishRecording(id, asset: asset, recording: recording, request: request, fetcher: fetcher,
+                                               bundle: bundle, fence: fence)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        try finished.get()
+    }
+
+    /// Waits for the next reload: a target duration after a round that added segments, half of
+    /// one after one that did not. A stream that has shown nothing new for the session's stall
+    /// timeout (at least three target durations) stops the recording as a stall stops any
+    /// download: suspended, to be resumed.
+    private func wait(afterAdding added: Int, _ recording: LiveRecording, since lastChange: ContinuousClock.Instant,
+                      asset: AssetRecord, error: CarryonError?) async throws(CarryonError) {
+        let limit = max(configuration.stallTimeout, .seconds(3 * recording.targetDuration))
+        if ContinuousClock.now - lastChange > limit {
+            let why = error.map { "its reloads fail (\($0.message))" } ?? "its playlist has not changed"
+            throw CarryonError(.stalled, "\(asset.url): the live stream has shown no new segment for \(limit): \(why); `resume` goes on recording, marking what the window no longer holds as a gap")
+        }
+        do {
+            try await Task.sleep(for: .seconds(recording.reloadDelay(afterAdding: added)))
+        } catch {
+            throw CarryonError(.cancelled, "stopped")
+        }
+    }
+
+    /// Ends a recording: each playlist keeps the segments on disk (those missing before the last
+    /// one there become gaps), ends with `EXT-X-ENDLIST`, and is planned and persisted as a
+    /// complete stream, without reading the network.
+    private func finishRecording(_ id: String, asset: AssetRecord, recording: LiveRecording, request: PlanRequest,
+                                 fetcher: PlaylistFetcher, bundle: URL, fence: Fence) async throws(CarryonError) {
+        let resources = try await index.resources(of: id)
+        let onDisk = Set(resources.filter { $0.state == .done }.map { ResourceRecord.onDiskKey($0.uri, offset: $0.rangeOffset) })
+        let made = recording.finish { uri, offset in onDisk.contains(ResourceRecord.onDiskKey(uri, offset: offset)) }
+        guard recording.duration > 0 else {
+            throw CarryonError(.transfer, "\(asset.url): the recording stopped before any segment of it was on disk")
+        }
+        var asset = asset
+        if recording.missed.count > 0 { try await countMissed(recording, in: &asset) }
+        if made > 0 { logRound(.init(missed: made), of: id, asset: asset) }
+        try recording.save(to: bundle)
+        let planned = try await planStream(asset, request, fetcher: fetcher)
+        try await persist(planned, for: asset, keeping: true, fence: fence)
+        // The partial files of segments the recording left out.
+        let kept = try await index.resources(of: id)
+        let keptFiles = Set(kept.map(\.fileName))
+        for resource in resources where resource.state != .done && !keptFiles.contains(resource.fileName) {
+            try? FileManager.default.removeItem(at: BundleWriter.partialFile(of: resource, in: bundle))
+        }
+    }
+
+    /// Records in the asset's options what the recording has missed so far, for `show` and
+    /// listings.
+    private func countMissed(_ recording: LiveRecording, in asset: inout AssetRecord) async throws(CarryonError) {
+        let missed = recording.missed
+        guard asset.options.live?.missedSegments != missed.count else { return }
+        asset.options.live?.missedSegments = missed.count
+        asset.options.live?.missedSeconds = missed.seconds
+        try await index.setOptions(asset.options, of: asset.id)
+    }
+
+    /// Obtains the keys of `keys` the store does not hold yet: a live stream's rotated keys,
+    /// as they appear.
+    private func obtainNewKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher) async throws(CarryonError) {
+        guard !keys.isEmpty else { return }
+        let held = Set(try await KeyStore(library: library).keys(of: id).filter { !$0.isInvalidated }.map(\.id))
+        try await obtainKeys(keys.filter { !held.contains($0.id) }, for: id, fetcher: fetcher)
+    }
+
+    /// Writes what a round found wrong to the asset's error log: segments missed, a stream that
+    /// started over.
+    private func logRound(_ round: LiveRecording.Round, of id: String, asset: AssetRecord) {
+        let logs = AssetLogs(library: library)
+        if round.missed > 0 {
+            let comment = "the recording missed \(round.missed) segment\(round.missed == 1 ? "" : "s") (about \(TimeRange.text(round.missedSeconds))): the stream's window had moved past them; marked EXT-X-GAP in the bundle"
+            logs.error(.init(date: Date(), event: "record", uri: asset.url, errorDomain: "carryon", errorCode: "gap", comment: comment), for: id)
+            logger.warning("gap in a recording", metadata: ["asset": "\(id)", "missed": "\(round.missed)"])
+        }
+        for playlist in round.restarts {
+            logs.error(.init(date: Date(), event: "record", uri: playlist, errorDomain: "carryon", errorCode: "restart",
+                             comment: "the stream started over (its media sequence numbers went back): the recording goes on after a discontinuity"), for: id)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A live HLS stream as real pipelines make one: ffmpeg encoding a test pattern and a tone in
+/// real time (`-re`) into a sliding-window media playlist of 2 s MPEG-TS segments (25 frames a
+/// second, a keyframe at each segment's start), in a folder any static server then serves.
+/// ffmpeg writes each file under a temporary name and renames it into place.
+///
+/// Segments are kept on disk after they leave the window, so that a test can compare what a
+/// recording holds with what the origin made. Stopped (SIGKILL) when the test ends, if the test
+/// did not stop it.
+public final class LiveHLSStream: Sendable {
+    /// The folder ffmpeg writes into: `live.m3u8` and `live<N>.ts`.
+    public let folder: URL
+    private let process: RunningProcess
+
+    /// Starts ffmpeg writing a stream of `seconds` seconds with `listSize` segments in its
+    /// window. `extraArguments` go before the output (`-hls_key_info_file` for an encrypted one).
+    public init(in folder: URL, listSize: Int = 6, seconds: Int = 120, extraArguments: [String] = []) throws {
+        self.folder = folder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let ffmpeg = try requireFFmpeg()
+        process = try RunningProcess(ffmpeg, [
+            "-hide_banner", "-loglevel", "error", "-re",
+            "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25",
+            "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000",
+            "-t", String(seconds),
+            "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-keyint_min", "50", "-sc_threshold", "0",
+            "-c:a", "aac", "-b:a", "64k",
+            "-f", "hls", "-hls_time", "2", "-hls_list_size", String(listSize),
+            "-hls_flags", "temp_file+program_date_time",
+        ] + extraArguments + [folder.appendingPathComponent("live.m3u8").path])
+    }
+
+    /// The playlist's path on the origin.
+    public static let path = "/live.m3u8"
+
+    /// The playlist as ffmpeg last wrote it: its media sequence number and segment names.
+    public func window() -> (mediaSequence: Int, segments: [String]) {
+        let text = (try? String(contentsOf: folder.appendingPathComponent("live.m3u8"), encoding: .utf8)) ?? ""
+        var sequence = 0
+        var segments: [String] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") { sequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count)) ?? 0 }
+            if !line.hasPrefix("#"), !line.isEmpty { segments.append(String(line)) }
+        }
+        return (sequence, segments)
+    }
+
+    /// Waits until the window holds `count` segments (ffmpeg started late on a busy machine
+    /// takes longer than `count` segments' time).
+    public func waitForSegments(_ count: Int, timeout: Duration = .seconds(60)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while window().segments.count < count {
+            guard clock.now < deadline else {
+                throw TestSupportError("ffmpeg wrote \(window().segments.count) of \(count) live segments in \(timeout): \(process.standardError)")
+            }
+            guard !process.hasEnded else { throw TestSupportError("ffmpeg stopped: \(process.standardError)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Waits until the window has moved on to media sequence number `sequence` or later.
+    public func waitForSequence(_ sequence: Int, timeout: Duration = .seconds(60)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while window().mediaSequence < sequence {
+            guard clock.now < deadline else {
+                throw TestSupportError("the live window did not reach media sequence \(sequence) in \(timeout) (it is at \(window().mediaSequence))")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// Stops ffmpeg.
+    public func stop() {
+        process.kill(SIGKILL)
+    }
+
+    deinit {
+        process.kill(SIGKILL)
+    }
+}

@@ -1,0 +1,248 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `carryon download` of a live HLS stream records it (issue 34): against real live streams
+/// ffmpeg encodes in real time (`-re`, a sliding window of 2 s segments, 25 frames a second)
+/// served over loopback, the recordings are checked segment by segment against the files
+/// ffmpeg wrote, and played by ffmpeg — offline, and through the playback server while they
+/// are still recording.
+@Suite("Recording a live HLS stream", .heavy)
+struct LiveRecordingCommandTests {
+    /// What a recording's bundle holds: the origin's segment numbers in order (`live7.ts` is
+    /// 7), the local playlist, and the snapshot `show --json` gives.
+    struct Recording {
+        var numbers: [Int]
+        var playlist: String
+        var asset: AssetSnapshot
+        var bundle: URL
+
+        /// Whether the numbers run on without a gap or a repeat.
+        var isOneRun: Bool { numbers.count > 0 && numbers == Array(numbers[0]..<(numbers[0] + numbers.count)) }
+    }
+
+    static func recording(_ id: String, in library: String) async throws -> Recording {
+        let show = try await runCarryon(["show", id, "--json", "--library", library])
+        let asset = try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+        let bundle = URL(fileURLWithPath: asset.bundlePath)
+        let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+        let numbers = manifest.files.compactMap { file -> Int? in
+            guard let name = file.uri.split(separator: "/").last, name.hasPrefix("live"), name.hasSuffix(".ts") else { return nil }
+            return Int(name.dropFirst(4).dropLast(3))
+        }
+        let playlist = try String(contentsOf: bundle.appendingPathComponent("media/index.m3u8"), encoding: .utf8)
+        return Recording(numbers: numbers, playlist: playlist, asset: asset, bundle: bundle)
+    }
+
+    /// Every segment file of the bundle is byte for byte the file ffmpeg wrote.
+    static func expectSameFiles(_ recording: Recording, as stream: LiveHLSStream) throws {
+        let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: recording.bundle.appendingPathComponent("manifest.json")))
+        for file in manifest.files {
+            let name = try #require(file.uri.split(separator: "/").last.map(String.init))
+            let ours = try Data(contentsOf: recording.bundle.appendingPathComponent(file.path))
+            let origin = try Data(contentsOf: stream.folder.appendingPathComponent(name))
+            #expect(ours == origin, "\(file.path) differs from the origin's \(name)")
+        }
+    }
+
+    /// Runs `body` with a library path, a live stream ffmpeg makes in real time (its window
+    /// holding `segments` segments already) and an origin serving it.
+    static func withLiveStream(listSize: Int = 6, segments: Int = 4, extraArguments: [String] = [],
+                               _ body: @Sendable (String, LiveHLSStream, OriginHandle) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let stream = try LiveHLSStream(in: folder.appendingPathComponent("origin"), listSize: listSize, extraArguments: extraArguments)
+            try await stream.waitForSegments(segments)
+            try await Origin(root: stream.folder.path).withRunning { origin in
+                try await body(folder.appendingPathComponent("library").path, stream, origin)
+            }
+        }
+    }
+
+    /// Starts `carryon download --json` of the stream `origin` serves into `library`, with
+    /// `arguments`: the process, its output's lines after the first event, the asset's id.
+    static func startRecording(_ origin: OriginHandle, into library: String, _ arguments: [String] = []) async throws
+        -> (RunningProcess, AsyncStream<String>.Iterator, String) {
+        let download = try RunningProcess(carryon: ["download", origin.baseURL + LiveHLSStream.path, "--library", library, "--json"] + arguments)
+        var lines = download.lines.makeAsyncIterator()
+        let id = try #require(await Self.id(from: &lines))
+        return (download, lines, id)
+    }
+
+    /// The asset id a `--json` download's first events name.
+    static func id(from lines: inout AsyncStream<String>.Iterator) async -> String? {
+        while let line = await lines.next() {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? String {
+                return id
+            }
+        }
+        return nil
+    }
+
+    @Test("20 s from the live edge: ten consecutive 2 s segments, byte-identical to ffmpeg's, no gap; progress says recording; ffmpeg decodes the 500 frames offline, and through the playback server while it records")
+    func fromLiveEdge() async throws {
+        try await Self.withLiveStream { library, stream, origin in
+            let (download, started, id) = try await Self.startRecording(origin, into: library, ["--duration", "20"])
+            var lines = started
+            // Played while it records: the growing EVENT playlist, through the server.
+            let source = PlaybackSource(library: try OfflineLibrary(root: URL(fileURLWithPath: library)), pollInterval: .milliseconds(50))
+            let whilePlaying = try await PlaybackServer(source: source).withRunning { handle in
+                try await decodedVideoFrames(handle.playlistURL(for: id), extraArguments: ["-live_start_index", "0"])
+            }
+            var events: [String] = []
+            while let line = await lines.next() { events.append(line) }
+            #expect(await download.wait() == 0, "\(download.standardError)")
+            #expect(events.contains { $0.contains("\"recording\"") }, "no progress event says recording: \(events.suffix(3))")
+
+            let recording = try await Self.recording(id, in: library)
+            #expect(recording.asset.state == .completed)
+            #expect(recording.numbers.count >= 10 && recording.isOneRun, "\(recording.numbers)")
+            #expect(!recording.playlist.contains("EXT-X-GAP") && recording.playlist.contains("#EXT-X-ENDLIST"))
+            #expect(recording.playlist.contains("#EXT-X-PLAYLIST-TYPE:VOD"))
+            #expect(recording.asset.live?.missedSegments == nil)
+            try Self.expectSameFiles(recording, as: stream)
+            let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
+            #expect(frames >= 475, "the bundle decodes \(frames) frames")
+            #expect(whilePlaying >= 475, "ffmpeg decoded \(whilePlaying) frames of the recording while it went on")
+            let show = try await runCarryon(["show", id, "--library", library])
+            #expect(show.standardOutput.contains("Recorded    a live stream, from the live edge, for 0:20.0; nothing missed"), "\(show.standardOutput)")
+        }
+    }
+
+    @Test("--from-start begins at the oldest segment of the window, within one segment")
+    func fromStart() async throws {
+        try await Self.withLiveStream(segments: 6) { library, stream, origin in
+            let oldest = stream.window().mediaSequence
+            let result = try await runCarryon(["download", origin.baseURL + LiveHLSStream.path, "--library", library,
+                                               "--from-start", "--duration", "4"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            let recording = try await Self.recording(id, in: library)
+            let first = try #require(recording.numbers.first)
+            #expect(first == oldest || first == oldest + 1, "the recording starts at \(first); the window began at \(oldest)")
+            #expect(recording.numbers.count == 2 && recording.isOneRun, "\(recording.numbers)")
+            #expect(recording.asset.live?.fromStart == true)
+        }
+    }
+
+    @Test("kill -9 six seconds into a 24 s recording, resume two seconds later: one run of consecutive segments, nothing missed, every frame plays")
+    func crashResume() async throws {
+        try await Self.withLiveStream { library, stream, origin in
+            let (download, _, id) = try await Self.startRecording(origin, into: library, ["--duration", "24"])
+            try await Task.sleep(for: .seconds(6))
+            download.kill(SIGKILL)
+            _ = await download.wait()
+            try await Task.sleep(for: .seconds(2))
+            let resumed = try await runCarryon(["resume", id, "--library", library])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            let recording = try await Self.recording(id, in: library)
+            #expect(recording.asset.state == .completed)
+            #expect(recording.numbers.count >= 12 && recording.isOneRun, "\(recording.numbers)")
+            #expect(!recording.playlist.contains("EXT-X-GAP"))
+            try Self.expectSameFiles(recording, as: stream)
+            let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
+            #expect(frames >= 570, "the bundle decodes \(frames) frames")
+        }
+    }
+
+    @Test("resumed after the window moved past it: the segments missed are EXT-X-GAP in the bundle, counted in show and the error log, and the rest plays")
+    func gapAfterResume() async throws {
+        // A window of three segments: six seconds away is enough to miss some.
+        try await Self.withLiveStream(listSize: 3, segments: 3) { library, stream, origin in
+            let (download, _, id) = try await Self.startRecording(origin, into: library, ["--duration", "20"])
+            try await Task.sleep(for: .seconds(4))
+            download.kill(SIGKILL)
+            _ = await download.wait()
+            let before = try await Self.recording(id, in: library)
+            // The window moves on past everything the recording had, and two more.
+            let last = stream.window().mediaSequence + stream.window().segments.count - 1
+            try await stream.waitForSequence(last + 3)
+            let resumed = try await runCarryon(["resume", id, "--library", library])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            let recording = try await Self.recording(id, in: library)
+            #expect(recording.asset.state == .completed)
+            let missed = try #require(recording.asset.live?.missedSegments)
+            #expect(missed >= 1, "\(recording.numbers)")
+            #expect(recording.playlist.components(separatedBy: "#EXT-X-GAP").count - 1 == missed, "\(recording.playlist)")
+            #expect(!recording.isOneRun && Set(recording.numbers).count == recording.numbers.count, "\(recording.numbers)")
+            #expect(Array(recording.numbers.prefix(before.numbers.count)) == before.numbers || before.numbers.isEmpty)
+            let show = try await runCarryon(["show", id, "--library", library])
+            #expect(show.standardOutput.contains("\(missed) segment\(missed == 1 ? "" : "s") missed"), "\(show.standardOutput)")
+            let log = try await runCarryon(["logs", id, "--error", "--library", library])
+            #expect(log.standardOutput.contains("gap"), "\(log.standardOutput)")
+            try Self.expectSameFiles(recording, as: stream)
+            let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
+            #expect(frames >= recording.numbers.count * 50 - 25, "the bundle decodes \(frames) frames of \(recording.numbers.count) segments")
+        }
+    }
+
+    @Test("Ctrl-C ends a recording complete (exit 0) and `carryon suspend ID` from another process does too: a VOD playlist with EXT-X-ENDLIST that plays")
+    func stop() async throws {
+        try await Self.withLiveStream { library, stream, origin in
+            var ids: [String] = []
+            for stopper in ["SIGINT", "suspend"] {
+                let (download, started, id) = try await Self.startRecording(origin, into: library)
+                var lines = started
+                try await Task.sleep(for: .seconds(5))
+                if stopper == "SIGINT" {
+                    download.kill(SIGINT)
+                } else {
+                    let suspended = try await runCarryon(["suspend", id, "--library", library])
+                    #expect(suspended.status == 0, "\(suspended.standardError)")
+                }
+                while await lines.next() != nil {}
+                #expect(await download.wait() == 0, "\(stopper): \(download.standardError)")
+                ids.append(id)
+            }
+            for id in ids {
+                let recording = try await Self.recording(id, in: library)
+                #expect(recording.asset.state == .completed)
+                #expect(recording.playlist.hasSuffix("#EXT-X-ENDLIST\n") && recording.isOneRun, "\(recording.playlist)")
+                let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
+                #expect(frames == recording.numbers.count * 50, "the bundle decodes \(frames) frames of \(recording.numbers.count) segments")
+            }
+        }
+    }
+
+    @Test("An AES-128 live stream whose key rotates mid-recording: both keys obtained as they appear, and ffmpeg decodes the recording offline through the playback server")
+    func rotatingKey() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            let origin = folder.appendingPathComponent("origin")
+            try FileManager.default.createDirectory(at: origin, withIntermediateDirectories: true)
+            let keyInfo = folder.appendingPathComponent("key.info")
+            @Sendable func useKey(_ number: Int) throws {
+                let key = origin.appendingPathComponent("key\(number).bin")
+                try Data((0..<16).map { _ in UInt8.random(in: 0...255) }).write(to: key)
+                // ffmpeg reads the key info again before each segment (periodic_rekey).
+                try "key\(number).bin\n\(key.path)\n".write(to: keyInfo, atomically: true, encoding: .utf8)
+            }
+            try useKey(1)
+            let stream = try LiveHLSStream(in: origin, extraArguments: ["-hls_key_info_file", keyInfo.path,
+                                                                        "-hls_flags", "temp_file+program_date_time+periodic_rekey"])
+            try await stream.waitForSegments(4)
+            try await Origin(root: origin.path).withRunning { server in
+                let (download, started, id) = try await Self.startRecording(server, into: library, ["--duration", "16"])
+                var lines = started
+                try await Task.sleep(for: .seconds(5))
+                try useKey(2)
+                while await lines.next() != nil {}
+                #expect(await download.wait() == 0, "\(download.standardError)")
+                let recording = try await Self.recording(id, in: library)
+                #expect(recording.asset.state == .completed && recording.isOneRun, "\(recording.numbers)")
+                #expect(recording.playlist.contains("URI=\"../keys/k1\"") && recording.playlist.contains("URI=\"../keys/k2\""), "\(recording.playlist)")
+                let keys = try await runCarryon(["keys", "list", id, "--library", library])
+                #expect(keys.standardOutput.contains("key1.bin") && keys.standardOutput.contains("key2.bin"), "\(keys.standardOutput)")
+                let source = PlaybackSource(library: try OfflineLibrary(root: URL(fileURLWithPath: library)))
+                let frames = try await PlaybackServer(source: source).withRunning { handle in
+                    try await decodedVideoFrames(handle.playlistURL(for: id))
+                }
+                #expect(frames >= recording.numbers.count * 50 - 25, "ffmpeg decodes \(frames) frames of \(recording.numbers.count) segments")
+            }
+        }
+    }
+}
