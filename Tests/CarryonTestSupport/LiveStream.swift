@@ -18,7 +18,11 @@ public final class LiveHLSStream: Sendable {
 
     /// Starts ffmpeg writing a stream of `seconds` seconds with `listSize` segments in its
     /// window. `extraArguments` go before the output (`-hls_key_info_file` for an encrypted one).
-    public init(in folder: URL, listSize: Int = 6, seconds: Int = 120, extraArguments: [String] = []) throws {
+    /// With `separateAudio`, the audio is a rendition of its own: a multivariant playlist
+    /// `main.m3u8` names the video's `p0.m3u8` (segments `s0_N.ts`) and the audio's `p1.m3u8`
+    /// (`s1_N.ts`, language `en`).
+    public init(in folder: URL, listSize: Int = 6, seconds: Int = 120, extraArguments: [String] = [],
+                separateAudio: Bool = false) throws {
         self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let ffmpeg = try requireFFmpeg()
@@ -31,15 +35,20 @@ public final class LiveHLSStream: Sendable {
             "-c:a", "aac", "-b:a", "64k",
             "-f", "hls", "-hls_time", "2", "-hls_list_size", String(listSize),
             "-hls_flags", "temp_file+program_date_time",
-        ] + extraArguments + [folder.appendingPathComponent("live.m3u8").path])
+        ] + extraArguments + (separateAudio ? [
+            "-map", "0:v", "-map", "1:a", "-master_pl_name", "main.m3u8",
+            "-var_stream_map", "v:0,agroup:aud a:0,agroup:aud,language:en",
+            "-hls_segment_filename", folder.appendingPathComponent("s%v_%d.ts").path, folder.appendingPathComponent("p%v.m3u8").path,
+        ] : [folder.appendingPathComponent("live.m3u8").path]))
     }
 
     /// The playlist's path on the origin.
     public static let path = "/live.m3u8"
 
-    /// The playlist as ffmpeg last wrote it: its media sequence number and segment names.
+    /// The (video) playlist as ffmpeg last wrote it: its media sequence number and segment names.
     public func window() -> (mediaSequence: Int, segments: [String]) {
-        let text = (try? String(contentsOf: folder.appendingPathComponent("live.m3u8"), encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOf: folder.appendingPathComponent("live.m3u8"), encoding: .utf8))
+            ?? (try? String(contentsOf: folder.appendingPathComponent("p0.m3u8"), encoding: .utf8)) ?? ""
         var sequence = 0
         var segments: [String] = []
         for line in text.split(whereSeparator: \.isNewline) {

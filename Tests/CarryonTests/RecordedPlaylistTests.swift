@@ -101,7 +101,7 @@ struct RecordedPlaylistTests {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: bundle) }
         let recording = LiveRecording(fromStart: true, limit: 30)
-        let merged = try recording.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit) throws(CarryonError) in
+        let merged = try recording.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _) throws(CarryonError) in
             do { return try playlist.merge(Self.window(4, 9), start: start, limit: limit) } catch {
                 throw CarryonError(.playlist, "\(error)")
             }
@@ -116,5 +116,29 @@ struct RecordedPlaylistTests {
         #expect { try LiveRecording.load(from: bundle) } throws: { error in
             (error as? CarryonError)?.code == .library && "\(error)".contains("recording.json")
         }
+    }
+
+    @Test("A rendition that starts beside another starts at the segment of the same program date, else of the same number, not at its own live edge")
+    func anchored() throws {
+        func dated(_ first: Int, _ last: Int, seconds: Double) throws -> MediaPlaylist {
+            var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(first)"]
+            for number in first...last {
+                let date = DateTime(secondsSince1970: 1_800_000_000 + Double(number) * 2)
+                lines += ["#EXT-X-PROGRAM-DATE-TIME:\(date.text)", "#EXTINF:\(seconds),", "seg\(number).ts"]
+            }
+            return try MediaPlaylist(parsing: lines.joined(separator: "\n") + "\n", url: Self.url)
+        }
+        var video = RecordedPlaylist()
+        _ = try video.merge(dated(10, 15, seconds: 2), start: .liveEdge, limit: nil)
+        let anchor = try #require(video.anchor)
+        #expect(anchor.sequence == 13)
+        // Audio read a moment later, a segment further on: its own edge would be 14.
+        var audio = RecordedPlaylist()
+        _ = try audio.merge(dated(10, 16, seconds: 2.005), start: .liveEdge, limit: nil, anchor: anchor)
+        #expect(try Self.read(audio).mediaSequence == 13)
+        // Numbered the same, without dates.
+        var subtitles = RecordedPlaylist()
+        _ = try subtitles.merge(Self.window(10, 15), start: .liveEdge, limit: nil, anchor: RecordedPlaylist.Anchor(sequence: 12, date: nil))
+        #expect(try Self.read(subtitles).mediaSequence == 12)
     }
 }

@@ -35,7 +35,9 @@ struct LiveRecordingCommandTests {
             guard let name = file.uri.split(separator: "/").last, name.hasPrefix("live"), name.hasSuffix(".ts") else { return nil }
             return Int(name.dropFirst(4).dropLast(3))
         }
-        let playlist = try String(contentsOf: bundle.appendingPathComponent("media/index.m3u8"), encoding: .utf8)
+        // A media playlist alone is the bundle's `media`; a multivariant one's video is `video`.
+        let folder = FileManager.default.fileExists(atPath: bundle.appendingPathComponent("media").path) ? "media" : "video"
+        let playlist = try String(contentsOf: bundle.appendingPathComponent("\(folder)/index.m3u8"), encoding: .utf8)
         return Recording(numbers: numbers, playlist: playlist, asset: asset, bundle: bundle)
     }
 
@@ -52,10 +54,10 @@ struct LiveRecordingCommandTests {
 
     /// Runs `body` with a library path, a live stream ffmpeg makes in real time (its window
     /// holding `segments` segments already) and an origin serving it.
-    static func withLiveStream(listSize: Int = 6, segments: Int = 4, extraArguments: [String] = [],
+    static func withLiveStream(listSize: Int = 6, segments: Int = 4, separateAudio: Bool = false,
                                _ body: @Sendable (String, LiveHLSStream, OriginHandle) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
-            let stream = try LiveHLSStream(in: folder.appendingPathComponent("origin"), listSize: listSize, extraArguments: extraArguments)
+            let stream = try LiveHLSStream(in: folder.appendingPathComponent("origin"), listSize: listSize, separateAudio: separateAudio)
             try await stream.waitForSegments(segments)
             try await Origin(root: stream.folder.path).withRunning { origin in
                 try await body(folder.appendingPathComponent("library").path, stream, origin)
@@ -243,6 +245,29 @@ struct LiveRecordingCommandTests {
                 }
                 #expect(frames >= recording.numbers.count * 50 - 25, "ffmpeg decodes \(frames) frames of \(recording.numbers.count) segments")
             }
+        }
+    }
+
+    @Test("A multivariant live stream with the audio apart: both renditions recorded from the same instant (the same media sequence number), ffmpeg decodes the video's 250 frames and the audio's")
+    func separateAudio() async throws {
+        try await Self.withLiveStream(separateAudio: true) { library, _, origin in
+            let result = try await runCarryon(["download", origin.baseURL + "/main.m3u8", "--library", library, "--duration", "10", "--audio", "en"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            let bundle = try await Self.recording(id, in: library).bundle
+            func sequence(_ rendition: String) throws -> String? {
+                try String(contentsOf: bundle.appendingPathComponent("\(rendition)/index.m3u8"), encoding: .utf8)
+                    .split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }.map(String.init)
+            }
+            #expect(try sequence("video") != nil && sequence("video") == sequence("audio-en"))
+            let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
+            #expect(frames == 250, "the bundle decodes \(frames) video frames")
+            let audio = try await run(try requireFFmpeg().deletingLastPathComponent().appendingPathComponent("ffprobe"), [
+                "-v", "error", "-count_frames", "-select_streams", "a:0", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0",
+                bundle.appendingPathComponent("audio-en/index.m3u8").path])
+            let audioFrames = Int(audio.standardOutput.split(whereSeparator: \.isNewline).first ?? "") ?? 0
+            // AAC at 48 kHz: 46.9 frames a second.
+            #expect(audioFrames >= 460, "the audio decodes \(audioFrames) frames: \(audio.standardError)")
         }
     }
 }

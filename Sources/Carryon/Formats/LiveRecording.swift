@@ -86,11 +86,14 @@ final class LiveRecording: Sendable {
     }
 
     /// Records `change` of the playlist at `uri` (one not recorded yet starts empty), given
-    /// where the recording starts and its limit, and returns what `change` does.
-    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, RecordedPlaylist.Start, Double?) throws(CarryonError) -> T) throws(CarryonError) -> T {
+    /// where the recording starts, its limit and where the main rendition started, and returns
+    /// what `change` does.
+    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, RecordedPlaylist.Start, Double?, RecordedPlaylist.Anchor?) throws(CarryonError) -> T) throws(CarryonError) -> T {
         try locked { state throws(CarryonError) in
             var playlist = state.playlists[uri] ?? RecordedPlaylist()
-            let result = try change(&playlist, state.start, state.limit)
+            // Where the main rendition started, for the others to start at the same instant.
+            let anchor = state.order.first.flatMap { $0 == uri ? nil : state.playlists[$0]?.anchor }
+            let result = try change(&playlist, state.start, state.limit, anchor)
             if state.playlists[uri] == nil { state.order.append(uri) }
             state.playlists[uri] = playlist
             return result

@@ -201,9 +201,9 @@ struct HLSPlanner: Sendable {
             }
         } else {
             let merge: RecordedPlaylist.Merge
-            (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit) throws(CarryonError) in
+            (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit, anchor) throws(CarryonError) in
                 do {
-                    return (try playlist.merge(media, start: start, limit: limit), try playlist.text())
+                    return (try playlist.merge(media, start: start, limit: limit, anchor: anchor), try playlist.text())
                 } catch {
                     throw CarryonError(.playlist, "\(media.url): the recording cannot take this reload: \(error)", cause: error)
                 }

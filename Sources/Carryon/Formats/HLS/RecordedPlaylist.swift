@@ -34,6 +34,19 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         case oldest
     }
 
+    /// Where another rendition of the same recording started: its first segment's number and
+    /// program date, for a rendition that starts after it to start at the same instant.
+    struct Anchor: Sendable, Hashable {
+        var sequence: Int
+        var date: Double?
+    }
+
+    /// Where this recording started, for the renditions recorded beside it.
+    var anchor: Anchor? {
+        guard !segments.isEmpty else { return nil }
+        return Anchor(sequence: firstSequence, date: firstDate)
+    }
+
     /// The segments a reload added, and the gaps it found.
     struct Merge: Sendable, Hashable {
         var added = 0
@@ -52,6 +65,8 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     private(set) var targetDuration = 1
     private(set) var version: Int?
     private(set) var independentSegments = false
+    /// The first segment's program date (`EXT-X-PROGRAM-DATE-TIME`), in seconds since 1970.
+    private var firstDate: Double?
     /// The `EXT-X-KEY` and `EXT-X-MAP` lines in effect after the last segment, as written.
     private var keyText = ""
     private var mapText = ""
@@ -67,9 +82,11 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     var gapCount: Int { segments.count(where: \.isGap) }
 
     /// Adds what `media`, a fresh reading of the live playlist, has that the recording does
-    /// not: on the first reading from `start`, then every segment after the last recorded,
-    /// until the recording holds `limit` seconds (nil: no limit).
-    mutating func merge(_ media: MediaPlaylist, start: Start, limit: Double?) throws(PlaylistError) -> Merge {
+    /// not: on the first reading from `start` — or, beside a rendition that started already
+    /// (`anchor`), from the segment of the same program date, else of the same number — then
+    /// every segment after the last recorded, until the recording holds `limit` seconds (nil:
+    /// no limit).
+    mutating func merge(_ media: MediaPlaylist, start: Start, limit: Double?, anchor: Anchor? = nil) throws(PlaylistError) -> Merge {
         var merge = Merge()
         guard !isFinished else { return merge }
         targetDuration = max(targetDuration, media.targetDuration)
@@ -107,9 +124,11 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
                 merge.restarted = true
             }
         } else if !incoming.isEmpty, segments.isEmpty {
-            from = start == .oldest ? 0 : Self.liveEdge(of: incoming, targetDuration: Double(media.targetDuration))
+            from = anchor.flatMap { Self.index(of: $0, in: incoming, targetDuration: Double(media.targetDuration)) }
+                ?? (start == .oldest ? 0 : Self.liveEdge(of: incoming, targetDuration: Double(media.targetDuration)))
             firstSequence = incoming[from].mediaSequence
             discontinuitySequence = incoming[from].discontinuitySequence
+            firstDate = incoming[from].programDateTime?.secondsSince1970
         }
         for index in incoming.indices.dropFirst(from) {
             guard !reached(limit) else { break }
@@ -118,6 +137,19 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         }
         if media.hasEndList { originEnded = true }
         return merge
+    }
+
+    /// The segment of `segments` that starts where `anchor` does: by program date (within half
+    /// a target duration), else by number; nil when none does.
+    static func index(of anchor: Anchor, in segments: [Segment], targetDuration: Double) -> Int? {
+        if let date = anchor.date {
+            let nearest = segments.indices.compactMap { index in
+                segments[index].programDateTime.map { (index, abs($0.secondsSince1970 - date)) }
+            }.min { $0.1 < $1.1 }
+            if let nearest, nearest.1 <= targetDuration / 2 { return nearest.0 }
+            if nearest != nil { return nil }
+        }
+        return segments.firstIndex { $0.mediaSequence == anchor.sequence }
     }
 
     /// Whether the recording holds `limit` seconds.
