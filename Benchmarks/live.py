@@ -76,7 +76,10 @@ def main():
         command = [args.carryon, "download", url, "--library", library, "--duration", "%d" % seconds, "--json"]
         print("recording %s for %g minutes: %s" % (url, args.minutes, " ".join(command)), flush=True)
         started = time.time()
-        recorder = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # Its output to files, read at the end: a pipe nobody reads would fill and hold it up.
+        output = open(os.path.join(folder, "events.jsonl"), "w+")
+        errors = open(os.path.join(folder, "stderr.txt"), "w+")
+        recorder = subprocess.Popen(command, stdout=output, stderr=errors, text=True)
         samples = []
         while recorder.poll() is None:
             time.sleep(args.sample)
@@ -86,8 +89,11 @@ def main():
             minute = (time.time() - started) / 60
             samples.append((minute, sample[0], sample[1]))
             print("  %5.1f min  RSS %6.1f MiB  peak %6.1f MiB" % (minute, sample[0] / 1024, sample[1] / 1024), flush=True)
-        out, err = recorder.communicate()
+        recorder.wait()
         wall = time.time() - started
+        output.seek(0)
+        errors.seek(0)
+        out, err = output.read(), errors.read()
     finally:
         ffmpeg.send_signal(signal.SIGKILL)
         server.send_signal(signal.SIGKILL)

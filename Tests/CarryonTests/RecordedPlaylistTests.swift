@@ -141,4 +141,29 @@ struct RecordedPlaylistTests {
         _ = try subtitles.merge(Self.window(10, 15), start: .liveEdge, limit: nil, anchor: RecordedPlaylist.Anchor(sequence: 12, date: nil))
         #expect(try Self.read(subtitles).mediaSequence == 12)
     }
+
+    @Test("Careless numbers: a jump of a billion is a discontinuity, not a billion gaps; numbers near Int.max are refused by name, not a crash; reloads wait a second (half of one after no change) to a minute, whatever the target duration")
+    func carelessNumbers() throws {
+        var recorded = RecordedPlaylist()
+        _ = try recorded.merge(Self.window(0, 2), start: .oldest, limit: nil)
+        let merge = try recorded.merge(Self.window(1_000_000_000, 1_000_000_001), start: .oldest, limit: nil)
+        #expect(merge.jumped == 999_999_998 && merge.missed == 0 && merge.added == 2)
+        let read = try Self.read(recorded)
+        #expect(read.segments.count == 5 && read.segments[3].discontinuity && read.segments.map(\.mediaSequence) == Array(0...4))
+
+        var huge = RecordedPlaylist()
+        _ = try huge.merge(Self.window(Int.max - 1, Int.max - 1), start: .oldest, limit: nil)
+        #expect(throws: PlaylistError.self) { try huge.merge(Self.window(0, 1), start: .oldest, limit: nil) }
+
+        for (target, delay) in [(0, 1.0), (4, 4.0), (1_000_000_000, 60.0)] {
+            let alone = LiveRecording(fromStart: false, limit: nil)
+            _ = try alone.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _) throws(CarryonError) in
+                let text = "#EXTM3U\n#EXT-X-TARGETDURATION:\(target)\n#EXTINF:1,\nseg.ts\n"
+                do { return try playlist.merge(MediaPlaylist(parsing: text, url: Self.url), start: start, limit: limit) } catch {
+                    throw CarryonError(.playlist, "\(error)")
+                }
+            }
+            #expect(alone.reloadDelay(afterAdding: 1) == delay)
+        }
+    }
 }

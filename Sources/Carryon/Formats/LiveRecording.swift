@@ -38,6 +38,8 @@ final class LiveRecording: Sendable {
         var missed = 0
         var missedSeconds = 0.0
         var restarts: [String] = []
+        /// The playlists whose numbers jumped ahead (too far to be segments missed), and by how much.
+        var jumps: [(playlist: String, by: Int)] = []
     }
 
     private let state: Locked<State>
@@ -115,6 +117,7 @@ final class LiveRecording: Sendable {
             round.missed += merge.missed
             round.missedSeconds += merge.missedSeconds
             if merge.restarted { round.restarts.append(uri) }
+            if let jump = merge.jumped { round.jumps.append((uri, jump)) }
         }
         if merge.missed > 0 {
             state.withLock { state in
@@ -187,8 +190,10 @@ final class LiveRecording: Sendable {
 
     /// How long to wait before the next reload, after a round that added `added` segments: a
     /// target duration, or half of one after a reload that changed nothing (RFC 8216bis 6.3.4).
+    /// Kept between half a second and a minute, whatever the playlist says (a target
+    /// duration of 0, or of years).
     func reloadDelay(afterAdding added: Int) -> Double {
-        added > 0 ? targetDuration : targetDuration / 2
+        min(60, max(0.5, added > 0 ? targetDuration : targetDuration / 2))
     }
 
     /// Marks the segments at `uri` (and byte offset) the origin no longer has as gaps.

@@ -88,7 +88,7 @@ extension DownloadSession {
     /// download: suspended, to be resumed.
     private func wait(afterAdding added: Int, _ recording: LiveRecording, since lastChange: ContinuousClock.Instant,
                       asset: AssetRecord, error: CarryonError?) async throws(CarryonError) {
-        let limit = max(configuration.stallTimeout, .seconds(3 * recording.targetDuration))
+        let limit = max(configuration.stallTimeout, .seconds(3 * min(60, recording.targetDuration)))
         if ContinuousClock.now - lastChange > limit {
             let why = error.map { "its reloads fail (\($0.message))" } ?? "its playlist has not changed"
             throw CarryonError(.stalled, "\(asset.url): the live stream has shown no new segment for \(limit): \(why); `resume` goes on recording, marking what the window no longer holds as a gap")
@@ -151,6 +151,10 @@ extension DownloadSession {
             let comment = "the recording missed \(round.missed) segment\(round.missed == 1 ? "" : "s") (about \(TimeRange.text(round.missedSeconds))): the stream's window had moved past them; marked EXT-X-GAP in the bundle"
             logs.error(.init(date: Date(), event: "record", uri: asset.url, errorDomain: "carryon", errorCode: "gap", comment: comment), for: id)
             logger.warning("gap in a recording", metadata: ["asset": "\(id)", "missed": "\(round.missed)"])
+        }
+        for (playlist, jump) in round.jumps {
+            logs.error(.init(date: Date(), event: "record", uri: playlist, errorDomain: "carryon", errorCode: "restart",
+                             comment: "the stream's media sequence numbers jumped ahead by \(jump), too far to be segments missed: the recording goes on after a discontinuity"), for: id)
         }
         for playlist in round.restarts {
             logs.error(.init(date: Date(), event: "record", uri: playlist, errorDomain: "carryon", errorCode: "restart",

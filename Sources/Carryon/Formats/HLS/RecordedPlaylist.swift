@@ -56,7 +56,15 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         var missedSeconds = 0.0
         /// Whether the stream started over (its sequence numbers went back).
         var restarted = false
+        /// How far the numbers jumped ahead, when by more than ``RecordedPlaylist/largestGap``:
+        /// read as a jump, not as that many segments missed.
+        var jumped: Int?
     }
+
+    /// The most segments a reload may show the recording missed (5.5 hours of 2 s segments):
+    /// numbers further ahead are a jump (a careless or hostile playlist), which goes on after a
+    /// discontinuity instead of adding millions of gaps.
+    static let largestGap = 10_000
 
     private(set) var segments: [RecordedSegment] = []
     /// `EXT-X-MEDIA-SEQUENCE` of the recording: the number of its first segment.
@@ -106,9 +114,16 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
                 // The window moved past what the recording has: each number missed is a gap.
                 let missed = first.mediaSequence - lastSequence - 1
                 let seconds = Double(targetDuration)
-                merge.missed = missed
-                merge.missedSeconds = Double(missed) * seconds
-                if firstSequence + segments.count == lastSequence + 1 {
+                if missed > Self.largestGap {
+                    merge.jumped = first.mediaSequence - lastSequence
+                    discontinuity = true
+                } else {
+                    merge.missed = missed
+                    merge.missedSeconds = Double(missed) * seconds
+                }
+                if missed > Self.largestGap {
+                    // Numbered on from the last segment recorded, after a discontinuity.
+                } else if firstSequence + segments.count == lastSequence + 1 {
                     for number in 0..<missed {
                         guard !reached(limit) else { break }
                         segments.append(RecordedSegment(prefix: "", body: try Self.gapBody(seconds, number: lastSequence + 1 + number),
@@ -170,7 +185,10 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     }
 
     private mutating func append(_ segment: Segment, discontinuity: Bool) throws(PlaylistError) {
-        let sequence = firstSequence + segments.count
+        let (sequence, overflow) = firstSequence.addingReportingOverflow(segments.count)
+        guard !overflow else {
+            throw PlaylistError(.structure, "the recording's media sequence numbers would pass \(Int.max)")
+        }
         var prefix: [Line] = []
         if (segment.discontinuity && !segments.isEmpty) || discontinuity { prefix.append(Line(tag: .discontinuity)) }
         // The key in effect, restated where it changes; an IV derived from a number the
