@@ -166,4 +166,23 @@ struct RecordedPlaylistTests {
             #expect(alone.reloadDelay(afterAdding: 1) == delay)
         }
     }
+
+    @Test("The stream's own discontinuities are kept, the recording's discontinuity sequence starting where its first segment is; an init section restated where it changes")
+    func discontinuities() throws {
+        func playlist(_ lines: [String]) throws -> MediaPlaylist {
+            try MediaPlaylist(parsing: (["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:2"] + lines).joined(separator: "\n") + "\n", url: Self.url)
+        }
+        var recorded = RecordedPlaylist()
+        _ = try recorded.merge(playlist(["#EXT-X-MEDIA-SEQUENCE:5", "#EXT-X-DISCONTINUITY-SEQUENCE:2", "#EXT-X-MAP:URI=\"a.mp4\"",
+                                         "#EXTINF:2,", "a5.m4s", "#EXT-X-DISCONTINUITY", "#EXT-X-MAP:URI=\"b.mp4\"", "#EXTINF:2,", "b6.m4s"]),
+                               start: .oldest, limit: nil)
+        _ = try recorded.merge(playlist(["#EXT-X-MEDIA-SEQUENCE:6", "#EXT-X-DISCONTINUITY-SEQUENCE:3", "#EXT-X-MAP:URI=\"b.mp4\"",
+                                         "#EXTINF:2,", "b6.m4s", "#EXTINF:2,", "b7.m4s"]), start: .oldest, limit: nil)
+        let read = try Self.read(recorded)
+        #expect(read.discontinuitySequence == 2)
+        #expect(read.segments.map(\.discontinuity) == [false, true, false])
+        #expect(read.segments.map(\.discontinuitySequence) == [2, 3, 3])
+        #expect(read.segments.map { $0.initSection?.uri } == ["https://cdn.example/live/a.mp4", "https://cdn.example/live/b.mp4", "https://cdn.example/live/b.mp4"])
+        #expect(try recorded.text().components(separatedBy: "#EXT-X-MAP").count - 1 == 2)
+    }
 }
