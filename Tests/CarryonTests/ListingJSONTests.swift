@@ -147,12 +147,16 @@ struct ListingJSONTests {
                 ("garbled", "garbled", .completed, "hls", false, nil, nil),
                 ("held", "held", .completed, "hls", true, nil, nil),
             ]
-            // Two downloads of a time range, one to the stream's end.
-            let ranges = ["hls": TimeRange(start: 600.5, end: 720), "dash": TimeRange(start: 30)]
+            // Two downloads of a time range, one to the stream's end; a recording of 30 minutes
+            // of a live stream that missed three segments.
+            let ranges = ["hls": TimeRange(start: 600.5, end: 720), "dash": TimeRange(start: 30), "held": TimeRange(start: 0, end: 1800)]
+            var recorded = LiveOptions(fromStart: true)
+            recorded.missedSegments = 3
+            recorded.missedSeconds = 6.5
             for (offset, asset) in assets.enumerated() {
                 let made = start.addingTimeInterval(Double(offset) * 3600.5)
                 var record = AssetRecord(id: asset.id, name: asset.name, url: "https://cdn.example/\(asset.id)/index.m3u8", state: asset.state,
-                                         errorMessage: asset.error, options: DownloadOptions(timeRange: ranges[asset.id]), headers: [], selection: asset.selection,
+                                         errorMessage: asset.error, options: DownloadOptions(timeRange: ranges[asset.id], live: asset.id == "held" ? recorded : nil), headers: [], selection: asset.selection,
                                          planned: asset.planned, createdAt: made, updatedAt: made,
                                          completedAt: asset.state == .completed ? made.addingTimeInterval(61.999) : nil,
                                          duration: asset.planned ? 12.5 : nil)
@@ -201,6 +205,9 @@ struct ListingJSONTests {
             #expect(listed.first { $0.id == "dash" }?.timeRange == TimeRange(start: 30))
             #expect(try await library.asset("hls").timeRange == TimeRange(start: 600.5, end: 720))
             #expect(String(decoding: try await library.assetsJSON(AssetQuery()).json, as: UTF8.self).contains("\"timeRange\" : {"))
+            // And a recording's live options: where it started, what it missed.
+            #expect(listed.first { $0.id == "held" }?.live?.missedSegments == 3)
+            #expect(String(decoding: try await library.assetsJSON(AssetQuery()).json, as: UTF8.self).contains("\"missedSeconds\" : 6.5"))
             var query = AssetQuery(order: .newest, limit: 4)
             try await Self.expectSame(library, query)
             query.cursor = try await library.assets(query).next
