@@ -14,7 +14,7 @@ struct Download: AsyncParsableCommand {
             the last line of output is the asset's id. Ctrl-C suspends cleanly (exit 130); \
             `carryon resume ID` continues, fetching only what is missing.
 
-            A live stream (an HLS playlist without EXT-X-ENDLIST) is recorded: from the live \
+            A live stream (an HLS playlist without EXT-X-ENDLIST, an MPD of type dynamic) is recorded: from the live \
             edge (or the oldest segment still there, with --from-start), reloading the \
             playlists as the stream updates them, until the stream ends, --duration of media \
             is recorded, or Ctrl-C, SIGTERM or `carryon suspend ID` stops it (exit 0): the \

@@ -162,7 +162,7 @@ struct DASHDownloadTests {
         }
     }
 
-    @Test("a dynamic (live) MPD is refused before any media, naming why")
+    @Test("a dynamic (live) MPD with nothing to record fails before any media, naming why")
     func liveRefused() async throws {
         try await withTemporaryDirectory { folder in
             let mpd = "<MPD type=\"dynamic\" availabilityStartTime=\"2026-01-01T00:00:00Z\"><Period/></MPD>"

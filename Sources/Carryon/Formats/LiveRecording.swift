@@ -1,3 +1,4 @@
+import DASH
 import Foundation
 
 /// A recording of a live stream: what its format has recorded of each of the stream's
@@ -25,6 +26,8 @@ final class LiveRecording: Sendable {
         var manifests: [String: Data] = [:]
         /// The URL of the stream's first manifest, as last read.
         var first: String?
+        /// A dynamic MPD recorded (DASH), at its URL.
+        var mpd: RecordedMPD?
         /// The segments missed so far, and their seconds.
         var missed = 0
         var missedSeconds = 0.0
@@ -127,6 +130,32 @@ final class LiveRecording: Sendable {
         }
     }
 
+    /// Records `mpd`, a dynamic MPD read from `url` as `bytes` (or one recorded before, which
+    /// may have turned static), and returns the recording as a static MPD's text.
+    func record(_ mpd: MPD, url: String, bytes: [UInt8]) throws(CarryonError) -> [UInt8] {
+        try locked { state throws(CarryonError) in
+            state.first = url
+            var recorded = state.mpd ?? RecordedMPD()
+            if !recorded.isFinished {
+                let merge = try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit)
+                round.withLock { round in
+                    round.added += merge.added
+                    round.missed += merge.missed
+                    round.missedSeconds += merge.missedSeconds
+                }
+                state.missed += merge.missed
+                state.missedSeconds += merge.missedSeconds
+            }
+            state.mpd = recorded
+            return try recorded.staticMPD()
+        }
+    }
+
+    /// Whether a dynamic MPD at `url` is being recorded.
+    func recordsMPD(_ url: String) -> Bool {
+        state.withLock { $0.mpd?.url == url }
+    }
+
     /// Keeps `bytes`, the stream's first manifest as read from `url`, for planning the
     /// finished recording.
     func remember(_ bytes: [UInt8], at url: String) {
@@ -146,6 +175,7 @@ final class LiveRecording: Sendable {
     func manifest(at url: String) -> [UInt8]? {
         state.withLock { state in
             if let playlist = state.playlists[url] { return try? Array(playlist.text().utf8) }
+            if let mpd = state.mpd, mpd.url == url { return try? mpd.staticMPD() }
             return state.manifests[url].map(Array.init)
         }
     }
@@ -153,21 +183,22 @@ final class LiveRecording: Sendable {
     // MARK: For the session
 
     /// Whether the stream turned out to be live: a playlist is recorded.
-    var isLive: Bool { state.withLock { !$0.playlists.isEmpty } }
+    var isLive: Bool { state.withLock { !$0.playlists.isEmpty || $0.mpd != nil } }
 
     /// Whether the recording is finished (``finish(isOnDisk:)``).
-    var isFinished: Bool { state.withLock { $0.playlists.values.contains(where: \.isFinished) } }
+    var isFinished: Bool { state.withLock { $0.playlists.values.contains(where: \.isFinished) || $0.mpd?.isFinished == true } }
 
     /// Whether there is nothing more to record: every playlist ended at the origin, or holds
     /// the seconds asked for.
     var isEnded: Bool {
         state.withLock { state in
-            !state.playlists.isEmpty && state.playlists.values.allSatisfy { $0.originEnded || $0.reached(state.limit) }
+            if let mpd = state.mpd { return mpd.originEnded || mpd.reached(state.limit) }
+            return !state.playlists.isEmpty && state.playlists.values.allSatisfy { $0.originEnded || $0.reached(state.limit) }
         }
     }
 
     /// The seconds recorded, in the main rendition (gaps included).
-    var duration: Double { state.withLock { state in state.order.first.flatMap { state.playlists[$0]?.duration } ?? 0 } }
+    var duration: Double { state.withLock { state in state.mpd?.duration ?? state.order.first.flatMap { state.playlists[$0]?.duration } ?? 0 } }
 
     /// The seconds of media to record, when limited.
     var limit: Double? { state.withLock { $0.limit } }
@@ -177,7 +208,7 @@ final class LiveRecording: Sendable {
 
     /// The main rendition's target duration, in seconds.
     var targetDuration: Double {
-        state.withLock { state in Double(state.order.first.flatMap { state.playlists[$0]?.targetDuration } ?? 1) }
+        state.withLock { state in state.mpd?.updatePeriod ?? Double(state.order.first.flatMap { state.playlists[$0]?.targetDuration } ?? 1) }
     }
 
     /// Starts a reload round, and returns what the last one changed.
@@ -207,6 +238,11 @@ final class LiveRecording: Sendable {
                 state.missed += gaps.count
                 state.missedSeconds += gaps.seconds
             }
+            if let gaps = state.mpd?.markMissing(uri) {
+                marked += gaps.count
+                state.missed += gaps.count
+                state.missedSeconds += gaps.seconds
+            }
             return marked
         }
     }
@@ -219,6 +255,11 @@ final class LiveRecording: Sendable {
             var made = 0
             for key in state.order {
                 guard let gaps = state.playlists[key]?.finish(isOnDisk: isOnDisk) else { continue }
+                made += gaps.count
+                state.missed += gaps.count
+                state.missedSeconds += gaps.seconds
+            }
+            if let gaps = state.mpd?.finish(isOnDisk: { isOnDisk($0, nil) }) {
                 made += gaps.count
                 state.missed += gaps.count
                 state.missedSeconds += gaps.seconds

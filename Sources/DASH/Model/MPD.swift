@@ -21,6 +21,12 @@ public struct MPD: Sendable, Hashable {
     public var mediaPresentationDuration: MediaTime?
     /// `@minBufferTime`.
     public var minBufferTime: MediaTime?
+    /// `@minimumUpdatePeriod`: how often a dynamic MPD may change.
+    public var minimumUpdatePeriod: MediaTime?
+    /// `@suggestedPresentationDelay`: how far behind the live edge a player of a dynamic MPD starts.
+    public var suggestedPresentationDelay: MediaTime?
+    /// `@timeShiftBufferDepth`: how much of a dynamic presentation stays available behind the live edge.
+    public var timeShiftBufferDepth: MediaTime?
     /// `@profiles`, split at commas.
     public var profiles: [String] = []
     /// The MPD level's `BaseURL` elements, in order.

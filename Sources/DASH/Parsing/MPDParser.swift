@@ -48,6 +48,9 @@ private struct MPDBuilder {
         }
         mpd.mediaPresentationDuration = duration(element, "mediaPresentationDuration")
         mpd.minBufferTime = duration(element, "minBufferTime")
+        mpd.minimumUpdatePeriod = duration(element, "minimumUpdatePeriod")
+        mpd.suggestedPresentationDelay = duration(element, "suggestedPresentationDelay")
+        mpd.timeShiftBufferDepth = duration(element, "timeShiftBufferDepth")
         mpd.profiles = element["profiles"].map { $0.split(separator: ",").map { String($0.trimmingWhitespace()) } } ?? []
         mpd.baseURLs = baseURLs(element)
         mpd.urlQuery = urlQuery(element)

@@ -60,7 +60,7 @@ struct DASHFormat: StreamFormat {
     }
 
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
-        let (plan, selection) = try await DASHPlanner(fetcher: fetcher, options: request.options)
+        let (plan, selection) = try await DASHPlanner(fetcher: fetcher, options: request.options, recording: request.recording)
             .plan(assetID: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
                   additionalVariants: request.additionalVariants)
         return PlannedStream(plan: plan, selection: selection, format: name)

@@ -5,7 +5,8 @@ import HLS
 /// indexes), chooses what to download (``MediaSelector`` on its ``Presentation``), and plans it:
 /// the I/O half of DASH's ``DownloadPlan`` (the pure half is `DASHPlan.swift`).
 ///
-/// Refuses, before any media is fetched: dynamic (live) MPDs, as live HLS is refused;
+/// Records a dynamic (live) MPD into the request's recording, and plans what it holds; without
+/// one, refuses it, before any media is fetched. Refuses too:
 /// locations the stream's `LocationRule` refuses. A Representation with several BaseURLs is
 /// fetched from the first; the others are its ``Fallback``s. The MPD URL's query goes on media
 /// requests when a URL query parameter descriptor says so, and otherwise is a ``Fallback`` too:
@@ -14,6 +15,9 @@ import HLS
 struct DASHPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
+    /// Where a dynamic MPD is recorded (``RecordedMPD``): what it holds is planned as a static
+    /// MPD. Nil: a dynamic MPD is refused.
+    var recording: LiveRecording? = nil
 
     /// Remote elements (`xlink:href`) read per MPD at most: a hostile MPD cannot make Carryon
     /// fetch without end.
@@ -21,23 +25,38 @@ struct DASHPlanner: Sendable {
 
     /// The MPD of `manifest`, with its remote elements read in.
     func read(_ manifest: FetchedManifest) async throws(CarryonError) -> MPD {
-        var mpd: MPD
-        do {
-            mpd = try MPD.read(manifest.bytes)
-        } catch {
-            throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+        try await readRecording(manifest).mpd
+    }
+
+    /// The MPD of `manifest` with its remote elements read in, and its text: with a recording,
+    /// a dynamic MPD (or one recorded before) merged into it, and the recording as a static MPD.
+    func readRecording(_ manifest: FetchedManifest) async throws(CarryonError) -> (mpd: MPD, bytes: [UInt8]) {
+        func parse(_ bytes: [UInt8]) throws(CarryonError) -> MPD {
+            do {
+                return try MPD.read(bytes)
+            } catch {
+                throw CarryonError(.playlist, "\(manifest.url): \(error)", cause: error)
+            }
+        }
+        var mpd = try parse(manifest.bytes)
+        var bytes = manifest.bytes
+        if let recording, mpd.type == .dynamic || recording.recordsMPD(manifest.url) {
+            if let range = options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: manifest.url, range) }
+            bytes = recording.isFinished ? recording.manifest(at: manifest.url) ?? bytes
+                : try recording.record(mpd, url: manifest.url, bytes: manifest.bytes)
+            mpd = try parse(bytes)
         }
         if mpd.type == .dynamic {
             throw CarryonError(.unsupported, "\(manifest.url) is a dynamic (live) MPD; Carryon downloads complete (static) presentations only, as it does HLS")
         }
         try await resolveRemoteElements(&mpd, url: manifest.url)
-        return mpd
+        return (mpd, bytes)
     }
 
     /// Plans the stream whose MPD, already fetched, is `manifest`.
     func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
               additionalVariants: [MediaSelection.Variant]) async throws(CarryonError) -> (DownloadPlan, MediaSelection) {
-        let mpd = try await read(manifest)
+        let (mpd, bytes) = try await readRecording(manifest)
         let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
         var selection = try MediaSelector(options: options)
@@ -103,8 +122,9 @@ struct DASHPlanner: Sendable {
         let notices = warnings.map {
             DownloadPlan.PlaylistNotice(playlist: manifest.url, warning: PlaylistWarning(line: $0.line ?? 0, $0.message))
         }
-        var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: manifest.bytes, warnings: notices,
-                                     range: options.timeRange)
+        // A recording's limit is its own (see LiveRecording), not a part of the stream.
+        var plan = try DASHPlan.make(assetID: assetID, mpd: mpd, tracks: tracks, origin: bytes, warnings: notices,
+                                     range: recording?.isLive == true ? nil : options.timeRange)
         plan.keys = keys
         plan.fallbacks = fallbacks
         return (plan, selection)

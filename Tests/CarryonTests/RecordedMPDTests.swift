@@ -1,0 +1,83 @@
+@testable import Carryon
+import DASH
+import Foundation
+import Testing
+
+/// A dynamic MPD recorded reload by reload (``RecordedMPD``): where it starts, what each reload
+/// adds, a window that moved past it, and the static MPD it is planned as.
+@Suite("Recording a dynamic MPD")
+struct RecordedMPDTests {
+    static let url = "https://cdn.example/live/live.mpd"
+
+    /// ffmpeg's shape: one video Representation, 2 s segments (timescale 1000) numbered from
+    /// `first`, `count` of them, in a SegmentTimeline.
+    static func mpd(first: Int, count: Int, type: String = "dynamic", delay: String? = nil) throws -> (MPD, [UInt8]) {
+        let text = """
+            <?xml version="1.0"?>
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="\(type)" minimumUpdatePeriod="PT2S"\(delay.map { " suggestedPresentationDelay=\"\($0)\"" } ?? "") availabilityStartTime="2026-01-01T00:00:00Z" minBufferTime="PT4S">
+              <Period id="0" start="PT0S">
+                <AdaptationSet id="0" contentType="video">
+                  <Representation id="v" mimeType="video/mp4" codecs="avc1.42c00d" bandwidth="700000" width="320" height="240">
+                    <SegmentTemplate timescale="1000" initialization="init-$RepresentationID$.m4s" media="chunk-$RepresentationID$-$Number$.m4s" startNumber="\(first)">
+                      <SegmentTimeline><S t="\((first - 1) * 2000)" d="2000" r="\(count - 1)"/></SegmentTimeline>
+                    </SegmentTemplate>
+                  </Representation>
+                </AdaptationSet>
+              </Period>
+            </MPD>
+            """
+        let bytes = Array(text.utf8)
+        return (try MPD.read(bytes), bytes)
+    }
+
+    static func merge(_ recorded: inout RecordedMPD, first: Int, count: Int, start: RecordedPlaylist.Start = .liveEdge,
+                      limit: Double? = nil, type: String = "dynamic", delay: String? = nil) throws -> RecordedPlaylist.Merge {
+        let (mpd, bytes) = try Self.mpd(first: first, count: count, type: type, delay: delay)
+        return try recorded.merge(mpd, url: Self.url, bytes: bytes, start: start, limit: limit)
+    }
+
+    /// The segment URLs of the recording's static MPD.
+    static func urls(_ recorded: RecordedMPD) throws -> [String] {
+        let mpd = try MPD.read(try recorded.staticMPD())
+        #expect(mpd.type == .static)
+        return mpd.periods.flatMap(\.adaptationSets).flatMap(\.representations).flatMap { $0.segments.list?.segmentURLs ?? [] }.compactMap(\.media)
+    }
+
+    @Test("It starts suggestedPresentationDelay from the end (three segments without one), or at the oldest segment; a reload adds only what is new")
+    func startAndReloads() throws {
+        var edge = RecordedMPD()
+        #expect(try Self.merge(&edge, first: 1, count: 6).added == 3)
+        var delayed = RecordedMPD()
+        #expect(try Self.merge(&delayed, first: 1, count: 6, delay: "PT4S").added == 2)
+        var oldest = RecordedMPD()
+        #expect(try Self.merge(&oldest, first: 1, count: 6, start: .oldest).added == 6)
+        #expect(try Self.merge(&edge, first: 3, count: 6).added == 2)
+        #expect(try Self.urls(edge) == (4...8).map { "https://cdn.example/live/chunk-v-\($0).m4s" })
+        #expect(edge.duration == 10 && edge.updatePeriod == 2 && !edge.originEnded)
+    }
+
+    @Test("A window that moved past the recording leaves a gap in the timeline (an explicit t), counted; the static MPD lasts from the first instant to the last; an MPD turned static ends it")
+    func gapAndEnd() throws {
+        var recorded = RecordedMPD()
+        _ = try Self.merge(&recorded, first: 1, count: 3, start: .oldest)
+        let merge = try Self.merge(&recorded, first: 7, count: 3)
+        #expect(merge.missed == 3 && merge.missedSeconds == 6 && merge.added == 3)
+        let mpd = try MPD.read(try recorded.staticMPD())
+        let list = try #require(mpd.periods.first?.adaptationSets.first?.representations.first?.segments.list)
+        #expect(list.timeline?.entries.map(\.time) == [0, 12_000] && list.presentationTimeOffset == 0)
+        #expect(mpd.mediaPresentationDuration?.seconds == 18)
+        #expect(try Self.merge(&recorded, first: 8, count: 3, type: "static").added == 1 && recorded.originEnded)
+    }
+
+    @Test("A limit stops each track at the segment that reaches it; finishing keeps what is on disk, the segments missing before the last one there leaving gaps")
+    func limitAndFinish() throws {
+        var recorded = RecordedMPD()
+        _ = try Self.merge(&recorded, first: 1, count: 9, start: .oldest, limit: 7)
+        #expect(recorded.duration == 8 && recorded.reached(7))
+        let onDisk: Set<String> = ["chunk-v-1.m4s", "chunk-v-3.m4s"]
+        let gaps = recorded.finish { onDisk.contains(String($0.split(separator: "/").last!)) }
+        #expect(gaps.count == 1 && gaps.seconds == 2 && recorded.isFinished)
+        #expect(try Self.urls(recorded) == ["https://cdn.example/live/chunk-v-1.m4s", "https://cdn.example/live/chunk-v-3.m4s"])
+        #expect(try Self.merge(&recorded, first: 1, count: 12).added == 0)
+    }
+}

@@ -1,0 +1,90 @@
+import Carryon
+import CarryonServer
+import CarryonTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `carryon download` of a dynamic MPD records it (issue 34), against a live DASH stream ffmpeg
+/// makes in real time (`-f dash`, `type="dynamic"`, a SegmentTimeline): the bundle's local MPD
+/// is static and GStreamer plays it; its HLS playlists play in ffmpeg.
+@Suite("Recording a live DASH stream", .heavy)
+struct LiveDASHRecordingTests {
+    /// Runs `body` with a library path, a live DASH stream (`windowSize` segments in its window,
+    /// three written already) and an origin serving it.
+    static func withLiveStream(windowSize: Int = 6, _ body: @Sendable (String, LiveHLSStream, OriginHandle) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let stream = try LiveHLSStream(dashIn: folder.appendingPathComponent("origin"), windowSize: windowSize)
+            try await stream.waitForFiles(3, named: "chunk-stream0-")
+            try await Origin(root: stream.folder.path).withRunning { origin in
+                try await body(folder.appendingPathComponent("library").path, stream, origin)
+            }
+        }
+    }
+
+    static func snapshot(_ id: String, in library: String) async throws -> AssetSnapshot {
+        let show = try await runCarryon(["show", id, "--json", "--library", library])
+        return try JSONDecoder.iso8601.decode(AssetSnapshot.self, from: Data(show.standardOutput.utf8))
+    }
+
+    /// The origin's video segment numbers the bundle holds, in order (`chunk-stream0-00007.m4s` is 7).
+    static func videoNumbers(_ asset: AssetSnapshot) throws -> [Int] {
+        let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("manifest.json")))
+        return manifest.files.compactMap { file -> Int? in
+            guard let name = file.uri.split(separator: "/").last, name.hasPrefix("chunk-stream0-"), name.hasSuffix(".m4s") else { return nil }
+            return Int(name.dropFirst("chunk-stream0-".count).dropLast(4))
+        }
+    }
+
+    @Test("20 s from the live edge: ten consecutive segments of each track, byte-identical to ffmpeg's; the local MPD is static and GStreamer plays ≥ 475 of its 500 frames; ffmpeg decodes its HLS playlists")
+    func fromLiveEdge() async throws {
+        try await Self.withLiveStream { library, stream, origin in
+            let result = try await runCarryon(["download", origin.baseURL + "/live.mpd", "--library", library, "--duration", "20"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            let asset = try await Self.snapshot(id, in: library)
+            #expect(asset.state == .completed && asset.format == "dash" && asset.live != nil)
+            let numbers = try Self.videoNumbers(asset)
+            #expect(numbers.count >= 10 && numbers == Array(numbers[0]..<(numbers[0] + numbers.count)), "\(numbers)")
+            let bundle = URL(fileURLWithPath: asset.bundlePath)
+            let manifest = try JSONDecoder.iso8601.decode(BundleManifest.self, from: Data(contentsOf: bundle.appendingPathComponent("manifest.json")))
+            for file in manifest.files {
+                let name = try #require(file.uri.split(separator: "/").last.map(String.init))
+                #expect(try Data(contentsOf: bundle.appendingPathComponent(file.path)) == Data(contentsOf: stream.folder.appendingPathComponent(name)),
+                        "\(file.path) differs from the origin's \(name)")
+            }
+            let mpd = try String(contentsOf: bundle.appendingPathComponent("main.mpd"), encoding: .utf8)
+            #expect(mpd.contains("type=\"static\"") && !mpd.contains("dynamic"))
+            let played = try await DASHCommandTests.playedFrames(id, library: library)
+            #expect(played.frames >= 475, "GStreamer played \(played.frames) frames of \(played.url)")
+            let frames = try await decodedVideoFrames(bundle.appendingPathComponent("main.m3u8").path)
+            #expect(frames >= 475, "ffmpeg decodes \(frames) frames of the HLS playlists")
+        }
+    }
+
+    @Test("kill -9 mid-recording and resume after the window moved past: the time missed is a gap in the timeline, counted; what was recorded still plays in GStreamer")
+    func gapAfterResume() async throws {
+        try await Self.withLiveStream(windowSize: 3) { library, _, origin in
+            let download = try RunningProcess(carryon: ["download", origin.baseURL + "/live.mpd", "--library", library, "--duration", "20", "--json"])
+            var lines = download.lines.makeAsyncIterator()
+            let id = try #require(await LiveRecordingCommandTests.id(from: &lines))
+            try await Task.sleep(for: .seconds(4))
+            download.kill(SIGKILL)
+            _ = await download.wait()
+            // Three segments' window: ten seconds later it holds none of what was recorded.
+            try await Task.sleep(for: .seconds(10))
+            let resumed = try await runCarryon(["resume", id, "--library", library])
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            let asset = try await Self.snapshot(id, in: library)
+            #expect(asset.state == .completed)
+            let missed = try #require(asset.live?.missedSegments)
+            #expect(missed >= 1)
+            let numbers = try Self.videoNumbers(asset)
+            #expect(Set(numbers).count == numbers.count && numbers != Array(numbers[0]..<(numbers[0] + numbers.count)), "\(numbers)")
+            let played = try await DASHCommandTests.playedFrames(id, library: library)
+            #expect(played.frames >= numbers.count * 50 - 50, "GStreamer played \(played.frames) frames of \(numbers.count) segments")
+        }
+    }
+}
