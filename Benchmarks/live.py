@@ -107,8 +107,10 @@ def main():
     if status != 0:
         print(err[-2000:])
     peak = max(hwm for _, _, hwm in samples) / 1024 if samples else float("nan")
-    later = [rss for minute, rss, _ in samples if minute >= 2]
-    growth = (later[-1] - later[0]) / 1024 if len(later) >= 2 else 0.0
+    later = [(minute, rss) for minute, rss, _ in samples if minute >= 2]
+    growth = (later[-1][1] - later[0][1]) / 1024 if len(later) >= 2 else 0.0
+    span = later[-1][0] - later[0][0] if len(later) >= 2 else 0.0
+    rate = growth / span if span > 0 else 0.0
     frames = None
     playlist = asset.get("playlist")
     if playlist:
@@ -122,7 +124,8 @@ def main():
     print("frames ffprobe decodes: %s (the stream makes %d)" % (frames, seconds * 25))
     print("peak RSS %.1f MiB; RSS from minute 2 to the last: %+.1f MiB" % (peak, growth))
     verdicts = [(peak <= 48, "peak RSS %.1f MiB, target <= 48 MiB" % peak),
-                (growth <= 4, "RSS grew %+.1f MiB from minute 2 to the end, target: no growth with length (<= 4 MiB)" % growth),
+                (growth <= 1, "RSS grew %+.1f MiB from minute 2 to the end (%+.2f MiB a minute), target: no growth with length (within 1 MiB)"
+                 % (growth, rate)),
                 (status == 0 and asset.get("state") == "completed", "the recording completed")]
     for ok, text in verdicts:
         print("%s %s" % ("MET " if ok else "MISS", text))

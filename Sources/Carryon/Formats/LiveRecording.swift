@@ -2,7 +2,8 @@ import DASH
 import Foundation
 
 /// A recording of a live stream: what its format has recorded of each of the stream's
-/// manifests so far (for HLS, each media playlist as a ``RecordedPlaylist``), where it started,
+/// manifests so far (for HLS, each media playlist as a ``RecordedPlaylist``; for DASH, the MPD
+/// as a ``RecordedMPD``), where it started,
 /// and how long it may grow. The format reads each reload into it and plans what it holds, as it
 /// plans a complete stream; the session persists that plan, fetches what is new, and reloads on
 /// the schedule ``reloadDelay`` gives, until ``isEnded``.

@@ -1,4 +1,5 @@
-/// How a live stream is recorded: an HLS playlist without `EXT-X-ENDLIST`, still growing.
+/// How a live stream is recorded: an HLS playlist without `EXT-X-ENDLIST`, or an MPD of type
+/// `dynamic`, still growing.
 ///
 /// A download whose stream turns out to be live records it: it reloads the playlists on the
 /// stream's schedule, fetches each new segment of every rendition chosen once, and ends — at
