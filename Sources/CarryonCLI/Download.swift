@@ -244,6 +244,9 @@ struct TimeRangeOptions: ParsableArguments {
         func seconds(_ flag: String, _ text: String?) throws -> Double? {
             guard let text else { return nil }
             guard let seconds = TimeRange.seconds(parsing: text) else {
+                if TimeRange.isPastLatest(text) {
+                    throw ValidationError("\(flag) must be at most 100 years (3155760000 seconds), not '\(text)'")
+                }
                 throw ValidationError("\(flag) must be a time such as 90, 90.5, 1:30 or 1:02:03.5, not '\(text)'")
             }
             return seconds

@@ -18,6 +18,9 @@ struct TimeRangeTests {
                     "1.2.3", "99999999999", "+5", "0x10", "１２"] {
             #expect(TimeRange.seconds(parsing: bad) == nil, "\(bad)")
         }
+        // Only a well-written time past 100 years says so; a typo does not.
+        #expect(TimeRange.isPastLatest("99999999999") && TimeRange.isPastLatest("999999999:00:00"))
+        #expect(!TimeRange.isPastLatest("1:75") && !TimeRange.isPastLatest("1e30") && !TimeRange.isPastLatest("3155760000"))
     }
 
     @Test("a range is checked: a start from 0, an end after it, both finite and within 100 years")

@@ -131,6 +131,9 @@ struct TimeRangeCommandTests {
                 let typo = try await runCarryon(["download", url, "--library", library, "--start", "1:75"])
                 #expect(typo.status != 0)
                 #expect(typo.standardError.contains("--start must be a time such as 90, 90.5, 1:30 or 1:02:03.5, not '1:75'"), "\(typo.standardError)")
+                let huge = try await runCarryon(["download", url, "--library", library, "--start", "99999999999"])
+                #expect(huge.status != 0 && huge.standardError.contains("--start must be at most 100 years (3155760000 seconds), not '99999999999'"),
+                        "\(huge.standardError)")
                 let both = try await runCarryon(["download", url, "--library", library, "--duration", "5", "--end", "9"])
                 #expect(both.standardError.contains("--duration and --end both say where the part ends"), "\(both.standardError)")
                 let backwards = try await runCarryon(["download", url, "--library", library, "--start", "9", "--end", "5"])

@@ -85,8 +85,21 @@ public struct TimeRange: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The seconds `text` gives: `90`, `90.5`, `1:30`, `01:02:03` or `1:02:03.250` (hours,
     /// minutes and seconds; minutes and seconds below 60 after the first field); nil for
-    /// anything else, a negative time included.
+    /// anything else, a negative time included, and a time past 100 years (see
+    /// ``isPastLatest(_:)``).
     public static func seconds(parsing text: String) -> Double? {
+        guard let total = uncapped(text) else { return nil }
+        return total <= latest ? total : nil
+    }
+
+    /// Whether `text` is written as a time but names one past 100 years, the longest a range
+    /// takes: what makes ``seconds(parsing:)`` nil for a time otherwise well written.
+    public static func isPastLatest(_ text: String) -> Bool {
+        uncapped(text).map { $0 > latest } ?? false
+    }
+
+    /// The seconds `text` gives, however many.
+    private static func uncapped(_ text: String) -> Double? {
         let fields = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
         guard (1...3).contains(fields.count) else { return nil }
         var total = 0.0
@@ -99,7 +112,7 @@ public struct TimeRange: Sendable, Hashable, Codable, CustomStringConvertible {
             if index > 0, value >= 60 { return nil }
             total = total * 60 + value
         }
-        return total.isFinite && total <= latest ? total : nil
+        return total.isFinite ? total : nil
     }
 
     /// The seconds of media a recording of a live stream takes for this range: its duration
