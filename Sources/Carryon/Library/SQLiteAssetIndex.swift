@@ -163,12 +163,10 @@ final class SQLiteAssetIndex: AssetIndex {
                 // never under a run.
                 throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
             }
-            var kept: [String: ResourceRecord] = [:]
-            if keeping {
-                for resource in try ResourceRecord.filter(Column("assetId") == id).fetchAll(db) {
-                    kept[IndexRows.planKey(resource)] = resource
-                }
-            }
+            // What the old rows had fetched is set aside in SQLite, not read into memory: a
+            // recording plans again each round, and holding every row of a long one each time
+            // made its memory grow with its length.
+            if keeping { try Self.setAsideFetched(of: id, db) }
             try db.execute(sql: "DELETE FROM resource WHERE assetId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM rendition WHERE assetId = ?", arguments: [id])
             for rendition in plan.renditions { try rendition.record.insert(db) }
@@ -176,10 +174,8 @@ final class SQLiteAssetIndex: AssetIndex {
             // million segments are inserted in about a second, where GRDB's arguments (a boxed
             // value per column) took four and encoding each record fifteen.
             var insert = try ResourceInsert(db)
-            for var resource in plan.resources {
-                if keeping, let old = kept[IndexRows.planKey(resource)] { resource = IndexRows.keeping(resource, from: old) }
-                try insert.insert(resource)
-            }
+            for resource in plan.resources { try insert.insert(resource) }
+            if keeping { try Self.restoreFetched(of: id, db) }
             try db.execute(sql: "DELETE FROM fallback WHERE assetId = ?", arguments: [id])
             for fallback in plan.fallbacks {
                 try db.execute(sql: "INSERT INTO fallback (assetId, prefix, alternatives, query) VALUES (?, ?, ?, ?)",
