@@ -37,11 +37,13 @@ public final class LiveHLSStream: Sendable {
     /// Starts ffmpeg writing a live DASH stream: `live.mpd`, `type="dynamic"`, video and audio
     /// in AdaptationSets of their own, `$Number$` templates with a SegmentTimeline of
     /// `windowSize` segments (`chunk-stream0-00001.m4s`, the audio's `chunk-stream1-…`).
-    public convenience init(dashIn folder: URL, windowSize: Int = 6, seconds: Int = 120) throws {
+    /// Without `timeline`, the templates name no segment: each is timed by the clock, from
+    /// `availabilityStartTime`, its window `timeShiftBufferDepth`.
+    public convenience init(dashIn folder: URL, windowSize: Int = 6, seconds: Int = 120, timeline: Bool = true) throws {
         try self.init(folder: folder, seconds: seconds, output: [
             "-map", "0:v", "-map", "1:a",
             "-f", "dash", "-seg_duration", "2", "-window_size", String(windowSize), "-extra_window_size", "1000",
-            "-use_template", "1", "-use_timeline", "1", "-adaptation_sets", "id=0,streams=v id=1,streams=a",
+            "-use_template", "1", "-use_timeline", timeline ? "1" : "0", "-adaptation_sets", "id=0,streams=v id=1,streams=a",
             folder.appendingPathComponent("live.mpd").path,
         ])
     }

@@ -75,6 +75,20 @@ public var dashSampleMedia: URL { packageRoot.appendingPathComponent("Samples/da
 /// whose timeline repeats an `S` — does not make up for one it skipped. (HLS's are counted as
 /// buffers: GStreamer's hlsdemux stamps every frame after a discontinuity with one timestamp.)
 public func gstreamerVideoFrames(_ uri: String) async throws -> Int {
+    let isMPD = (URL(string: uri)?.path ?? uri).hasSuffix(".mpd")
+    return try await gstreamerFrames(uri, player: isMPD && uri.hasPrefix("http") ? "playbin3" : "playbin", for: nil)
+}
+
+/// The distinct video frames GStreamer's `playbin` (dashdemux) plays of a live MPD at `uri` in
+/// `seconds` of real time, after which it is interrupted: how a player watches a recording
+/// in progress. (`playbin3`'s dashdemux2 buffers 30 s of a live stream before it plays.)
+public func gstreamerLiveVideoFrames(_ uri: String, seconds: Int) async throws -> Int {
+    try await gstreamerFrames(uri, player: "playbin", for: seconds)
+}
+
+/// The frames `player` plays of `uri`: to its end (killed after 90 s), or interrupted
+/// (SIGINT) after `seconds`.
+private func gstreamerFrames(_ uri: String, player: String, for seconds: Int?) async throws -> Int {
     guard let gst = findExecutable("gst-launch-1.0") else {
         throw TestSupportError("GStreamer is not installed, and this test plays DASH with it: apt-get install -y gstreamer1.0-tools gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav")
     }
@@ -84,14 +98,14 @@ public func gstreamerVideoFrames(_ uri: String) async throws -> Int {
     // Bounded, and killed: a GStreamer that hangs ignores SIGTERM.
     let timeout = findExecutable("timeout") ?? URL(fileURLWithPath: "/usr/bin/timeout")
     let isMPD = (URL(string: uri)?.path ?? uri).hasSuffix(".mpd")
-    let player = isMPD && uri.hasPrefix("http") ? "playbin3" : "playbin"
+    let limit = seconds.map { ["-s", "INT", "-k", "20", String($0)] } ?? ["-s", "KILL", "90"]
     // One at a time: a run of the whole suite once played only a bundle's first Period with
     // several GStreamers playing in real time beside every other suite on two cores.
     await GStreamerTurn.shared.take()
     let result: ProcessResult
     do {
-        result = try await run(timeout, ["-s", "KILL", "90", gst.path, "-v", player, "uri=\(uri)",
-                                         "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"])
+        result = try await run(timeout, limit + [gst.path, "-v", player, "uri=\(uri)",
+                                                 "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"])
     } catch {
         await GStreamerTurn.shared.give()
         throw error
@@ -101,7 +115,8 @@ public func gstreamerVideoFrames(_ uri: String) async throws -> Int {
     let chains = result.standardOutput.split(whereSeparator: \.isNewline).filter { $0.contains("chain   ***") }
     let frames = isMPD ? distinctFrames(chains.map { line in line.range(of: "pts: ").map { String(line[$0.upperBound...].prefix { $0 != "," }) } ?? "" })
                        : chains.count
-    guard result.status == 0 else {
+    // Interrupted on time, `timeout` says 124.
+    guard result.status == 0 || (seconds != nil && result.status == 124) else {
         throw TestSupportError("GStreamer could not play \(uri) (status \(result.status), \(frames) frames): \(result.standardError.suffix(2000))")
     }
     return frames

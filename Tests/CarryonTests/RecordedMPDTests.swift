@@ -12,15 +12,23 @@ struct RecordedMPDTests {
     /// ffmpeg's shape: one video Representation, 2 s segments (timescale 1000) numbered from
     /// `first`, `count` of them, in a SegmentTimeline.
     static func mpd(first: Int, count: Int, type: String = "dynamic", delay: String? = nil) throws -> (MPD, [UInt8]) {
+        try document(type: type, attributes: (delay.map { " suggestedPresentationDelay=\"\($0)\"" } ?? "") + " availabilityStartTime=\"2026-01-01T00:00:00Z\"",
+                     template: """
+                         <SegmentTemplate timescale="1000" initialization="init-$RepresentationID$.m4s" media="chunk-$RepresentationID$-$Number$.m4s" startNumber="\(first)">
+                           <SegmentTimeline><S t="\((first - 1) * 2000)" d="2000" r="\(count - 1)"/></SegmentTimeline>
+                         </SegmentTemplate>
+                         """)
+    }
+
+    /// An MPD of one video Representation of 2 s segments addressed by `template`.
+    static func document(type: String, attributes: String, template: String) throws -> (MPD, [UInt8]) {
         let text = """
             <?xml version="1.0"?>
-            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="\(type)" minimumUpdatePeriod="PT2S"\(delay.map { " suggestedPresentationDelay=\"\($0)\"" } ?? "") availabilityStartTime="2026-01-01T00:00:00Z" minBufferTime="PT4S">
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="\(type)" minimumUpdatePeriod="PT2S"\(attributes) minBufferTime="PT4S">
               <Period id="0" start="PT0S">
                 <AdaptationSet id="0" contentType="video">
                   <Representation id="v" mimeType="video/mp4" codecs="avc1.42c00d" bandwidth="700000" width="320" height="240">
-                    <SegmentTemplate timescale="1000" initialization="init-$RepresentationID$.m4s" media="chunk-$RepresentationID$-$Number$.m4s" startNumber="\(first)">
-                      <SegmentTimeline><S t="\((first - 1) * 2000)" d="2000" r="\(count - 1)"/></SegmentTimeline>
-                    </SegmentTemplate>
+                    \(template)
                   </Representation>
                 </AdaptationSet>
               </Period>
@@ -33,8 +41,19 @@ struct RecordedMPDTests {
     static func merge(_ recorded: inout RecordedMPD, first: Int, count: Int, start: RecordedPlaylist.Start = .liveEdge,
                       limit: Double? = nil, type: String = "dynamic", delay: String? = nil) throws -> RecordedPlaylist.Merge {
         let (mpd, bytes) = try Self.mpd(first: first, count: count, type: type, delay: delay)
-        return try recorded.merge(mpd, url: Self.url, bytes: bytes, start: start, limit: limit)
+        // A timeline's segments do not depend on the clock.
+        return try recorded.merge(mpd, url: Self.url, bytes: bytes, start: start, limit: limit, now: 0)
     }
+
+    /// A `$Number$` template of 2 s segments, timed from `availabilityStartTime` (1 January
+    /// 2026, 00:00 UTC), its window 10 s deep.
+    static func numbered(availabilityStart: Bool = true) throws -> (MPD, [UInt8]) {
+        try document(type: "dynamic", attributes: (availabilityStart ? " availabilityStartTime=\"2026-01-01T00:00:00Z\"" : "") + " timeShiftBufferDepth=\"PT10S\"",
+                     template: #"<SegmentTemplate timescale="1000" duration="2000" startNumber="1" initialization="init-$RepresentationID$.m4s" media="chunk-$RepresentationID$-$Number$.m4s"/>"#)
+    }
+
+    /// 1 January 2026, 00:00 UTC.
+    static let availabilityStart = 1_767_225_600.0
 
     /// The segment URLs of the recording's static MPD.
     static func urls(_ recorded: RecordedMPD) throws -> [String] {
@@ -67,6 +86,33 @@ struct RecordedMPDTests {
         #expect(list.timeline?.entries.map(\.time) == [0, 12_000] && list.presentationTimeOffset == 0)
         #expect(mpd.mediaPresentationDuration?.seconds == 18)
         #expect(try Self.merge(&recorded, first: 8, count: 3, type: "static").added == 1 && recorded.originEnded)
+    }
+
+    @Test("A $Number$ template is timed by the clock: the segments ended one segment before now, within timeShiftBufferDepth; each reload adds those ended since")
+    func clockTimedTemplate() throws {
+        let (mpd, bytes) = try Self.numbered()
+        // At 21 s, less a segment's length: segments 1 to 9 have ended by 19 s; the window
+        // (10 s) holds 5 to 9.
+        var edge = RecordedMPD()
+        #expect(try edge.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 21).added == 3)
+        #expect(try Self.urls(edge) == (7...9).map { "https://cdn.example/live/chunk-v-\($0).m4s" })
+        #expect(try edge.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 25).added == 2)
+        #expect(try Self.urls(edge).last == "https://cdn.example/live/chunk-v-11.m4s")
+        var oldest = RecordedMPD()
+        #expect(try oldest.merge(mpd, url: Self.url, bytes: bytes, start: .oldest, limit: nil, now: Self.availabilityStart + 21).added == 5)
+        #expect(try Self.urls(oldest).first == "https://cdn.example/live/chunk-v-5.m4s")
+        // Before the first segment has ended there is nothing to record, and the error says why.
+        var early = RecordedMPD()
+        #expect(try early.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 3).added == 0)
+        let empty = #expect(throws: CarryonError.self) { try early.staticMPD() }
+        #expect(empty?.message.contains("availabilityStartTime") == true)
+        // Without availabilityStartTime the template cannot be timed: refused, naming it.
+        let (untimed, untimedBytes) = try Self.numbered(availabilityStart: false)
+        var refused = RecordedMPD()
+        let error = #expect(throws: CarryonError.self) {
+            try refused.merge(untimed, url: Self.url, bytes: untimedBytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 21)
+        }
+        #expect(error?.message.contains("$Number$") == true)
     }
 
     @Test("A limit stops each track at the segment that reaches it; finishing keeps what is on disk, the segments missing before the last one there leaving gaps")

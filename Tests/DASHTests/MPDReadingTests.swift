@@ -53,6 +53,27 @@ struct MPDReadingTests {
         #expect(mpd.warnings.contains { $0.line == 12 && $0.message.contains("urn:example:unknown") })
     }
 
+    @Test("a dynamic MPD's clock: availabilityStartTime and publishTime (one without a time zone read as UTC, with a warning; one garbled ignored, named), UTCTiming in order; written back")
+    func dynamicTiming() throws {
+        let mpd = try MPD.read(Array("""
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="dynamic" availabilityStartTime="2026-11-28T06:00:00" publishTime="yesterday" timeShiftBufferDepth="PT30S">
+              <UTCTiming schemeIdUri="urn:mpeg:dash:utc:http-xsdate:2014" value="https://time.example/now"/>
+              <UTCTiming schemeIdUri="urn:mpeg:dash:utc:direct:2014" value="2026-11-28T06:00:01Z"/>
+              <Period id="0" start="PT0S"/>
+            </MPD>
+            """.utf8))
+        #expect(mpd.availabilityStartTime?.secondsSince1970 == 1_795_845_600)
+        #expect(mpd.publishTime == nil)
+        #expect(mpd.utcTimings.map(\.schemeIdUri) == ["urn:mpeg:dash:utc:http-xsdate:2014", "urn:mpeg:dash:utc:direct:2014"])
+        #expect(mpd.warnings.map(\.description) == [
+            "line 1: MPD@availabilityStartTime \"2026-11-28T06:00:00\" gives no time zone; read as UTC",
+            "line 1: MPD@publishTime \"yesterday\" is not an xs:dateTime; ignored",
+        ])
+        let written = try MPD.read(Array(mpd.written().utf8))
+        #expect(written.type == .dynamic && written.availabilityStartTime?.secondsSince1970 == 1_795_845_600)
+        #expect(written.timeShiftBufferDepth?.seconds == 30)
+    }
+
     @Test("Period timing: a Period without @start begins where the one before ends; the last runs to the presentation's end")
     func periodTiming() throws {
         let mpd = try MPD.read(Array(Self.twoPeriods.utf8))

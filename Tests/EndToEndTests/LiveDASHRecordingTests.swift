@@ -14,9 +14,10 @@ import Glibc
 struct LiveDASHRecordingTests {
     /// Runs `body` with a library path, a live DASH stream (`windowSize` segments in its window,
     /// three written already) and an origin serving it.
-    static func withLiveStream(windowSize: Int = 6, _ body: @Sendable (String, LiveHLSStream, OriginHandle) async throws -> Void) async throws {
+    static func withLiveStream(windowSize: Int = 6, timeline: Bool = true,
+                               _ body: @Sendable (String, LiveHLSStream, OriginHandle) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
-            let stream = try LiveHLSStream(dashIn: folder.appendingPathComponent("origin"), windowSize: windowSize)
+            let stream = try LiveHLSStream(dashIn: folder.appendingPathComponent("origin"), windowSize: windowSize, timeline: timeline)
             try await stream.waitForFiles(3, named: "chunk-stream0-")
             try await Origin(root: stream.folder.path).withRunning { origin in
                 try await body(folder.appendingPathComponent("library").path, stream, origin)
@@ -38,9 +39,10 @@ struct LiveDASHRecordingTests {
         }
     }
 
-    @Test("20 s from the live edge: ten consecutive segments of each track, byte-identical to ffmpeg's; the local MPD is static and GStreamer plays ≥ 475 of its 500 frames; ffmpeg decodes its HLS playlists")
-    func fromLiveEdge() async throws {
-        try await Self.withLiveStream { library, stream, origin in
+    @Test("20 s from the live edge: ten consecutive segments of each track, byte-identical to ffmpeg's; the local MPD is static and GStreamer plays ≥ 475 of its 500 frames; ffmpeg decodes its HLS playlists; with a SegmentTimeline, and with segments timed by the clock alone ($Number$ from availabilityStartTime)",
+          arguments: [true, false])
+    func fromLiveEdge(timeline: Bool) async throws {
+        try await Self.withLiveStream(timeline: timeline) { library, stream, origin in
             let result = try await runCarryon(["download", origin.baseURL + "/live.mpd", "--library", library, "--duration", "20"])
             #expect(result.status == 0, "\(result.standardError)")
             let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
@@ -64,18 +66,75 @@ struct LiveDASHRecordingTests {
         }
     }
 
+    @Test("Played while it records: the playback server serves the recording as a dynamic MPD that grows, and GStreamer plays on past what was recorded when it began")
+    func playWhileRecording() async throws {
+        try await Self.withLiveStream { library, _, origin in
+            let (download, started, id) = try await LiveRecordingCommandTests.startRecording(origin, into: library, ["--duration", "40"], path: "/live.mpd")
+            var lines = started
+            // Until the recording holds eight seconds.
+            var recorded = 0.0
+            while recorded < 8, let line = await lines.next() {
+                let event = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                recorded = ((event?["recording"] as? [String: Any])?["recordedSeconds"] as? Double) ?? recorded
+            }
+            let source = PlaybackSource(library: try OfflineLibrary(root: URL(fileURLWithPath: library)), pollInterval: .milliseconds(50))
+            let frames = try await PlaybackServer(source: source).withRunning { handle in
+                try await gstreamerLiveVideoFrames(handle.mpdURL(for: id), seconds: 20)
+            }
+            // Started about four seconds behind the end of eight, it has played on into what
+            // the recording added since.
+            #expect(frames >= 300, "GStreamer played \(frames) frames of the growing MPD in 20 s")
+            download.kill(SIGINT)
+            #expect(await download.wait() == 0, "\(download.standardError)")
+            let asset = try await Self.snapshot(id, in: library)
+            #expect(asset.state == .completed)
+        }
+    }
+
+    /// The number of the oldest segment ffmpeg's dynamic MPD lists now (its video's `startNumber`).
+    static func oldestListed(_ stream: LiveHLSStream) throws -> Int {
+        let mpd = try String(contentsOf: stream.folder.appendingPathComponent("live.mpd"), encoding: .utf8)
+        let attribute = try #require(mpd.range(of: "startNumber=\""))
+        return try #require(Int(mpd[attribute.upperBound...].prefix { $0.isNumber }))
+    }
+
+    @Test("--from-start begins at the oldest segment the MPD lists (within one segment)")
+    func fromStart() async throws {
+        try await Self.withLiveStream { library, stream, origin in
+            try await stream.waitForFiles(6, named: "chunk-stream0-")
+            let oldest = try Self.oldestListed(stream)
+            let result = try await runCarryon(["download", origin.baseURL + "/live.mpd", "--library", library, "--from-start", "--duration", "4"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            let asset = try await Self.snapshot(id, in: library)
+            let numbers = try Self.videoNumbers(asset)
+            let first = try #require(numbers.first)
+            #expect(first == oldest || first == oldest + 1, "the recording starts at \(first); the MPD listed from \(oldest)")
+            #expect(numbers.count == 2 && asset.live?.fromStart == true, "\(numbers)")
+        }
+    }
+
+    @Test("kill -9 six seconds into a 24 s recording, resume two seconds later: one run of consecutive segments, nothing missed, GStreamer plays it")
+    func crashResume() async throws {
+        try await Self.withLiveStream { library, _, origin in
+            let (download, _, id) = try await LiveRecordingCommandTests.startRecording(origin, into: library, ["--duration", "24"], path: "/live.mpd")
+            let resumed = try await LiveRecordingCommandTests.killAndResume(download, id, library: library, after: .seconds(6), later: .seconds(2))
+            #expect(resumed.status == 0, "\(resumed.standardError)")
+            let asset = try await Self.snapshot(id, in: library)
+            #expect(asset.state == .completed && asset.live != nil && (asset.live?.missedSegments ?? 0) == 0, "\(String(describing: asset.live))")
+            let numbers = try Self.videoNumbers(asset)
+            #expect(numbers.count >= 12 && numbers == Array(numbers[0]..<(numbers[0] + numbers.count)), "\(numbers)")
+            let played = try await DASHCommandTests.playedFrames(id, library: library)
+            #expect(played.frames >= 570, "GStreamer played \(played.frames) frames of \(played.url)")
+        }
+    }
+
     @Test("kill -9 mid-recording and resume after the window moved past: the time missed is a gap in the timeline, counted; what was recorded still plays in GStreamer")
     func gapAfterResume() async throws {
         try await Self.withLiveStream(windowSize: 3) { library, _, origin in
-            let download = try RunningProcess(carryon: ["download", origin.baseURL + "/live.mpd", "--library", library, "--duration", "20", "--json"])
-            var lines = download.lines.makeAsyncIterator()
-            let id = try #require(await LiveRecordingCommandTests.id(from: &lines))
-            try await Task.sleep(for: .seconds(4))
-            download.kill(SIGKILL)
-            _ = await download.wait()
+            let (download, _, id) = try await LiveRecordingCommandTests.startRecording(origin, into: library, ["--duration", "20"], path: "/live.mpd")
             // Three segments' window: ten seconds later it holds none of what was recorded.
-            try await Task.sleep(for: .seconds(10))
-            let resumed = try await runCarryon(["resume", id, "--library", library])
+            let resumed = try await LiveRecordingCommandTests.killAndResume(download, id, library: library, after: .seconds(4), later: .seconds(10))
             #expect(resumed.status == 0, "\(resumed.standardError)")
             let asset = try await Self.snapshot(id, in: library)
             #expect(asset.state == .completed)

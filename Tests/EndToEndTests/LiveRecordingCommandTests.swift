@@ -67,12 +67,23 @@ struct LiveRecordingCommandTests {
 
     /// Starts `carryon download --json` of the stream `origin` serves into `library`, with
     /// `arguments`: the process, its output's lines after the first event, the asset's id.
-    static func startRecording(_ origin: OriginHandle, into library: String, _ arguments: [String] = []) async throws
-        -> (RunningProcess, AsyncStream<String>.Iterator, String) {
-        let download = try RunningProcess(carryon: ["download", origin.baseURL + LiveHLSStream.path, "--library", library, "--json"] + arguments)
+    static func startRecording(_ origin: OriginHandle, into library: String, _ arguments: [String] = [],
+                               path: String = LiveHLSStream.path) async throws -> (RunningProcess, AsyncStream<String>.Iterator, String) {
+        let download = try RunningProcess(carryon: ["download", origin.baseURL + path, "--library", library, "--json"] + arguments)
         var lines = download.lines.makeAsyncIterator()
         let id = try #require(await Self.id(from: &lines))
         return (download, lines, id)
+    }
+
+    /// Kills recording `download` of `id` (SIGKILL) `after` from now, and resumes it in the
+    /// foreground `later` still: the resume's result.
+    static func killAndResume(_ download: RunningProcess, _ id: String, library: String, after: Duration,
+                              later: Duration) async throws -> ProcessResult {
+        try await Task.sleep(for: after)
+        download.kill(SIGKILL)
+        _ = await download.wait()
+        try await Task.sleep(for: later)
+        return try await runCarryon(["resume", id, "--library", library])
     }
 
     /// The asset id a `--json` download's first events name.
@@ -135,11 +146,7 @@ struct LiveRecordingCommandTests {
     func crashResume() async throws {
         try await Self.withLiveStream { library, stream, origin in
             let (download, _, id) = try await Self.startRecording(origin, into: library, ["--duration", "24"])
-            try await Task.sleep(for: .seconds(6))
-            download.kill(SIGKILL)
-            _ = await download.wait()
-            try await Task.sleep(for: .seconds(2))
-            let resumed = try await runCarryon(["resume", id, "--library", library])
+            let resumed = try await Self.killAndResume(download, id, library: library, after: .seconds(6), later: .seconds(2))
             #expect(resumed.status == 0, "\(resumed.standardError)")
             let recording = try await Self.recording(id, in: library)
             #expect(recording.asset.state == .completed)

@@ -48,6 +48,14 @@ final class LiveRecording: Sendable {
 
     private let state: Locked<State>
     private let round = Locked(Round())
+    /// The stream's clock, once read (DASH: ``DASHClock``); read again by each run.
+    private let clock = Locked<DASHClock.Reading?>(nil)
+
+    /// The stream's clock as read this run, or nil before it is.
+    var clockReading: DASHClock.Reading? {
+        get { clock.withLock { $0 } }
+        set { clock.withLock { $0 = newValue } }
+    }
 
     /// A recording about to start: at the live edge or the oldest segment of the window
     /// (`fromStart`), for at most `limit` seconds.
@@ -133,12 +141,12 @@ final class LiveRecording: Sendable {
 
     /// Records `mpd`, a dynamic MPD read from `url` as `bytes` (or one recorded before, which
     /// may have turned static), and returns the recording as a static MPD's text.
-    func record(_ mpd: MPD, url: String, bytes: [UInt8]) throws(CarryonError) -> [UInt8] {
+    func record(_ mpd: MPD, url: String, bytes: [UInt8], now: Double) throws(CarryonError) -> [UInt8] {
         try locked { state throws(CarryonError) in
             state.first = url
             var recorded = state.mpd ?? RecordedMPD()
             if !recorded.isFinished {
-                let merge = try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit)
+                let merge = try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit, now: now)
                 round.withLock { round in
                     round.added += merge.added
                     round.missed += merge.missed

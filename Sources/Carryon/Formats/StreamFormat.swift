@@ -1,3 +1,5 @@
+import Foundation
+
 /// A manifest format Carryon downloads: HLS today (`HLSFormat`), MPEG-DASH next. The engine —
 /// persistence of a plan, transfer, resume, progress, the library, purge, keys and logs — works
 /// on what a format returns and never reads manifest text itself: adding a format is one
@@ -48,6 +50,11 @@ protocol StreamFormat: Sendable {
     /// `text`, the local manifest `manifest`, as a playback server answering Clear Key licence
     /// requests at `licenseURL` serves it.
     func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String
+    /// `text`, the local manifest `manifest` of a live recording in progress, as a player is
+    /// served it at `now`: a live presentation of what the recording holds, which the player
+    /// reloads as it grows. Unchanged by default (an HLS recording's playlists are `EVENT`
+    /// playlists until it ends).
+    func growing(_ text: String, of manifest: LocalManifest, now: Date) -> String
 }
 
 extension StreamFormat {
@@ -55,6 +62,7 @@ extension StreamFormat {
     var localManifests: [LocalManifest] { [] }
     func cut(_ text: String, of manifest: LocalManifest, onDisk: Set<String>) throws(CarryonError) -> String { text }
     func served(_ text: String, of manifest: LocalManifest, licenseURL: String) -> String { text }
+    func growing(_ text: String, of manifest: LocalManifest, now: Date) -> String { text }
 }
 
 /// What a plan is for: the asset, the options, and what an earlier plan of it fixed.

@@ -108,6 +108,9 @@ public struct PlaybackSource: Sendable {
             if asset.state != .completed, await !isDownloading(assetID) {
                 let done = try await library.index.doneResources(of: assetID)
                 text = try format.cut(text, of: manifest, onDisk: Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) }))
+            } else if asset.state != .completed, asset.options.live != nil {
+                // A recording in progress: live, growing as the recording does.
+                text = format.growing(text, of: manifest, now: now())
             }
             return .playlist(licenseURL.map { format.served(text, of: manifest, licenseURL: $0) } ?? text)
         }

@@ -1,3 +1,5 @@
+import HLS
+
 /// A Media Presentation Description (ISO/IEC 23009-1) as read: every level keeps what it
 /// declares itself; what a Representation inherits from its AdaptationSet, Period and the MPD
 /// is worked out by ``MPD/effective(_:in:)`` and the segment addressing
@@ -27,6 +29,14 @@ public struct MPD: Sendable, Hashable {
     public var suggestedPresentationDelay: MediaTime?
     /// `@timeShiftBufferDepth`: how much of a dynamic presentation stays available behind the live edge.
     public var timeShiftBufferDepth: MediaTime?
+    /// `@availabilityStartTime`: the wall-clock instant a dynamic presentation's time 0 stands
+    /// for, from which its segments become available (5.3.9.5).
+    public var availabilityStartTime: DateTime?
+    /// `@publishTime`: when this version of the MPD was made.
+    public var publishTime: DateTime?
+    /// `UTCTiming` elements: where a client reads the clock the presentation's times are
+    /// given by, in order of preference (5.8.4.11).
+    public var utcTimings: [Descriptor] = []
     /// `@profiles`, split at commas.
     public var profiles: [String] = []
     /// The MPD level's `BaseURL` elements, in order.

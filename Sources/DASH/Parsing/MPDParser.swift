@@ -1,3 +1,4 @@
+import HLS
 /// Reading an MPD's text into the model, leniently: what players read past is read past with a
 /// warning (``MPD/warnings``) naming the line and what was assumed; only what cannot be
 /// downloaded is refused.
@@ -51,6 +52,9 @@ private struct MPDBuilder {
         mpd.minimumUpdatePeriod = duration(element, "minimumUpdatePeriod")
         mpd.suggestedPresentationDelay = duration(element, "suggestedPresentationDelay")
         mpd.timeShiftBufferDepth = duration(element, "timeShiftBufferDepth")
+        mpd.availabilityStartTime = dateTime(element, "availabilityStartTime")
+        mpd.publishTime = dateTime(element, "publishTime")
+        mpd.utcTimings = descriptors(element, "UTCTiming")
         mpd.profiles = element["profiles"].map { $0.split(separator: ",").map { String($0.trimmingWhitespace()) } } ?? []
         mpd.baseURLs = baseURLs(element)
         mpd.urlQuery = urlQuery(element)
@@ -275,6 +279,20 @@ private struct MPDBuilder {
             return nil
         }
         return time
+    }
+
+    /// An `xs:dateTime`; one without a time zone is read as UTC (DASH-IF IOP: the MPD's times
+    /// are UTC), with a warning.
+    private mutating func dateTime(_ element: XMLReader.Element, _ name: String) -> DateTime? {
+        guard let raw = element[name] else { return nil }
+        let text = raw.trimmingCharacters()
+        if let date = DateTime(text) { return date }
+        if let date = DateTime(text + "Z") {
+            warnings.append(MPDWarning(line: element.line, "\(element.name)@\(name) \"\(text)\" gives no time zone; read as UTC"))
+            return date
+        }
+        warnings.append(MPDWarning(line: element.line, "\(element.name)@\(name) \"\(text)\" is not an xs:dateTime; ignored"))
+        return nil
     }
 
     private mutating func range(_ element: XMLReader.Element, _ name: String) -> ByteRange? {

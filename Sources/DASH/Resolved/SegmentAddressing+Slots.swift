@@ -9,8 +9,10 @@ extension SegmentAddressing {
 
     /// The segments' times, durations and numbers of a SegmentTemplate or SegmentList:
     /// from its SegmentTimeline, or from `@duration` over the Period.
+    /// With `available` (a dynamic MPD's `$Number$` template timed by the clock: see
+    /// `available(of:…)`), the segments at those positions (0 the Period's first) only.
     static func slots(of info: SegmentInfo, timescale: Int64, offset: Int64, periodEnd: Int64?,
-                      representation: String) throws(MPDError) -> [Slot] {
+                      representation: String, available: Range<Int64>? = nil) throws(MPDError) -> [Slot] {
         let startNumber = info.startNumber ?? 1
         var slots: [Slot] = []
         if let timeline = info.timeline {
@@ -52,8 +54,11 @@ extension SegmentAddressing {
                 throw MPDError(line: info.line, "the segment information of Representation \(representation) has neither @duration nor a SegmentTimeline")
             }
             var count: Int64
+            var first: Int64 = 0
             let line = info.line
-            if let end = info.endNumber {
+            if let available {
+                (first, count) = (available.lowerBound, available.upperBound - available.lowerBound)
+            } else if let end = info.endNumber {
                 count = try sum(difference(end, startNumber, line: line, "@endNumber less @startNumber"), 1, line: line, "the segment count")
             } else if let periodEnd {
                 // ceil(Period length / @duration); the end is rounded up already.
@@ -67,7 +72,7 @@ extension SegmentAddressing {
             }
             count = max(0, count)
             slots.reserveCapacity(Int(count))
-            for index in 0..<count {
+            for index in first..<(first + count) {
                 let what = "the time of segment \(index + 1) of Representation \(representation)"
                 let time = try sum(offset, product(index, duration, line: line, what), line: line, what)
                 let number = try sum(startNumber, index, line: line, "the number of segment \(index + 1) of Representation \(representation)")
@@ -79,5 +84,31 @@ extension SegmentAddressing {
         }
         if let end = info.endNumber { slots.removeAll { $0.number > end } }
         return slots
+    }
+
+    /// The most segments of a `$Number$` template timed by the clock that are named at once:
+    /// a stream that started days ago, without a `@timeShiftBufferDepth`, is not worked out
+    /// back to its start at every reload (ten thousand 2 s segments are five and a half hours).
+    public static let maximumLiveWindow = 10_000
+
+    /// The positions (0 the Period's first) of a dynamic MPD's `$Number$` template segments of
+    /// `duration` available at `now` (seconds since 1970): each that has ended by `now` since
+    /// `@availabilityStartTime` and the Period's start, back to `@timeShiftBufferDepth` before
+    /// `now` (all since the start without one), at most the last ``maximumLiveWindow``. Nil
+    /// without `@availabilityStartTime`.
+    static func available(of info: SegmentInfo, duration: Int64, timescale: Int64, timing: MPD.PeriodTiming, mpd: MPD,
+                          now: Double, representation: String) throws(MPDError) -> Range<Int64>? {
+        guard let start = mpd.availabilityStartTime else { return nil }
+        let length = Double(duration) / Double(timescale)
+        // Seconds into the Period at `now`; segment k (from 0) ends at (k + 1) * length.
+        let elapsed = now - start.secondsSince1970 - timing.start.seconds
+        let latest = (elapsed / length).rounded(.down) - 1
+        guard latest.isFinite, latest < Double(Int64.max / 2) else {
+            throw MPDError(line: info.line, "Representation \(representation) would be at segment \(latest) now, past the numbers Carryon computes with")
+        }
+        var earliest = mpd.timeShiftBufferDepth.map { max(0, ((elapsed - $0.seconds) / length).rounded(.up) - 1) } ?? 0
+        earliest = max(earliest, latest - Double(maximumLiveWindow) + 1)
+        guard latest >= 0, earliest <= latest else { return 0..<0 }
+        return Int64(earliest)..<(Int64(latest) + 1)
     }
 }

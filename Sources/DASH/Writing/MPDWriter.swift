@@ -13,6 +13,10 @@ extension MPD {
             ("xmlns:dashif", "https://dashif.org/CPS"),
             ("profiles", profiles.isEmpty ? nil : profiles.joined(separator: ",")), ("type", type.rawValue),
         ]
+        // A dynamic MPD's timing; a static one has none of these (written only when set).
+        attributes += [("availabilityStartTime", availabilityStartTime?.text), ("publishTime", publishTime?.text),
+                       ("minimumUpdatePeriod", minimumUpdatePeriod.map(Self.iso)), ("timeShiftBufferDepth", timeShiftBufferDepth.map(Self.iso)),
+                       ("suggestedPresentationDelay", suggestedPresentationDelay.map(Self.iso))]
         attributes += [("mediaPresentationDuration", mediaPresentationDuration.map(Self.iso)), ("minBufferTime", minBufferTime.map(Self.iso))]
         xml.open("MPD", attributes)
         for location in locations { xml.leaf("Location", [], text: location) }

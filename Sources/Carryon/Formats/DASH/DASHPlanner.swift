@@ -1,4 +1,5 @@
 import DASH
+import Foundation
 import HLS
 
 /// Reads an MPD and what it names (remote Periods and AdaptationSets, SegmentBase's segment
@@ -42,9 +43,20 @@ struct DASHPlanner: Sendable {
         var bytes = manifest.bytes
         if let recording, mpd.type == .dynamic || recording.recordsMPD(manifest.url) {
             if let range = options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: manifest.url, range) }
-            bytes = recording.isFinished ? recording.manifest(at: manifest.url) ?? bytes
-                : try recording.record(mpd, url: manifest.url, bytes: manifest.bytes)
+            var clock: DASHClock.Reading?
+            if recording.isFinished {
+                bytes = recording.manifest(at: manifest.url) ?? bytes
+            } else {
+                clock = recording.clockReading
+                if clock == nil, mpd.type == .dynamic {
+                    clock = await DASHClock.read(mpd, url: manifest.url, fetcher: fetcher.forStream(manifest.url))
+                    recording.clockReading = clock
+                }
+                bytes = try recording.record(mpd, url: manifest.url, bytes: manifest.bytes,
+                                             now: Date().timeIntervalSince1970 + (clock?.offset ?? 0))
+            }
             mpd = try parse(bytes)
+            if let warning = clock?.warning { mpd.warnings.append(MPDWarning(line: nil, warning)) }
         }
         if mpd.type == .dynamic {
             throw CarryonError(.unsupported, "\(manifest.url) is a dynamic (live) MPD; Carryon downloads complete (static) presentations only, as it does HLS")

@@ -36,8 +36,13 @@ struct RecordedMPD: Sendable, Codable, Hashable {
     private var latest = Data()
     /// The URL it was read from.
     private(set) var url = ""
-    /// How long to wait between reloads: `minimumUpdatePeriod`, else the longest segment.
+    /// How long to wait between reloads: `minimumUpdatePeriod`, else (or for segments timed by
+    /// the clock) the longest segment.
     private(set) var updatePeriod = 2.0
+    /// The longest segment of the last reload, in seconds (optional: recordings kept by
+    /// earlier releases do not have it).
+    private var longestSegment: Double?
+    private var segmentLength: Double { longestSegment ?? 2 }
     /// Whether the MPD turned static: the presentation ended.
     private(set) var originEnded = false
     private(set) var isFinished = false
@@ -54,7 +59,13 @@ struct RecordedMPD: Sendable, Codable, Hashable {
 
     /// Adds what `mpd` (read from `url` as `bytes`) has that the recording does not, in each
     /// Representation of its last Period, until each holds `limit` seconds.
-    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: RecordedPlaylist.Start, limit: Double?) throws(CarryonError) -> RecordedPlaylist.Merge {
+    ///
+    /// `now` is the presentation's clock (seconds since 1970, ``DASHClock``): a `$Number$`
+    /// template without a timeline names the segments that have ended by it, less one
+    /// segment's length, so that a segment is asked for only once the origin has surely
+    /// written it.
+    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: RecordedPlaylist.Start, limit: Double?,
+                        now: Double) throws(CarryonError) -> RecordedPlaylist.Merge {
         var merge = RecordedPlaylist.Merge()
         guard !isFinished else { return merge }
         latest = Data(bytes)
@@ -64,14 +75,19 @@ struct RecordedMPD: Sendable, Codable, Hashable {
         // Where the first track started, in seconds, for the others to start at the same instant.
         let anchor = order.first.flatMap { key in tracks[key].flatMap { track in track.segments.first.map { Double($0.time) / Double(track.timescale) } } }
         var longest = 0.0
+        // Whether segments are timed by the clock alone: new ones appear each segment's length,
+        // whatever minimumUpdatePeriod says of the MPD (ffmpeg writes 500 s).
+        var clockTimed = false
         for (setIndex, set) in period.adaptationSets.enumerated() where !set.isTrickMode {
             for representation in set.representations {
                 let addressing: SegmentAddressing
                 do {
-                    addressing = try SegmentAddressing(representation, in: set, of: period, timing: timing, mpd: mpd, mpdURL: url)
+                    addressing = try SegmentAddressing(representation, in: set, of: period, timing: timing, mpd: mpd, mpdURL: url,
+                                                       now: now - segmentLength)
                 } catch {
                     throw CarryonError(.playlist, "\(url), \(error)", cause: error)
                 }
+                if addressing.mode == .template { clockTimed = true }
                 let incoming = addressing.segments
                 guard !incoming.isEmpty, addressing.timescale > 0 else { continue }
                 longest = max(longest, incoming.map { Double($0.duration) / Double(addressing.timescale) }.max() ?? 0)
@@ -110,7 +126,8 @@ struct RecordedMPD: Sendable, Codable, Hashable {
                 tracks[key] = track
             }
         }
-        updatePeriod = mpd.minimumUpdatePeriod?.seconds ?? (longest > 0 ? longest : 2)
+        if longest > 0 { longestSegment = longest }
+        updatePeriod = clockTimed ? segmentLength : mpd.minimumUpdatePeriod?.seconds ?? segmentLength
         return merge
     }
 
@@ -160,7 +177,7 @@ struct RecordedMPD: Sendable, Codable, Hashable {
     /// The recording as a static MPD, its text.
     func staticMPD() throws(CarryonError) -> [UInt8] {
         guard !isEmpty else {
-            throw CarryonError(.playlist, "\(url) is a dynamic (live) MPD whose last Period lists no segment to record: Carryon records dynamic MPDs that list their segments (a SegmentTimeline or a SegmentList); segments timed by the clock alone (a SegmentTemplate's duration from availabilityStartTime) are not recorded yet")
+            throw CarryonError(.playlist, "\(url) is a dynamic (live) MPD whose last Period has no segment to record yet: no SegmentTimeline or SegmentList entry, and no SegmentTemplate segment ended by the presentation's clock (availabilityStartTime, UTCTiming)")
         }
         var mpd: MPD
         do { mpd = try MPD.read(Array(latest)) } catch {
@@ -196,6 +213,9 @@ struct RecordedMPD: Sendable, Codable, Hashable {
         period.adaptationSets = sets
         mpd.periods = [period]
         mpd.type = .static
+        mpd.availabilityStartTime = nil
+        mpd.publishTime = nil
+        mpd.utcTimings = []
         mpd.minimumUpdatePeriod = nil
         mpd.suggestedPresentationDelay = nil
         mpd.timeShiftBufferDepth = nil
