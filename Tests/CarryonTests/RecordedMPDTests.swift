@@ -38,8 +38,8 @@ struct RecordedMPDTests {
         return (try MPD.read(bytes), bytes)
     }
 
-    static func merge(_ recorded: inout RecordedMPD, first: Int, count: Int, start: RecordedPlaylist.Start = .liveEdge,
-                      limit: Double? = nil, type: String = "dynamic", delay: String? = nil) throws -> RecordedPlaylist.Merge {
+    static func merge(_ recorded: inout RecordedMPD, first: Int, count: Int, start: LiveRecording.Start = .liveEdge,
+                      limit: Double? = nil, type: String = "dynamic", delay: String? = nil) throws -> LiveRecording.Merge {
         let (mpd, bytes) = try Self.mpd(first: first, count: count, type: type, delay: delay)
         // A timeline's segments do not depend on the clock.
         return try recorded.merge(mpd, url: Self.url, bytes: bytes, start: start, limit: limit, now: 0)

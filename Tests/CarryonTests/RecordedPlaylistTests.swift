@@ -107,13 +107,15 @@ struct RecordedPlaylistTests {
             }
         }
         #expect(merged.added == 6)
-        try recording.save(to: bundle)
-        let loaded = try #require(try LiveRecording.load(from: bundle))
+        // No inline key: the master key is never asked for.
+        let noKey = { () throws(CarryonError) -> MasterKey in throw CarryonError(.keys, "no master key") }
+        try recording.save(to: bundle, masterKey: noKey)
+        let loaded = try #require(try LiveRecording.load(from: bundle, masterKey: noKey))
         #expect(loaded.playlist(Self.url) == recording.playlist(Self.url))
         #expect(loaded.limit == 30 && loaded.duration == 12 && !loaded.isEnded)
 
         try Data("{not json".utf8).write(to: LiveRecording.file(in: bundle))
-        #expect { try LiveRecording.load(from: bundle) } throws: { error in
+        #expect { try LiveRecording.load(from: bundle, masterKey: noKey) } throws: { error in
             (error as? CarryonError)?.code == .library && "\(error)".contains("recording.json")
         }
     }

@@ -15,7 +15,7 @@ import Foundation
 final class LiveRecording: Sendable {
     /// What is kept in the bundle.
     struct State: Sendable, Codable {
-        var start: RecordedPlaylist.Start
+        var start: Start
         /// The seconds of media to record; nil: until the stream ends or the recording is stopped.
         var limit: Double?
         /// Each media playlist recorded, by its URI as the stream names it.
@@ -46,6 +46,28 @@ final class LiveRecording: Sendable {
         var jumps: [(playlist: String, by: Int)] = []
     }
 
+    /// Where a recording starts in the first playlist it reads.
+    enum Start: String, Sendable, Codable {
+        /// Three target durations from the end, where RFC 8216bis lets a player start.
+        case liveEdge
+        /// The oldest segment the window still holds.
+        case oldest
+    }
+
+    /// What a reload of one manifest added to the recording, and the gaps it found.
+    struct Merge: Sendable, Hashable {
+        var added = 0
+        /// Segments missed: the window had moved past them.
+        var missed = 0
+        /// Their seconds.
+        var missedSeconds = 0.0
+        /// Whether the stream started over (its sequence numbers went back).
+        var restarted = false
+        /// How far the numbers jumped ahead, when by more than ``RecordedPlaylist/largestGap`` (HLS):
+        /// read as a jump, not as that many segments missed.
+        var jumped: Int?
+    }
+
     private let state: Locked<State>
     private let round = Locked(Round())
     /// The stream's clock, once read (DASH: ``DASHClock``); read again by each run.
@@ -65,6 +87,14 @@ final class LiveRecording: Sendable {
 
     private init(_ saved: State) {
         state = Locked(saved)
+    }
+
+    /// Whether a playlist recorded gives a key inline (`URI="data:…"`): a secret the bundle
+    /// keeps sealed (see `LiveRecording+Bundle.swift`).
+    var holdsInlineKeys: Bool {
+        state.withLock { state in
+            state.playlists.values.contains { $0.holdsInlineKeys } || state.manifests.values.contains { $0.range(of: Data("\"data:".utf8)) != nil }
+        }
     }
 
     /// The recording as it is kept (see `LiveRecording+Bundle.swift`).
@@ -102,7 +132,7 @@ final class LiveRecording: Sendable {
     /// Records `change` of the playlist at `uri` (one not recorded yet starts empty), given
     /// where the recording starts, its limit and where the main rendition started, and returns
     /// what `change` does.
-    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, RecordedPlaylist.Start, Double?, RecordedPlaylist.Anchor?) throws(CarryonError) -> T) throws(CarryonError) -> T {
+    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, Start, Double?, RecordedPlaylist.Anchor?) throws(CarryonError) -> T) throws(CarryonError) -> T {
         try locked { state throws(CarryonError) in
             var playlist = state.playlists[uri] ?? RecordedPlaylist()
             // Where the main rendition started, for the others to start at the same instant.
@@ -123,7 +153,7 @@ final class LiveRecording: Sendable {
     }
 
     /// Counts what a reload of a playlist added and missed.
-    func count(_ merge: RecordedPlaylist.Merge, in uri: String) {
+    func count(_ merge: Merge, in uri: String) {
         round.withLock { round in
             round.added += merge.added
             round.missed += merge.missed
@@ -142,22 +172,16 @@ final class LiveRecording: Sendable {
     /// Records `mpd`, a dynamic MPD read from `url` as `bytes` (or one recorded before, which
     /// may have turned static), and returns the recording as a static MPD's text.
     func record(_ mpd: MPD, url: String, bytes: [UInt8], now: Double) throws(CarryonError) -> [UInt8] {
-        try locked { state throws(CarryonError) in
+        let (merge, text) = try locked { state throws(CarryonError) in
             state.first = url
             var recorded = state.mpd ?? RecordedMPD()
-            if !recorded.isFinished {
-                let merge = try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit, now: now)
-                round.withLock { round in
-                    round.added += merge.added
-                    round.missed += merge.missed
-                    round.missedSeconds += merge.missedSeconds
-                }
-                state.missed += merge.missed
-                state.missedSeconds += merge.missedSeconds
-            }
+            let merge = recorded.isFinished ? Merge()
+                : try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit, now: now)
             state.mpd = recorded
-            return try recorded.staticMPD()
+            return (merge, try recorded.staticMPD())
         }
+        count(merge, in: url)
+        return text
     }
 
     /// Whether a dynamic MPD at `url` is being recorded.

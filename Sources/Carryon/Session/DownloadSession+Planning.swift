@@ -14,7 +14,7 @@ extension DownloadSession {
         let fetcher = playlistFetcher(for: asset)
         if asset.options.live != nil && asset.planned {
             // A recording that goes on, from what the bundle kept of it.
-            let recording = try LiveRecording.load(from: bundle) ?? LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
+            let recording = try LiveRecording.load(from: bundle, masterKey: library.masterKey) ?? LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
                                                                                  limit: asset.options.timeRange?.recordingLimit)
             return try await record(id, asset: asset, recording: recording, fetcher: fetcher, bundle: bundle)
         }
@@ -68,7 +68,7 @@ extension DownloadSession {
         let fetcher = playlistFetcher(for: asset)
         // The playlists are read again for the keys they name; nothing is written but the keys.
         // A recording's are the ones it recorded (a finished one is read without the network).
-        let recording = asset.options.live == nil ? nil : try LiveRecording.load(from: library.bundleURL(for: id))
+        let recording = asset.options.live == nil ? nil : try LiveRecording.load(from: library.bundleURL(for: id), masterKey: library.masterKey)
         let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
                                                              additionalVariants: asset.selection?.additionalVariants ?? [],
                                                              recording: recording), fetcher: fetcher)

@@ -44,7 +44,7 @@ extension DownloadSession {
                 guard let current = planned else { continue }
                 request.pinnedVariant = request.pinnedVariant ?? current.selection?.variant.uri
                 let round = recording.takeRound()
-                try recording.save(to: bundle)
+                try recording.save(to: bundle, masterKey: library.masterKey)
                 try await persist(current, for: asset, keeping: true, fence: run.fence)
                 if configuration.prefetchKeys { try await obtainNewKeys(current.plan.keys, for: id, fetcher: fetcher) }
                 if !reported {
@@ -114,7 +114,7 @@ extension DownloadSession {
         var asset = asset
         if recording.missed.count > 0 { try await countMissed(recording, in: &asset) }
         if made > 0 { logRound(.init(missed: made), of: id, asset: asset) }
-        try recording.save(to: bundle)
+        try recording.save(to: bundle, masterKey: library.masterKey)
         let planned = try await planStream(asset, request, fetcher: fetcher)
         try await persist(planned, for: asset, keeping: true, fence: fence)
         // The partial files of segments the recording left out.
@@ -146,19 +146,22 @@ extension DownloadSession {
     /// Writes what a round found wrong to the asset's error log: segments missed, a stream that
     /// started over.
     private func logRound(_ round: LiveRecording.Round, of id: String, asset: AssetRecord) {
-        let logs = AssetLogs(library: library)
         if round.missed > 0 {
-            let comment = "the recording missed \(round.missed) segment\(round.missed == 1 ? "" : "s") (about \(TimeRange.text(round.missedSeconds))): the stream's window had moved past them; marked EXT-X-GAP in the bundle"
-            logs.error(.init(date: Date(), event: "record", uri: asset.url, errorDomain: "carryon", errorCode: "gap", comment: comment), for: id)
+            logRecording("gap", at: asset.url, "the recording missed \(round.missed) segment\(round.missed == 1 ? "" : "s") (about \(TimeRange.text(round.missedSeconds))): the stream's window had moved past them; marked EXT-X-GAP in the bundle", of: id)
             logger.warning("gap in a recording", metadata: ["asset": "\(id)", "missed": "\(round.missed)"])
         }
         for (playlist, jump) in round.jumps {
-            logs.error(.init(date: Date(), event: "record", uri: playlist, errorDomain: "carryon", errorCode: "restart",
-                             comment: "the stream's media sequence numbers jumped ahead by \(jump), too far to be segments missed: the recording goes on after a discontinuity"), for: id)
+            logRecording("restart", at: playlist, "the stream's media sequence numbers jumped ahead by \(jump), too far to be segments missed: the recording goes on after a discontinuity", of: id)
         }
         for playlist in round.restarts {
-            logs.error(.init(date: Date(), event: "record", uri: playlist, errorDomain: "carryon", errorCode: "restart",
-                             comment: "the stream started over (its media sequence numbers went back): the recording goes on after a discontinuity"), for: id)
+            logRecording("restart", at: playlist, "the stream started over (its media sequence numbers went back): the recording goes on after a discontinuity", of: id)
         }
+    }
+
+    /// Writes `comment` to asset `id`'s error log: what the recording found at `uri`, `code`
+    /// `gap` or `restart`.
+    func logRecording(_ code: String, at uri: String, _ comment: String, of id: String) {
+        AssetLogs(library: library).error(.init(date: Date(), event: "record", uri: uri, errorDomain: "carryon", errorCode: code, comment: comment),
+                                          for: id)
     }
 }

@@ -78,10 +78,8 @@ extension DownloadSession {
     /// A segment the origin no longer had, for a recording: a gap in it, in the error log.
     private func missed(_ resource: ResourceRecord, by recording: LiveRecording, _ error: CarryonError) {
         let marked = recording.markMissing(resource.uri, offset: resource.rangeOffset)
-        AssetLogs(library: library).error(
-            .init(date: Date(), event: "record", uri: resource.uri, errorDomain: "carryon", errorCode: "gap",
-                  comment: "\(error.message): gone from the live stream's window before the recording reached it; marked EXT-X-GAP (\(marked) segment\(marked == 1 ? "" : "s"))"),
-            for: resource.assetID)
+        logRecording("gap", at: resource.uri, "\(error.message): gone from the live stream's window before the recording reached it; marked EXT-X-GAP (\(marked) segment\(marked == 1 ? "" : "s"))",
+                     of: resource.assetID)
     }
 
     /// Fetches the resources of a task this session is running now, ahead of its order, and

@@ -64,9 +64,9 @@ struct RecordedMPD: Sendable, Codable, Hashable {
     /// template without a timeline names the segments that have ended by it, less one
     /// segment's length, so that a segment is asked for only once the origin has surely
     /// written it.
-    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: RecordedPlaylist.Start, limit: Double?,
-                        now: Double) throws(CarryonError) -> RecordedPlaylist.Merge {
-        var merge = RecordedPlaylist.Merge()
+    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: LiveRecording.Start, limit: Double?,
+                        now: Double) throws(CarryonError) -> LiveRecording.Merge {
+        var merge = LiveRecording.Merge()
         guard !isFinished else { return merge }
         latest = Data(bytes)
         self.url = url

@@ -200,7 +200,7 @@ struct HLSPlanner: Sendable {
                 throw CarryonError(.playlist, "the recording of \(uri) cannot be written: \(error)", cause: error)
             }
         } else {
-            let merge: RecordedPlaylist.Merge
+            let merge: LiveRecording.Merge
             (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit, anchor) throws(CarryonError) in
                 do {
                     return (try playlist.merge(media, start: start, limit: limit, anchor: anchor), try playlist.text())

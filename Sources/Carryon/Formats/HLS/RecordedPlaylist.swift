@@ -26,14 +26,6 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         var isGap: Bool
     }
 
-    /// Where a recording starts in the first playlist it reads.
-    enum Start: String, Sendable, Codable {
-        /// Three target durations from the end, where RFC 8216bis lets a player start.
-        case liveEdge
-        /// The oldest segment the window still holds.
-        case oldest
-    }
-
     /// Where another rendition of the same recording started: its first segment's number and
     /// program date, for a rendition that starts after it to start at the same instant.
     struct Anchor: Sendable, Hashable {
@@ -41,24 +33,15 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         var date: Double?
     }
 
+    /// Whether a key line recorded gives its key inline (`URI="data:…"`).
+    var holdsInlineKeys: Bool {
+        keyText.contains("URI=\"data:") || segments.contains { $0.prefix.contains("URI=\"data:") }
+    }
+
     /// Where this recording started, for the renditions recorded beside it.
     var anchor: Anchor? {
         guard !segments.isEmpty else { return nil }
         return Anchor(sequence: firstSequence, date: firstDate)
-    }
-
-    /// The segments a reload added, and the gaps it found.
-    struct Merge: Sendable, Hashable {
-        var added = 0
-        /// Segments missed: the window had moved past them.
-        var missed = 0
-        /// Their seconds (each counted as the target duration).
-        var missedSeconds = 0.0
-        /// Whether the stream started over (its sequence numbers went back).
-        var restarted = false
-        /// How far the numbers jumped ahead, when by more than ``RecordedPlaylist/largestGap``:
-        /// read as a jump, not as that many segments missed.
-        var jumped: Int?
     }
 
     /// The most segments a reload may show the recording missed (5.5 hours of 2 s segments):
@@ -94,8 +77,8 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// (`anchor`), from the segment of the same program date, else of the same number — then
     /// every segment after the last recorded, until the recording holds `limit` seconds (nil:
     /// no limit).
-    mutating func merge(_ media: MediaPlaylist, start: Start, limit: Double?, anchor: Anchor? = nil) throws(PlaylistError) -> Merge {
-        var merge = Merge()
+    mutating func merge(_ media: MediaPlaylist, start: LiveRecording.Start, limit: Double?, anchor: Anchor? = nil) throws(PlaylistError) -> LiveRecording.Merge {
+        var merge = LiveRecording.Merge()
         guard !isFinished else { return merge }
         targetDuration = max(targetDuration, media.targetDuration)
         version = max(version ?? 0, media.version ?? 0)
