@@ -18,26 +18,17 @@ Exit status 3 with a message saying what to install when Chromium or Playwright 
 benchmark (Benchmarks/library.py) runs it for the web app's first paint.
 """
 import json
-import os
-import shutil
 import sys
 import time
+
+from chromium import require
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
     base, search = sys.argv[1].rstrip("/") + "/", (sys.argv[2] if len(sys.argv) == 3 else None)
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("Playwright is not installed, and this drives the web app in Chromium with it: "
-              "python3 -m pip install playwright (no browser download: it drives Debian's chromium)", file=sys.stderr)
-        sys.exit(3)
-    chromium = os.environ.get("CARRYON_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
-        print("Chromium is not installed, and this uses the web app in it: apt-get install -y chromium", file=sys.stderr)
-        sys.exit(3)
+    sync_playwright, chromium = require("this drives the web app in Chromium")
     result = {"errors": []}
     rows = "#library-list tbody tr"
     with sync_playwright() as playwright:

@@ -13,26 +13,17 @@ Chromium's Media Source Extensions and, for Clear Key, its Encrypted Media Exten
 Exit status 3 with a message saying what to install when Chromium or Playwright is missing.
 """
 import json
-import os
-import shutil
 import sys
 from pathlib import Path
+
+from chromium import require
 
 
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
     base, mpd = sys.argv[1].rstrip("/"), sys.argv[2]
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("Playwright is not installed, and this test plays in Chromium with it: "
-              "python3 -m pip install playwright (no browser download: it drives Debian's chromium)", file=sys.stderr)
-        sys.exit(3)
-    chromium = os.environ.get("CARRYON_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
-        print("Chromium is not installed, and this test plays in it: apt-get install -y chromium", file=sys.stderr)
-        sys.exit(3)
+    sync_playwright, chromium = require("this test plays in Chromium")
     page_text = (Path(__file__).parent / "mse-player.html").read_text()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium,

@@ -18,27 +18,18 @@ Exit status 3 with a message saying what to install when Chromium or Playwright 
 1 with the step, what the page showed and its console when a step does not happen in time.
 """
 import json
-import os
-import shutil
 import sys
 import time
 from pathlib import Path
+
+from chromium import require
 
 
 def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     base, stream, shots = sys.argv[1].rstrip("/") + "/", sys.argv[2], Path(sys.argv[3])
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("Playwright is not installed, and this test drives the web app in Chromium with it: "
-              "python3 -m pip install playwright (no browser download: it drives Debian's chromium)", file=sys.stderr)
-        sys.exit(3)
-    chromium = os.environ.get("CARRYON_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
-        print("Chromium is not installed, and this test uses the web app in it: apt-get install -y chromium", file=sys.stderr)
-        sys.exit(3)
+    sync_playwright, chromium = require("this test drives the web app in Chromium")
     shots.mkdir(parents=True, exist_ok=True)
     result = {"errors": []}
     with sync_playwright() as playwright:

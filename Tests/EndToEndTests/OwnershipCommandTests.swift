@@ -168,22 +168,16 @@ struct OwnershipCommandTests {
             let server = try RunningProcess(carryon: ["serve", "--limit-rate", "30K", "--library", library.path])
             var lines = server.lines.makeAsyncIterator()
             let base = try #require(await lines.next().flatMap(URL.init(string:)), "serve printed no base URL: \(server.standardError)")
-            let port = try #require(base.port)
-            func call(_ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: [String: Any]?) {
-                var request = "\(method) \(base.path)/api/\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-                if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)" } else { request += "\r\n" }
-                let response = try await rawHTTP(port: port, request)
-                return (response.status, try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
-            }
+            let daemon = try #require(DaemonClient(base: base))
             func states(_ ids: [String]) async throws -> [String] {
                 var states: [String] = []
-                for id in ids { states.append(try await call("GET", "assets/\(id)").json?["state"] as? String ?? "?") }
+                for id in ids { states.append(try await daemon.call("GET", "assets/\(id)").json?["state"] as? String ?? "?") }
                 return states
             }
             var ids: [String] = []
             for index in 0..<4 {
                 let body = #"{"url": "\#(origin.baseURL)/s\#(index)/main.m3u8", "maxResolution": "320x180", "audio": "en", "subtitles": "none"}"#
-                let started = try await call("POST", "assets", body: body)
+                let started = try await daemon.call("POST", "assets", body: body)
                 #expect(started.status == 201)
                 ids.append(try #require(started.json?["id"] as? String))
             }
@@ -200,11 +194,11 @@ struct OwnershipCommandTests {
             }
             let (fifth, fifthID) = try await Self.downloadUnderWay([origin.baseURL + "/s4/main.m3u8", "--library", library.path] + Self.small, past: 0)
             // The daemon's event stream and API show the terminal's download making progress.
-            let stream = try await rawHTTPStream(port: port, "GET \(base.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", seconds: 20) { text in
+            let stream = try await rawHTTPStream(port: daemon.port, "GET \(base.path)/api/events HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\n\r\n", seconds: 20) { text in
                 text.split(separator: "\n").contains { $0.contains("\"progress\"") && $0.contains(fifthID) }
             }
             #expect(stream.contains(fifthID))
-            let shown = try await call("GET", "assets/\(fifthID)").json
+            let shown = try await daemon.call("GET", "assets/\(fifthID)").json
             #expect(shown?["state"] as? String == "running", "\(shown ?? [:])")
             #expect(((shown?["progress"] as? [String: Any])?["bytesDone"] as? Int ?? 0) > 0, "\(shown ?? [:])")
             // Resuming what the daemon queued is busy, names the daemon, and changes nothing.
