@@ -153,11 +153,23 @@ enum DASHPlan {
                                                    byteRange: initialization.range.map { HLS.ByteRange(length: Int($0.length), offset: Int($0.first)) }))))
                 }
                 var urls: [SegmentURL] = []
+                var end: Int64?
                 for (index, segment) in zip(segments.indices, segments) {
                     let start = periodStart + Double(segment.time - addressing.presentationTimeOffset) / scale
                     let length = Double(segment.duration) / scale
                     let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate,
                                    number: segmentBase + Int32(clamping: index + 1))
+                    // Time the timeline skips (a recording's missed segments): a gap segment of
+                    // that length, named with its neighbours' extension and never fetched, so
+                    // that HLS players keep the media's times as DASH players do.
+                    if let end, segment.time - end > max(1, addressing.timescale / 1000) {
+                        let file = name.split(separator: "/").last ?? ""
+                        let fileExtension = file.lastIndex(of: ".").map { String(file[$0...]) } ?? ".m4s"
+                        body.append(Line(tag: .gap))
+                        body.append(Line(tag: .inf(Inf(duration: Double(segment.time - end) / scale))))
+                        body.append(Line(uri: "gap-\(index)\(fileExtension)"))
+                    }
+                    end = segment.time + segment.duration
                     body.append(Line(tag: .inf(Inf(duration: length))))
                     if let range = segment.location.range {
                         body.append(Line(tag: .byteRange(HLS.ByteRange(length: Int(range.length), offset: Int(range.first)))))
