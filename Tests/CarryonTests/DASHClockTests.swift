@@ -55,4 +55,19 @@ struct DASHClockTests {
             #expect(warning.contains("this machine's clock"))
         }
     }
+
+    @Test("a hostile MPD cannot hold the recording up: three time requests at most, a clock years away not believed")
+    func bounded() async throws {
+        try await withTemporaryDirectory { folder in
+            let mpdURL = folder.appending(path: "live.mpd").absoluteString
+            try Data("2026-11-28T06:00:00Z".utf8).write(to: folder.appending(path: "time.txt"))
+            let many = try Self.mpd([("urn:mpeg:dash:utc:http-iso:2014", "one.txt two.txt three.txt time.txt")])
+            let capped = await DASHClock.read(many, url: mpdURL, fetcher: Self.fetcher)
+            #expect(capped.offset == 0 && capped.warning?.contains("three.txt") == true && capped.warning?.contains("time.txt") == false,
+                    "\(String(describing: capped.warning))")
+            let far = try Self.mpd([("urn:mpeg:dash:utc:direct:2014", "2099-01-01T00:00:00Z")])
+            let reading = await DASHClock.read(far, url: mpdURL, fetcher: Self.fetcher)
+            #expect(reading.offset == 0 && reading.warning?.contains("days from this machine's clock") == true, "\(String(describing: reading.warning))")
+        }
+    }
 }

@@ -147,6 +147,25 @@ enum DASHPlanFixture {
 /// What `DASHPlanner` chooses by the options.
 @Suite("Planning DASH streams: choosing Representations")
 struct DASHPlannerChoiceTests {
+    @Test("time a timeline skips is an EXT-X-GAP in the HLS playlist, in pieces no longer than a segment; times at the ends of Int64 plan without a trap")
+    func timelineGaps() async throws {
+        func mpd(_ timeline: String) -> String {
+            """
+            <MPD xmlns="urn:mpeg:dash:schema:mpd:2011" type="static" mediaPresentationDuration="PT30S"><Period>
+            <AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidth="100000" codecs="avc1.42c00d" width="320" height="240">
+            <SegmentTemplate timescale="1000" media="v-$Time$.m4s" initialization="v-init.m4s"><SegmentTimeline>\(timeline)</SegmentTimeline></SegmentTemplate>
+            </Representation></AdaptationSet></Period></MPD>
+            """
+        }
+        let (plan, _) = try await DASHPlanFixture.plan(mpd(#"<S t="0" d="2000" r="1"/><S t="9000" d="2000"/><S t="11100" d="2000"/>"#))
+        let text = try plan.localText(try #require(plan.renditions.first).record.key)
+        // 4 s to 9 s: 5 s in three pieces; 100 ms of jitter before 11.1 s is no gap.
+        #expect(text.components(separatedBy: "#EXT-X-GAP").count - 1 == 3, "\(text)")
+        #expect(text.contains("#EXT-X-TARGETDURATION:2"))
+        let extremes = try await DASHPlanFixture.plan(mpd(#"<S t="-9000000000000000000" d="1"/><S t="9000000000000000000" d="1"/>"#))
+        #expect(!extremes.plan.resources.isEmpty)
+    }
+
     @Test("by default: the highest video, the preferred language's best audio Representation (main), its subtitles (extra)")
     func defaults() async throws {
         let (plan, selection) = try await DASHPlanFixture.plan(DASHPlanFixture.ladder)

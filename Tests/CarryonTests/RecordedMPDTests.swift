@@ -88,19 +88,19 @@ struct RecordedMPDTests {
         #expect(try Self.merge(&recorded, first: 8, count: 3, type: "static").added == 1 && recorded.originEnded)
     }
 
-    @Test("A $Number$ template is timed by the clock: the segments ended one segment before now, within timeShiftBufferDepth; each reload adds those ended since")
+    @Test("A $Number$ template is timed by the clock: the segments ended by now but the newest, within timeShiftBufferDepth; each reload adds those ended since")
     func clockTimedTemplate() throws {
         let (mpd, bytes) = try Self.numbered()
-        // At 21 s, less a segment's length: segments 1 to 9 have ended by 19 s; the window
-        // (10 s) holds 5 to 9.
+        // At 21 s segments 1 to 10 have ended; the newest is held back; the window (10 s) holds
+        // 6 to 10.
         var edge = RecordedMPD()
         #expect(try edge.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 21).added == 3)
         #expect(try Self.urls(edge) == (7...9).map { "https://cdn.example/live/chunk-v-\($0).m4s" })
         #expect(try edge.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 25).added == 2)
         #expect(try Self.urls(edge).last == "https://cdn.example/live/chunk-v-11.m4s")
         var oldest = RecordedMPD()
-        #expect(try oldest.merge(mpd, url: Self.url, bytes: bytes, start: .oldest, limit: nil, now: Self.availabilityStart + 21).added == 5)
-        #expect(try Self.urls(oldest).first == "https://cdn.example/live/chunk-v-5.m4s")
+        #expect(try oldest.merge(mpd, url: Self.url, bytes: bytes, start: .oldest, limit: nil, now: Self.availabilityStart + 21).added == 4)
+        #expect(try Self.urls(oldest).first == "https://cdn.example/live/chunk-v-6.m4s")
         // Before the first segment has ended there is nothing to record, and the error says why.
         var early = RecordedMPD()
         #expect(try early.merge(mpd, url: Self.url, bytes: bytes, start: .liveEdge, limit: nil, now: Self.availabilityStart + 3).added == 0)

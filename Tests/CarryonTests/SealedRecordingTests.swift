@@ -44,6 +44,14 @@ struct SealedRecordingTests {
         }
     }
 
+    @Test("an inline key is found however it is written: DATA: in capitals, or in a manifest kept as read")
+    func found() throws {
+        #expect(try Self.recording(keyURI: "DATA:text/plain;base64,MDEyMzQ1Njc4OWFiY2RlZg==").holdsInlineKeys)
+        let kept = try Self.recording(keyURI: "https://keys.example/k1")
+        kept.remember(Array("#EXTM3U\n#EXT-X-KEY:METHOD=AES-128,URI=data:,0123456789abcdef\n".utf8), at: "https://cdn.example/live/first.m3u8")
+        #expect(kept.holdsInlineKeys)
+    }
+
     @Test("a recording without an inline key stays JSON, and the master key is not asked for")
     func plain() async throws {
         try await withTemporaryDirectory { folder in

@@ -30,17 +30,17 @@ struct SegmentAddressingTests {
 
     @Test("$Number$ in a dynamic MPD is timed by the clock: the segments ended by now since availabilityStartTime and the Period's start, back to timeShiftBufferDepth, at most the last maximumLiveWindow; without now, refused as a Period of unknown length")
     func clockTimedTemplate() throws {
-        func addressing(_ depth: String?, now: Double?) throws -> SegmentAddressing {
+        func addressing(_ depth: String?, now: Double?, holdingBack: Int = 0, endNumber: Int? = nil) throws -> SegmentAddressing {
             let text = """
             <MPD type="dynamic" availabilityStartTime="2026-01-01T00:00:00Z"\(depth.map { " timeShiftBufferDepth=\"\($0)\"" } ?? "")><Period start="PT10S">
             <AdaptationSet mimeType="video/mp4"><Representation id="v" bandwidth="1">
-            <SegmentTemplate timescale="1000" duration="2000" startNumber="5" presentationTimeOffset="700" media="s$Number$.m4s"/>
+            <SegmentTemplate timescale="1000" duration="2000" startNumber="5" presentationTimeOffset="700" media="s$Number$.m4s"\(endNumber.map { " endNumber=\"\($0)\"" } ?? "")/>
             </Representation></AdaptationSet></Period></MPD>
             """
             let mpd = try MPD.read(Array(text.utf8))
             let period = mpd.periods[0], set = period.adaptationSets[0]
             return try SegmentAddressing(set.representations[0], in: set, of: period, timing: mpd.periodTimings[0], mpd: mpd,
-                                         mpdURL: "https://cdn.example/live/main.mpd", now: now)
+                                         mpdURL: "https://cdn.example/live/main.mpd", now: now, holdingBack: holdingBack)
         }
         let start = 1_767_225_600.0
         // 10 s into the Period at 20 s: positions 0 to 4 have ended (numbers 5 to 9); 6 s deep:
@@ -49,6 +49,10 @@ struct SegmentAddressingTests {
         #expect(windowed.segments.map(\.number) == [6, 7, 8, 9] && windowed.segments.map(\.time) == [2700, 4700, 6700, 8700])
         #expect(windowed.segments.last?.location.url == "https://cdn.example/live/s9.m4s")
         #expect(try addressing("PT6S", now: start + 11).segments.isEmpty)
+        // A recorder's margin leaves the newest out; an @endNumber bounds what is available.
+        #expect(try addressing("PT6S", now: start + 20, holdingBack: 1).segments.map(\.number) == [6, 7, 8])
+        #expect(try addressing("PT6S", now: start + 20, endNumber: 7).segments.map(\.number) == [6, 7])
+        #expect(try addressing("PT6S", now: start + 200, endNumber: 7).segments.isEmpty)
         let unbounded = try addressing(nil, now: start + 20)
         #expect(unbounded.segments.map(\.number) == [5, 6, 7, 8, 9])
         // A year on, with no depth: the last ten thousand.

@@ -129,7 +129,7 @@ struct LiveDASHRecordingTests {
         }
     }
 
-    @Test("kill -9 mid-recording and resume after the window moved past: the time missed is a gap in the timeline, counted, and an EXT-X-GAP in its HLS playlists; what was recorded still plays in GStreamer and ffmpeg")
+    @Test("kill -9 mid-recording and resume after the window moved past: the time missed is a gap in the timeline, counted, and EXT-X-GAP segments in its HLS playlists; what was recorded still plays in GStreamer and ffmpeg")
     func gapAfterResume() async throws {
         try await Self.withLiveStream(windowSize: 3) { library, _, origin in
             let (download, _, id) = try await LiveRecordingCommandTests.startRecording(origin, into: library, ["--duration", "20"], path: "/live.mpd")
@@ -146,7 +146,7 @@ struct LiveDASHRecordingTests {
             #expect(played.frames >= numbers.count * 50 - 50, "GStreamer played \(played.frames) frames of \(numbers.count) segments")
             // The bundle's HLS playlists mark the time missed as a gap, and ffmpeg decodes them.
             let video = try String(contentsOf: URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("video/index.m3u8"), encoding: .utf8)
-            #expect(video.components(separatedBy: "#EXT-X-GAP").count - 1 == 1, "\(video)")
+            #expect(video.components(separatedBy: "#EXT-X-GAP").count - 1 >= 1, "\(video)")
             let frames = try await decodedVideoFrames(URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("main.m3u8").path)
             #expect(frames >= numbers.count * 50 - 50, "ffmpeg decodes \(frames) frames of \(numbers.count) segments")
         }

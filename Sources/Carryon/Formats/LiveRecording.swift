@@ -89,11 +89,11 @@ final class LiveRecording: Sendable {
         state = Locked(saved)
     }
 
-    /// Whether a playlist recorded gives a key inline (`URI="data:…"`): a secret the bundle
-    /// keeps sealed (see `LiveRecording+Bundle.swift`).
+    /// Whether a playlist recorded, or a manifest kept, may give a key inline (`data:` in any
+    /// case): a secret the bundle keeps sealed (see `LiveRecording+Bundle.swift`).
     var holdsInlineKeys: Bool {
         state.withLock { state in
-            state.playlists.values.contains { $0.holdsInlineKeys } || state.manifests.values.contains { $0.range(of: Data("\"data:".utf8)) != nil }
+            state.playlists.values.contains { $0.holdsInlineKeys } || state.manifests.values.contains { HLSFormat.mentionsData([UInt8]($0)) }
         }
     }
 

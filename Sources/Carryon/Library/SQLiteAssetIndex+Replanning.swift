@@ -24,12 +24,16 @@ extension SQLiteAssetIndex {
 
     /// Gives asset `id`'s new rows what their old ones had fetched, and empties the table.
     static func restoreFetched(of id: String, _ db: Database) throws {
+        // Row values, not UPDATE … FROM (SQLite 3.33): the SQLite of older systems runs it too.
+        // Of two old rows for one resource, the one on disk.
         try db.execute(sql: """
-            UPDATE resource SET state = kept.state, bytes = kept.bytes, expectedBytes = kept.expectedBytes,
-            exactSize = kept.exactSize, etag = kept.etag, lastModified = kept.lastModified
-            FROM temp.keptResource AS kept
-            WHERE resource.assetId = ? AND kept.uri = resource.uri AND kept.rangeOffset = IFNULL(resource.rangeOffset, -1)
-            AND kept.fileName = resource.fileName
+            UPDATE resource SET (state, bytes, expectedBytes, exactSize, etag, lastModified) = (
+              SELECT kept.state, kept.bytes, kept.expectedBytes, kept.exactSize, kept.etag, kept.lastModified FROM temp.keptResource AS kept
+              WHERE kept.uri = resource.uri AND kept.rangeOffset = IFNULL(resource.rangeOffset, -1) AND kept.fileName = resource.fileName
+              ORDER BY kept.state = 'done' DESC LIMIT 1)
+            WHERE assetId = ? AND EXISTS (
+              SELECT 1 FROM temp.keptResource AS kept
+              WHERE kept.uri = resource.uri AND kept.rangeOffset = IFNULL(resource.rangeOffset, -1) AND kept.fileName = resource.fileName)
             """, arguments: [id])
         try db.execute(sql: "DELETE FROM temp.keptResource")
     }

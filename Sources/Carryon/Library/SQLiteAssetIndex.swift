@@ -24,7 +24,7 @@ final class SQLiteAssetIndex: AssetIndex {
             // connection's cache would otherwise take its default 2 MB of a long download's memory.
             configuration.maximumReaderCount = 2
             // secure_delete: a deleted (invalidated) sealed key is overwritten, not left in a free page.
-            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA secure_delete = ON") }
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -512; PRAGMA temp.cache_size = -512; PRAGMA secure_delete = ON") }
             database = try DatabasePool(path: root.appending(path: "index.sqlite", directoryHint: .notDirectory).path, configuration: configuration)
             try Self.migrate(database)
         } catch {

@@ -56,14 +56,20 @@ extension SegmentAddressing {
             var count: Int64
             var first: Int64 = 0
             let line = info.line
-            if let available {
-                (first, count) = (available.lowerBound, available.upperBound - available.lowerBound)
-            } else if let end = info.endNumber {
-                count = try sum(difference(end, startNumber, line: line, "@endNumber less @startNumber"), 1, line: line, "the segment count")
+            var bounded: Int64?
+            if let end = info.endNumber {
+                bounded = try sum(difference(end, startNumber, line: line, "@endNumber less @startNumber"), 1, line: line, "the segment count")
             } else if let periodEnd {
                 // ceil(Period length / @duration); the end is rounded up already.
                 let length = try difference(periodEnd, offset, line: line, "the Period's length")
-                count = length <= 0 ? 0 : length / duration + (length % duration > 0 ? 1 : 0)
+                bounded = length <= 0 ? 0 : length / duration + (length % duration > 0 ? 1 : 0)
+            }
+            if let available {
+                // Those available now, within the Period's or @endNumber's bound.
+                let upper = bounded.map { min(available.upperBound, max(0, $0)) } ?? available.upperBound
+                (first, count) = (available.lowerBound, max(0, upper - available.lowerBound))
+            } else if let bounded {
+                count = bounded
             } else {
                 throw MPDError(line: info.line, "Representation \(representation) names its segments by $Number$ in a Period whose length the MPD does not give")
             }
@@ -93,16 +99,16 @@ extension SegmentAddressing {
 
     /// The positions (0 the Period's first) of a dynamic MPD's `$Number$` template segments of
     /// `duration` available at `now` (seconds since 1970): each that has ended by `now` since
-    /// `@availabilityStartTime` and the Period's start, back to `@timeShiftBufferDepth` before
-    /// `now` (all since the start without one), at most the last ``maximumLiveWindow``. Nil
-    /// without `@availabilityStartTime`.
+    /// `@availabilityStartTime` and the Period's start (less the newest `holdingBack`), back to
+    /// `@timeShiftBufferDepth` before `now` (all since the start without one), at most the last
+    /// ``maximumLiveWindow``. Nil without `@availabilityStartTime`.
     static func available(of info: SegmentInfo, duration: Int64, timescale: Int64, timing: MPD.PeriodTiming, mpd: MPD,
-                          now: Double, representation: String) throws(MPDError) -> Range<Int64>? {
+                          now: Double, holdingBack: Int, representation: String) throws(MPDError) -> Range<Int64>? {
         guard let start = mpd.availabilityStartTime else { return nil }
         let length = Double(duration) / Double(timescale)
         // Seconds into the Period at `now`; segment k (from 0) ends at (k + 1) * length.
         let elapsed = now - start.secondsSince1970 - timing.start.seconds
-        let latest = (elapsed / length).rounded(.down) - 1
+        let latest = (elapsed / length).rounded(.down) - 1 - Double(max(0, holdingBack))
         guard latest.isFinite, latest < Double(Int64.max / 2) else {
             throw MPDError(line: info.line, "Representation \(representation) would be at segment \(latest) now, past the numbers Carryon computes with")
         }

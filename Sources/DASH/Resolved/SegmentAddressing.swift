@@ -76,13 +76,16 @@ public struct SegmentAddressing: Sendable, Hashable {
     ///   template of `$Number$` in a Period of unknown length, a timeline running to an unknown
     ///   end, more than ``maximumSegments``.
     ///
-    /// In a dynamic MPD, a `$Number$` template of a Period that does not end (no SegmentTimeline,
-    /// no `@endNumber`) names the segments available at `now` (seconds since 1970, the
-    /// presentation's clock): those that have ended since `@availabilityStartTime` and are still
-    /// within `@timeShiftBufferDepth` of it (ISO/IEC 23009-1 5.3.9.5); without `now`, or
-    /// without an `@availabilityStartTime`, such a template is refused as in a static MPD.
+    /// In a dynamic MPD, a `$Number$` template without a SegmentTimeline names the segments
+    /// available at `now` (seconds since 1970, the presentation's clock): those that have ended
+    /// since `@availabilityStartTime` and are still within `@timeShiftBufferDepth` of it
+    /// (ISO/IEC 23009-1 5.3.9.5), within the Period and `@endNumber` when they bound it;
+    /// `holdingBack` more of the newest are left out (a recorder's margin, so that it never asks
+    /// for a segment the origin may not have written yet). Without `now`, or without an
+    /// `@availabilityStartTime`, such a template is read as in a static MPD: over the Period,
+    /// refused when the Period does not end.
     public init(_ representation: Representation, in set: AdaptationSet, of period: Period, timing: MPD.PeriodTiming,
-                mpd: MPD, mpdURL: String, now: Double? = nil) throws(MPDError) {
+                mpd: MPD, mpdURL: String, now: Double? = nil, holdingBack: Int = 0) throws(MPDError) {
         let information = mpd.segmentInformation(of: representation, in: set, of: period)
         let base = mpd.baseURL(of: representation, in: set, of: period, mpdURL: mpdURL)
         // A URL query parameter descriptor's query goes on every request (the MPD URL's token).
@@ -118,10 +121,9 @@ public struct SegmentAddressing: Sendable, Hashable {
             }
             warnings += mediaTemplate.problems.map { MPDWarning(line: template.line, $0) }
             var available: Range<Int64>?
-            if mpd.type == .dynamic, periodEnd == nil, template.timeline == nil, template.endNumber == nil, let now,
-               let duration = template.duration, duration > 0 {
+            if mpd.type == .dynamic, template.timeline == nil, let now, let duration = template.duration, duration > 0 {
                 available = try Self.available(of: template, duration: duration, timescale: timescale, timing: timing, mpd: mpd,
-                                               now: now, representation: representation.id)
+                                               now: now, holdingBack: holdingBack, representation: representation.id)
             }
             let slots = try Self.slots(of: template, timescale: timescale, offset: presentationTimeOffset, periodEnd: periodEnd,
                                        representation: representation.id, available: available)

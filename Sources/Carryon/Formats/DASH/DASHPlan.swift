@@ -159,17 +159,8 @@ enum DASHPlan {
                     let length = Double(segment.duration) / scale
                     let name = add(segment.location, kind: .segment, start: start, length: length, bitrate: bitrate,
                                    number: segmentBase + Int32(clamping: index + 1))
-                    // Time the timeline skips (a recording's missed segments): a gap segment of
-                    // that length, named with its neighbours' extension and never fetched, so
-                    // that HLS players keep the media's times as DASH players do.
-                    if let end, segment.time - end > max(1, addressing.timescale / 1000) {
-                        let file = name.split(separator: "/").last ?? ""
-                        let fileExtension = file.lastIndex(of: ".").map { String(file[$0...]) } ?? ".m4s"
-                        body.append(Line(tag: .gap))
-                        body.append(Line(tag: .inf(Inf(duration: Double(segment.time - end) / scale))))
-                        body.append(Line(uri: "gap-\(index)\(fileExtension)"))
-                    }
-                    end = segment.time + segment.duration
+                    if let end { body += Self.gapLines(from: end, to: segment, scale: scale, after: name, number: segmentBase + Int32(clamping: index)) }
+                    end = segment.time.addingReportingOverflow(segment.duration).partialValue
                     body.append(Line(tag: .inf(Inf(duration: length))))
                     if let range = segment.location.range {
                         body.append(Line(tag: .byteRange(HLS.ByteRange(length: Int(range.length), offset: Int(range.first)))))

@@ -61,9 +61,8 @@ struct RecordedMPD: Sendable, Codable, Hashable {
     /// Representation of its last Period, until each holds `limit` seconds.
     ///
     /// `now` is the presentation's clock (seconds since 1970, ``DASHClock``): a `$Number$`
-    /// template without a timeline names the segments that have ended by it, less one
-    /// segment's length, so that a segment is asked for only once the origin has surely
-    /// written it.
+    /// template without a timeline names the segments that have ended by it but the newest, so
+    /// that a segment is asked for only once the origin has surely written it.
     mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: LiveRecording.Start, limit: Double?,
                         now: Double) throws(CarryonError) -> LiveRecording.Merge {
         var merge = LiveRecording.Merge()
@@ -83,7 +82,7 @@ struct RecordedMPD: Sendable, Codable, Hashable {
                 let addressing: SegmentAddressing
                 do {
                     addressing = try SegmentAddressing(representation, in: set, of: period, timing: timing, mpd: mpd, mpdURL: url,
-                                                       now: now - segmentLength)
+                                                       now: now, holdingBack: 1)
                 } catch {
                     throw CarryonError(.playlist, "\(url), \(error)", cause: error)
                 }

@@ -27,7 +27,7 @@ extension HLSFormat {
     /// Whether `text` holds `data:` in any case, found over its bytes (`| 0x20` folds ASCII
     /// letters to lower case and leaves `:` as it is; a false match only sends the text down
     /// the exact path).
-    private static func mentionsData(_ text: [UInt8]) -> Bool {
+    static func mentionsData(_ text: [UInt8]) -> Bool {
         let pattern: [UInt8] = Array("data:".utf8)
         guard text.count >= pattern.count else { return false }
         for start in 0...(text.count - pattern.count) where text[start] | 0x20 == pattern[0] {

@@ -33,9 +33,10 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         var date: Double?
     }
 
-    /// Whether a key line recorded gives its key inline (`URI="data:…"`).
+    /// Whether a key line recorded may give its key inline: `data:` in any case, quoted or not
+    /// (as ``HLSFormat`` redacts origin playlists).
     var holdsInlineKeys: Bool {
-        keyText.contains("URI=\"data:") || segments.contains { $0.prefix.contains("URI=\"data:") }
+        HLSFormat.mentionsData(Array(keyText.utf8)) || segments.contains { HLSFormat.mentionsData(Array($0.prefix.utf8)) }
     }
 
     /// Where this recording started, for the renditions recorded beside it.
