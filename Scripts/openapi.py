@@ -90,7 +90,7 @@ doc = {
        "minResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"}, "maxResolution": {"type": "string", "pattern": "^[0-9]+x[0-9]+$"},
        "limitRate": {"type": "integer", "minimum": 1, "description": "the most bytes a second the download takes, over all its connections; kept with it"},
        "fleet": {"type": "boolean", "description": "true: queued for the fleet's workers (carryon worker, serve --worker on any machine) instead of started in this process; it answers waiting"},
-       "start": {"type": "number", "minimum": 0, "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it"},
+       "start": {"type": "number", "minimum": 0, "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it; of a live stream, from this many seconds into its window"},
        "end": {"type": "number", "description": "only the part before this many seconds (not with duration)"},
        "duration": {"type": "number", "description": "only this many seconds from start (not with end); of a live stream, this many seconds recorded"},
        "fromStart": {"type": "boolean", "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"}}},

@@ -202,8 +202,10 @@ struct Show: AsyncParsableCommand {
             }
             if let duration = asset.duration { print("Duration    \(formatDuration(duration))") }
             if let live = asset.live {
-                var text = "a live stream, from \(live.fromStart ? "the oldest segment its window held" : "the live edge")"
-                if let limit = asset.timeRange?.end { text += ", for \(formatDuration(limit))" }
+                let offset = asset.timeRange.map(\.start) ?? 0
+                var text = "a live stream, from " + (offset > 0 ? "\(formatDuration(offset)) into its window"
+                    : live.fromStart ? "the oldest segment its window held" : "the live edge")
+                if let end = asset.timeRange?.end { text += ", for \(formatDuration(end - offset))" }
                 if let missed = live.missedSegments, missed > 0 {
                     text += "; \(missed) segment\(missed == 1 ? "" : "s") missed (\(formatDuration(live.missedSeconds ?? 0))), kept as gaps"
                 } else {

@@ -223,7 +223,7 @@ struct VariantBounds: ParsableArguments {
 /// `--start`, `--duration`, `--end`: the part of a stream to download (``TimeRange``), for
 /// `download`, `enqueue`, `keys prefetch` and `add`.
 struct TimeRangeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only the part of the stream from this time on: seconds (90, 90.5), M:SS or H:MM:SS[.s]; the first segment is the one that contains it.", valueName: "time"))
+    @Option(help: ArgumentHelp("Only the part of the stream from this time on: seconds (90, 90.5), M:SS or H:MM:SS[.s]; the first segment is the one that contains it. Of a live stream, from the start of its window (the DVR window).", valueName: "time"))
     var start: String?
 
     @Option(help: ArgumentHelp("Only this much of the stream from --start (or its beginning), as --start takes a time; of a live stream, this much recorded.", valueName: "time"))

@@ -115,6 +115,19 @@ struct RecordedMPDTests {
         #expect(error?.message.contains("$Number$") == true)
     }
 
+    @Test("--start on a live stream: the first track starts at the segment that holds that many seconds from its window's start; past the end refused, naming the window")
+    func offset() throws {
+        var recorded = RecordedMPD()
+        let (mpd, bytes) = try Self.mpd(first: 1, count: 6)
+        #expect(try recorded.merge(mpd, url: Self.url, bytes: bytes, start: .oldest, offset: 5, limit: 4, now: 0).added == 2)
+        #expect(try Self.urls(recorded) == (3...4).map { "https://cdn.example/live/chunk-v-\($0).m4s" })
+        var past = RecordedMPD()
+        let error = #expect(throws: CarryonError.self) {
+            try past.merge(mpd, url: Self.url, bytes: bytes, start: .oldest, offset: 12, limit: nil, now: 0)
+        }
+        #expect(error?.message.contains("--start 0:00:12.0 is past the live edge: the window holds 0:00:12.0") == true, "\(String(describing: error?.message))")
+    }
+
     @Test("A limit stops each track at the segment that reaches it; finishing keeps what is on disk, the segments missing before the last one there leaving gaps")
     func limitAndFinish() throws {
         var recorded = RecordedMPD()

@@ -41,6 +41,22 @@ struct RecordedPlaylistTests {
         #expect(edge.duration == 10)
     }
 
+    @Test("--start on a live stream: the first reload starts at the segment that holds that many seconds from the window's start; past the window's end refused, naming its length")
+    func offset() throws {
+        var recorded = RecordedPlaylist()
+        #expect(try recorded.merge(Self.window(10, 15), start: .oldest, limit: 4, offset: 5).added == 2)
+        #expect(try Self.read(recorded).segments.map(\.mediaSequence) == [12, 13])
+        // Later reloads go on from what it has; the offset was for the first.
+        var later = RecordedPlaylist()
+        _ = try later.merge(Self.window(10, 15), start: .oldest, limit: nil, offset: 10)
+        #expect(try later.merge(Self.window(12, 17), start: .oldest, limit: nil, offset: 10).added == 2)
+        #expect(try Self.read(later).segments.map(\.mediaSequence) == [15, 16, 17])
+        var past = RecordedPlaylist()
+        #expect { try past.merge(Self.window(10, 15), start: .oldest, limit: nil, offset: 12) } throws: { error in
+            "\(error)".contains("--start 0:00:12.0 is past the live edge: the window holds 0:00:12.0") && "\(error)".contains("--from-start")
+        }
+    }
+
     @Test("A window that moved past the recording leaves one EXT-X-GAP segment per number missed, keeping the numbers the origin's")
     func gaps() throws {
         var recorded = RecordedPlaylist()
@@ -101,7 +117,7 @@ struct RecordedPlaylistTests {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: bundle) }
         let recording = LiveRecording(fromStart: true, limit: 30)
-        let merged = try recording.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _) throws(CarryonError) in
+        let merged = try recording.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _, _) throws(CarryonError) in
             do { return try playlist.merge(Self.window(4, 9), start: start, limit: limit) } catch {
                 throw CarryonError(.playlist, "\(error)")
             }
@@ -159,7 +175,7 @@ struct RecordedPlaylistTests {
 
         for (target, delay) in [(0, 1.0), (4, 4.0), (1_000_000_000, 60.0)] {
             let alone = LiveRecording(fromStart: false, limit: nil)
-            _ = try alone.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _) throws(CarryonError) in
+            _ = try alone.update(Self.url) { (playlist: inout RecordedPlaylist, start, limit, _, _) throws(CarryonError) in
                 let text = "#EXTM3U\n#EXT-X-TARGETDURATION:\(target)\n#EXTINF:1,\nseg.ts\n"
                 do { return try playlist.merge(MediaPlaylist(parsing: text, url: Self.url), start: start, limit: limit) } catch {
                     throw CarryonError(.playlist, "\(error)")

@@ -15,7 +15,7 @@ struct SealedRecordingTests {
     static func recording(keyURI: String) throws -> LiveRecording {
         let recording = LiveRecording(fromStart: true, limit: nil)
         let media = try RecordedPlaylistTests.window(0, 3, extra: ["#EXT-X-KEY:METHOD=AES-128,URI=\"\(keyURI)\",IV=0x00000000000000000000000000000001"])
-        _ = try recording.update(RecordedPlaylistTests.url) { (playlist: inout RecordedPlaylist, start, limit, anchor) throws(CarryonError) in
+        _ = try recording.update(RecordedPlaylistTests.url) { (playlist: inout RecordedPlaylist, start, limit, anchor, _) throws(CarryonError) in
             do { return try playlist.merge(media, start: start, limit: limit, anchor: anchor) } catch { throw CarryonError(.playlist, "\(error)") }
         }
         return recording

@@ -39,6 +39,13 @@ struct TimeRangeTests {
         #expect(throws: CarryonError.self) { try options.check() }
     }
 
+    @Test("of a live stream, a range is where the recording starts in the window and how much it records")
+    func recording() {
+        #expect(TimeRange(start: 0, end: 60).recordingLimit == 60 && TimeRange(start: 0, end: 60).recordingOffset == nil)
+        #expect(TimeRange(start: 30, end: 90).recordingLimit == 60 && TimeRange(start: 30, end: 90).recordingOffset == 30)
+        #expect(TimeRange(start: 30, end: nil).recordingLimit == nil)
+    }
+
     @Test("a segment is covered when it ends after the start and starts before the end: the first one contains the start")
     func covering() {
         let range = TimeRange(start: 10, end: 18)

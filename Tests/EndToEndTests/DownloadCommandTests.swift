@@ -162,7 +162,7 @@ struct DownloadCommandTests {
         }
     }
 
-    @Test("--start on a live playlist is refused before any media is fetched, saying what to do instead")
+    @Test("--start past the window of a live playlist is refused before any media is fetched, naming the window and what to do instead")
     func live() async throws {
         try await withTemporaryDirectory { folder in
             try folder.write("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\nseg0.ts\n#EXTINF:4,\nseg1.ts\n", to: "media/live.m3u8")
@@ -171,7 +171,8 @@ struct DownloadCommandTests {
                 let result = try await runCarryon(["download", origin.baseURL + "/live.m3u8", "--start", "1:00",
                                                    "--library", folder.appendingPathComponent("lib").path])
                 #expect(result.status == 1)
-                #expect(result.standardError.contains("is a live stream") && result.standardError.contains("--from-start"), "\(result.standardError)")
+                #expect(result.standardError.contains("--start 0:01:00.0 is past the live edge: the window holds 0:00:08.0") && result.standardError.contains("--from-start"),
+                        "\(result.standardError)")
                 #expect(!(await origin.requests()).contains { $0.path.hasSuffix(".ts") })
             }
         }

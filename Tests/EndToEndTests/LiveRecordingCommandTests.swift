@@ -142,6 +142,23 @@ struct LiveRecordingCommandTests {
         }
     }
 
+    @Test("--start 4 --duration 4 begins at the segment that holds 4 s from the window's start (within one segment), for two segments; show says so")
+    func dvrStart() async throws {
+        try await Self.withLiveStream(segments: 6) { library, stream, origin in
+            let oldest = stream.window().mediaSequence
+            let result = try await runCarryon(["download", origin.baseURL + LiveHLSStream.path, "--library", library,
+                                               "--start", "4", "--duration", "4"])
+            #expect(result.status == 0, "\(result.standardError)")
+            let id = try #require(result.standardOutput.split(separator: "\n").last.map(String.init))
+            let recording = try await Self.recording(id, in: library)
+            let first = try #require(recording.numbers.first)
+            #expect(first == oldest + 2 || first == oldest + 3, "the recording starts at \(first); the window began at \(oldest)")
+            #expect(recording.numbers.count == 2 && recording.isOneRun && recording.asset.state == .completed, "\(recording.numbers)")
+            let show = try await runCarryon(["show", id, "--library", library])
+            #expect(show.standardOutput.contains("Recorded    a live stream, from 0:04.0 into its window, for 0:04.0; nothing missed"), "\(show.standardOutput)")
+        }
+    }
+
     @Test("kill -9 six seconds into a 24 s recording, resume two seconds later: one run of consecutive segments, nothing missed, every frame plays")
     func crashResume() async throws {
         try await Self.withLiveStream { library, stream, origin in

@@ -16,6 +16,9 @@ final class LiveRecording: Sendable {
     /// What is kept in the bundle.
     struct State: Sendable, Codable {
         var start: Start
+        /// The seconds from the start of the window to begin at (`--start` on a live stream);
+        /// nil: where ``start`` says.
+        var offset: Double?
         /// The seconds of media to record; nil: until the stream ends or the recording is stopped.
         var limit: Double?
         /// Each media playlist recorded, by its URI as the stream names it.
@@ -80,9 +83,30 @@ final class LiveRecording: Sendable {
     }
 
     /// A recording about to start: at the live edge or the oldest segment of the window
-    /// (`fromStart`), for at most `limit` seconds.
-    init(fromStart: Bool, limit: Double?) {
-        state = Locked(State(start: fromStart ? .oldest : .liveEdge, limit: limit))
+    /// (`fromStart`), or `offset` seconds into the window, for at most `limit` seconds.
+    init(fromStart: Bool, offset: Double? = nil, limit: Double?) {
+        state = Locked(State(start: fromStart || offset != nil ? .oldest : .liveEdge, offset: offset, limit: limit))
+    }
+
+    /// The index of the segment of `durations` (a window's, from its start) that holds
+    /// `offset` seconds, or why there is none: the window ends before it.
+    static func index(at offset: Double, of durations: [Double]) -> Result<Int, PastLiveEdge> {
+        var end = 0.0
+        for (index, duration) in durations.enumerated() {
+            end += duration
+            if offset < end - 1e-6 { return .success(index) }
+        }
+        return .failure(PastLiveEdge(offset: offset, window: end))
+    }
+
+    /// A `--start` past the end of a live stream's window.
+    struct PastLiveEdge: Error {
+        var offset: Double
+        var window: Double
+
+        var message: String {
+            "--start \(TimeRange.text(offset)) is past the live edge: the window holds \(TimeRange.text(window)); record from the live edge, or from the oldest segment with --from-start"
+        }
     }
 
     private init(_ saved: State) {
@@ -111,12 +135,6 @@ final class LiveRecording: Sendable {
         self.init(try JSONDecoder().decode(State.self, from: data))
     }
 
-    /// The error for a part of a live stream's window (a range that does not start at 0),
-    /// which is not recorded yet.
-    static func partRefused(of url: String, _ range: TimeRange) -> CarryonError {
-        CarryonError(.unsupported, "\(url) is a live stream: a part of its window from \(TimeRange.text(range.start)) cannot be downloaded yet; record from the live edge (or the oldest segment, with --from-start) for a duration instead")
-    }
-
     // MARK: For the format
 
     /// Whether the playlist at `uri` is being recorded.
@@ -132,12 +150,12 @@ final class LiveRecording: Sendable {
     /// Records `change` of the playlist at `uri` (one not recorded yet starts empty), given
     /// where the recording starts, its limit and where the main rendition started, and returns
     /// what `change` does.
-    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, Start, Double?, RecordedPlaylist.Anchor?) throws(CarryonError) -> T) throws(CarryonError) -> T {
+    func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, Start, Double?, RecordedPlaylist.Anchor?, Double?) throws(CarryonError) -> T) throws(CarryonError) -> T {
         try locked { state throws(CarryonError) in
             var playlist = state.playlists[uri] ?? RecordedPlaylist()
             // Where the main rendition started, for the others to start at the same instant.
             let anchor = state.order.first.flatMap { $0 == uri ? nil : state.playlists[$0]?.anchor }
-            let result = try change(&playlist, state.start, state.limit, anchor)
+            let result = try change(&playlist, state.start, state.limit, anchor, state.offset)
             if state.playlists[uri] == nil { state.order.append(uri) }
             state.playlists[uri] = playlist
             return result
@@ -176,7 +194,7 @@ final class LiveRecording: Sendable {
             state.first = url
             var recorded = state.mpd ?? RecordedMPD()
             let merge = recorded.isFinished ? Merge()
-                : try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, limit: state.limit, now: now)
+                : try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, offset: state.offset, limit: state.limit, now: now)
             state.mpd = recorded
             return (merge, try recorded.staticMPD())
         }

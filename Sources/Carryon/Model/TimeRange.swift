@@ -116,9 +116,16 @@ public struct TimeRange: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The seconds of media a recording of a live stream takes for this range: its duration
-    /// when it starts at 0 and has an end (a recording counts from where it starts), else nil.
+    /// when it has an end (a recording counts from where it starts), else nil.
     var recordingLimit: Double? {
-        guard start == 0, let end else { return nil }
-        return end
+        guard let end else { return nil }
+        return end - start
+    }
+
+    /// Where a recording of a live stream starts for this range: seconds from the start of the
+    /// stream's window (the DVR window), or nil from 0 (where `--from-start` or the live edge
+    /// says).
+    var recordingOffset: Double? {
+        start > 0 ? start : nil
     }
 }

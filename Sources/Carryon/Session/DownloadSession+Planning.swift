@@ -15,6 +15,7 @@ extension DownloadSession {
         if asset.options.live != nil && asset.planned {
             // A recording that goes on, from what the bundle kept of it.
             let recording = try LiveRecording.load(from: bundle, masterKey: library.masterKey) ?? LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
+                                                                                 offset: asset.options.timeRange?.recordingOffset,
                                                                                  limit: asset.options.timeRange?.recordingLimit)
             return try await record(id, asset: asset, recording: recording, fetcher: fetcher, bundle: bundle)
         }
@@ -24,6 +25,7 @@ extension DownloadSession {
             let deferring = (tasks[id]?.startAttempts ?? 0) + 1 < configuration.retry.maximumAttempts
             // Should the stream be live, it is recorded into this.
             let recording = LiveRecording(fromStart: asset.options.live?.fromStart ?? false,
+                                          offset: asset.options.timeRange?.recordingOffset,
                                           limit: asset.options.timeRange?.recordingLimit)
             let planned = try await cancellable {
                 try await self.planStream(asset, PlanRequest(assetID: id, options: asset.options, recording: recording),

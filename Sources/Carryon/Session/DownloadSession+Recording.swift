@@ -17,7 +17,6 @@ extension DownloadSession {
         run.recording = recording
         var asset = asset
         if asset.options.live == nil {
-            if let range = asset.options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: asset.url, range) }
             asset.options.live = LiveOptions()
             try await index.setOptions(asset.options, of: id)
         }

@@ -795,7 +795,7 @@ enum OpenAPIDocument {
           "start": {
             "type": "number",
             "minimum": 0,
-            "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it"
+            "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it; of a live stream, from this many seconds into its window"
           },
           "end": {
             "type": "number",

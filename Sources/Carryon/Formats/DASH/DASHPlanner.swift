@@ -42,7 +42,6 @@ struct DASHPlanner: Sendable {
         var mpd = try parse(manifest.bytes)
         var bytes = manifest.bytes
         if let recording, mpd.type == .dynamic || recording.recordsMPD(manifest.url) {
-            if let range = options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: manifest.url, range) }
             var clock: DASHClock.Reading?
             if recording.isFinished {
                 bytes = recording.manifest(at: manifest.url) ?? bytes

@@ -63,8 +63,12 @@ struct RecordedMPD: Sendable, Codable, Hashable {
     /// `now` is the presentation's clock (seconds since 1970, ``DASHClock``): a `$Number$`
     /// template without a timeline names the segments that have ended by it but the newest, so
     /// that a segment is asked for only once the origin has surely written it.
-    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: LiveRecording.Start, limit: Double?,
-                        now: Double) throws(CarryonError) -> LiveRecording.Merge {
+    ///
+    /// With `offset` (`--start` on a live stream), the first track starts at the segment that
+    /// holds that many seconds from the start of its window; one past the window's end is
+    /// refused, naming its length.
+    mutating func merge(_ mpd: MPD, url: String, bytes: [UInt8], start: LiveRecording.Start, offset: Double? = nil,
+                        limit: Double?, now: Double) throws(CarryonError) -> LiveRecording.Merge {
         var merge = LiveRecording.Merge()
         guard !isFinished else { return merge }
         latest = Data(bytes)
@@ -109,6 +113,12 @@ struct RecordedMPD: Sendable, Codable, Hashable {
                     }
                 } else if let anchor {
                     from = incoming.indices.min { abs(seconds(incoming[$0].time) - anchor) < abs(seconds(incoming[$1].time) - anchor) } ?? 0
+                } else if let offset, let origin = incoming.first?.time {
+                    guard let index = incoming.firstIndex(where: { seconds($0.time + $0.duration - origin) > offset + 1e-6 }) else {
+                        let window = incoming.last.map { seconds($0.time + $0.duration - origin) } ?? 0
+                        throw CarryonError(.invalidValue, "\(url): \(LiveRecording.PastLiveEdge(offset: offset, window: window).message)")
+                    }
+                    from = index
                 } else if start == .oldest {
                     from = 0
                 } else {

@@ -9,7 +9,7 @@ import HLS
 struct HLSPlanBuilder {
     let assetID: String
     /// The part of the stream planned; nil: all of it.
-    let range: TimeRange?
+    var range: TimeRange?
     private var taken: [String] = []
     private var contentKeys: [DownloadPlan.PlannedKey] = []
     private var planned: [DownloadPlan.PlannedRendition] = []

@@ -172,6 +172,9 @@ struct HLSPlanner: Sendable {
             case .media(let resolved):
                 if let recorded = try record(resolved, as: rendition.uri, imports: imports) {
                     (media, text) = recorded
+                    // A live stream's range is where its recording starts and how long it is
+                    // (see LiveRecording), not a part of what it recorded.
+                    builder.range = nil
                 } else {
                     media = resolved
                 }
@@ -192,7 +195,6 @@ struct HLSPlanner: Sendable {
     /// for a complete playlist not recorded, or without a recording.
     private func record(_ media: MediaPlaylist, as uri: String, imports: [String: String]?) throws(CarryonError) -> (MediaPlaylist, [UInt8])? {
         guard let recording, recording.records(uri) || (!media.hasEndList && media.playlistType != .vod) else { return nil }
-        if let range = options.timeRange, range.start > 0 { throw LiveRecording.partRefused(of: media.url, range) }
         let text: String
         if recording.isFinished {
             guard let recorded = recording.playlist(uri) else { return nil }
@@ -201,9 +203,13 @@ struct HLSPlanner: Sendable {
             }
         } else {
             let merge: LiveRecording.Merge
-            (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit, anchor) throws(CarryonError) in
+            (merge, text) = try recording.update(uri) { (playlist: inout RecordedPlaylist, start, limit, anchor, offset) throws(CarryonError) in
+                // A --start past the window: the user's value, not the playlist, is wrong.
+                if playlist.isEmpty, anchor == nil, let offset, case .failure(let past) = LiveRecording.index(at: offset, of: media.segments.map(\.duration)) {
+                    throw CarryonError(.invalidValue, "\(media.url): \(past.message)")
+                }
                 do {
-                    return (try playlist.merge(media, start: start, limit: limit, anchor: anchor), try playlist.text())
+                    return (try playlist.merge(media, start: start, limit: limit, anchor: anchor, offset: offset), try playlist.text())
                 } catch {
                     throw CarryonError(.playlist, "\(media.url): the recording cannot take this reload: \(error)", cause: error)
                 }

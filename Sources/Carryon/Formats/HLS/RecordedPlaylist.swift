@@ -78,7 +78,12 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// (`anchor`), from the segment of the same program date, else of the same number — then
     /// every segment after the last recorded, until the recording holds `limit` seconds (nil:
     /// no limit).
-    mutating func merge(_ media: MediaPlaylist, start: LiveRecording.Start, limit: Double?, anchor: Anchor? = nil) throws(PlaylistError) -> LiveRecording.Merge {
+    ///
+    /// With `offset` (`--start` on a live stream), the first reload starts at the segment that
+    /// holds that many seconds from the start of the window; one past the window's end is
+    /// refused, naming its length.
+    mutating func merge(_ media: MediaPlaylist, start: LiveRecording.Start, limit: Double?, anchor: Anchor? = nil,
+                        offset: Double? = nil) throws(PlaylistError) -> LiveRecording.Merge {
         var merge = LiveRecording.Merge()
         guard !isFinished else { return merge }
         targetDuration = max(targetDuration, media.targetDuration)
@@ -123,8 +128,15 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
                 merge.restarted = true
             }
         } else if !incoming.isEmpty, segments.isEmpty {
-            from = anchor.flatMap { Self.index(of: $0, in: incoming, targetDuration: Double(media.targetDuration)) }
-                ?? (start == .oldest ? 0 : Self.liveEdge(of: incoming, targetDuration: Double(media.targetDuration)))
+            if anchor == nil, let offset {
+                switch LiveRecording.index(at: offset, of: incoming.map(\.duration)) {
+                case .success(let index): from = index
+                case .failure(let past): throw PlaylistError(.structure, past.message)
+                }
+            } else {
+                from = anchor.flatMap { Self.index(of: $0, in: incoming, targetDuration: Double(media.targetDuration)) }
+                    ?? (start == .oldest ? 0 : Self.liveEdge(of: incoming, targetDuration: Double(media.targetDuration)))
+            }
             firstSequence = incoming[from].mediaSequence
             discontinuitySequence = incoming[from].discontinuitySequence
             firstDate = incoming[from].programDateTime?.secondsSince1970
