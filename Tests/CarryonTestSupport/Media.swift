@@ -101,16 +101,10 @@ private func gstreamerFrames(_ uri: String, player: String, for seconds: Int?) a
     let limit = seconds.map { ["-s", "INT", "-k", "20", String($0)] } ?? ["-s", "KILL", "90"]
     // One at a time: a run of the whole suite once played only a bundle's first Period with
     // several GStreamers playing in real time beside every other suite on two cores.
-    await GStreamerTurn.shared.take()
-    let result: ProcessResult
-    do {
-        result = try await run(timeout, limit + [gst.path, "-v", player, "uri=\(uri)",
-                                                 "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"])
-    } catch {
-        await GStreamerTurn.shared.give()
-        throw error
+    let result = try await withGStreamerTurn {
+        try await run(timeout, limit + [gst.path, "-v", player, "uri=\(uri)",
+                                        "video-sink=fakesink sync=true silent=false", "audio-sink=fakesink sync=true"])
     }
-    await GStreamerTurn.shared.give()
     // A non-silent fakesink prints a `chain ***` line per buffer, a decoded frame each.
     let chains = result.standardOutput.split(whereSeparator: \.isNewline).filter { $0.contains("chain   ***") }
     let frames = isMPD ? distinctFrames(chains.map { line in line.range(of: "pts: ").map { String(line[$0.upperBound...].prefix { $0 != "," }) } ?? "" })
@@ -145,9 +139,27 @@ public func distinctFrames(_ stamps: [String]) -> Int {
     return total + seen.count
 }
 
+/// Runs `body` in GStreamer's turn (one GStreamer at a time, the rest wait in order): the
+/// GStreamer it runs plays at once. For a test whose live stream or recording must not run on
+/// while it waits its turn; within it, the turn is not taken again.
+public func withGStreamerTurn<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    if GStreamerTurn.held { return try await body() }
+    await GStreamerTurn.shared.take()
+    do {
+        let result = try await GStreamerTurn.$held.withValue(true) { try await body() }
+        await GStreamerTurn.shared.give()
+        return result
+    } catch {
+        await GStreamerTurn.shared.give()
+        throw error
+    }
+}
+
 /// Whose turn it is to play with GStreamer: one process at a time, the rest wait in order.
 private actor GStreamerTurn {
     static let shared = GStreamerTurn()
+    /// Whether the task holds the turn.
+    @TaskLocal static var held = false
     private var playing = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
