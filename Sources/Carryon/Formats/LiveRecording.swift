@@ -35,6 +35,35 @@ final class LiveRecording: Sendable {
         /// The segments missed so far, and their seconds.
         var missed = 0
         var missedSeconds = 0.0
+        /// Which writing of the bundle's copy this is, for its journal's lines to name (nil in
+        /// one an earlier release wrote: it has no journal).
+        var generation: Int?
+    }
+
+    /// A line of the bundle's journal (`LiveRecording+Bundle.swift`): what a round appended
+    /// to each playlist since the copy was written whole, generation ``State/generation``.
+    struct Appended: Sendable, Codable {
+        /// The generation of the copy it adds to.
+        var generation: Int
+        /// By playlist URI: the number of segments it follows, and the playlist with only the
+        /// segments after them (``RecordedPlaylist/tail(from:)``).
+        var playlists: [String: Tail]
+        var missed: Int
+        var missedSeconds: Double
+
+        struct Tail: Sendable, Codable {
+            var from: Int
+            var playlist: RecordedPlaylist
+        }
+    }
+
+    /// What the bundle's copy holds: each playlist's segments when last written, and whether
+    /// the recording changed since in a way a journal line cannot say (a playlist added, a
+    /// segment made a gap, a manifest kept, an MPD: ``reshaped()``).
+    private struct Kept {
+        var counts: [String: Int]?
+        var reshapes = 0
+        var keptReshapes = 0
     }
 
     /// What one reload round changed.
@@ -73,6 +102,7 @@ final class LiveRecording: Sendable {
 
     private let state: Locked<State>
     private let round = Locked(Round())
+    private let kept = Locked(Kept())
     /// The stream's clock, once read (DASH: ``DASHClock``); read again by each run.
     private let clock = Locked<DASHClock.Reading?>(nil)
 
@@ -121,16 +151,7 @@ final class LiveRecording: Sendable {
         }
     }
 
-    /// The recording as it is kept (see `LiveRecording+Bundle.swift`).
-    func encoded() throws(CarryonError) -> Data {
-        do {
-            return try JSONEncoder().encode(state.withLock { $0 })
-        } catch {
-            throw CarryonError(.library, "the recording cannot be encoded: \(error)", cause: error)
-        }
-    }
-
-    /// The recording `data` keeps, as ``encoded()`` wrote it.
+    /// The recording `data` keeps, as ``encodedWhole(_:)`` wrote it.
     convenience init(decoding data: Data) throws {
         self.init(try JSONDecoder().decode(State.self, from: data))
     }
@@ -156,7 +177,10 @@ final class LiveRecording: Sendable {
             // Where the main rendition started, for the others to start at the same instant.
             let anchor = state.order.first.flatMap { $0 == uri ? nil : state.playlists[$0]?.anchor }
             let result = try change(&playlist, state.start, state.limit, anchor, state.offset)
-            if state.playlists[uri] == nil { state.order.append(uri) }
+            if state.playlists[uri] == nil {
+                state.order.append(uri)
+                reshaped()
+            }
             state.playlists[uri] = playlist
             return result
         }
@@ -196,6 +220,7 @@ final class LiveRecording: Sendable {
             let merge = recorded.isFinished ? Merge()
                 : try recorded.merge(mpd, url: url, bytes: bytes, start: state.start, offset: state.offset, limit: state.limit, now: now)
             state.mpd = recorded
+            reshaped()
             return (merge, try recorded.staticMPD())
         }
         count(merge, in: url)
@@ -211,8 +236,12 @@ final class LiveRecording: Sendable {
     /// finished recording.
     func remember(_ bytes: [UInt8], at url: String) {
         state.withLock { state in
+            if state.first != url { reshaped() }
             state.first = url
-            if state.playlists[url] == nil { state.manifests[url] = Data(bytes) }
+            if state.playlists[url] == nil, state.manifests[url].map({ !$0.elementsEqual(bytes) }) ?? true {
+                state.manifests[url] = Data(bytes)
+                reshaped()
+            }
         }
     }
 
@@ -294,6 +323,7 @@ final class LiveRecording: Sendable {
                 state.missed += gaps.count
                 state.missedSeconds += gaps.seconds
             }
+            if marked > 0 { reshaped() }
             return marked
         }
     }
@@ -315,7 +345,82 @@ final class LiveRecording: Sendable {
                 state.missed += gaps.count
                 state.missedSeconds += gaps.seconds
             }
+            reshaped()
             return made
+        }
+    }
+
+    // MARK: For the bundle's copy
+
+    /// Notes a change a journal line cannot say: the copy is written whole next.
+    private func reshaped() {
+        kept.withLock { $0.reshapes += 1 }
+    }
+
+    /// What the bundle's copy lacks, as a journal line, and what to note once it is written
+    /// (``wasKept(_:)``); nil line: the copy must be written whole (``encodedWhole()``).
+    func changesSinceKept() -> (line: Appended?, written: Written) {
+        state.withLock { state in
+            kept.withLock { kept in
+                let counts = state.playlists.mapValues(\.segments.count)
+                let written = Written(counts: counts, reshapes: kept.reshapes, generation: state.generation ?? 0)
+                guard let keptCounts = kept.counts, kept.keptReshapes == kept.reshapes, state.mpd == nil, let generation = state.generation,
+                      Set(keptCounts.keys) == Set(counts.keys), counts.allSatisfy({ $0.value >= keptCounts[$0.key] ?? .max }) else {
+                    return (nil, written)
+                }
+                var tails: [String: Appended.Tail] = [:]
+                for (uri, playlist) in state.playlists {
+                    let from = keptCounts[uri] ?? 0
+                    tails[uri] = Appended.Tail(from: from, playlist: playlist.tail(from: from))
+                }
+                return (Appended(generation: generation, playlists: tails, missed: state.missed, missedSeconds: state.missedSeconds), written)
+            }
+        }
+    }
+
+    /// What a writing of the bundle's copy held.
+    struct Written: Sendable {
+        fileprivate var counts: [String: Int]
+        fileprivate var reshapes: Int
+        fileprivate var generation: Int
+    }
+
+    /// The recording as kept whole, the next generation: what ``changesSinceKept()`` found
+    /// must be written so.
+    func encodedWhole(_ written: inout Written) throws(CarryonError) -> Data {
+        let next = written.generation + 1
+        written.generation = next
+        return try locked { state throws(CarryonError) in
+            state.generation = next
+            do {
+                return try JSONEncoder().encode(state)
+            } catch {
+                throw CarryonError(.library, "the recording cannot be encoded: \(error)", cause: error)
+            }
+        }
+    }
+
+    /// Notes that the bundle's copy holds what `written` says.
+    func wasKept(_ written: Written) {
+        kept.withLock { kept in
+            kept.counts = written.counts
+            kept.keptReshapes = written.reshapes
+        }
+    }
+
+    /// Adds the journal's `line` to a recording just read from its copy. False, and nothing
+    /// changed, when it is not a line of this copy: of an earlier generation (written before
+    /// the copy was written whole again), or not following what it holds.
+    func apply(_ line: Appended) -> Bool {
+        state.withLock { state in
+            guard line.generation == state.generation, Set(line.playlists.keys) == Set(state.playlists.keys),
+                  line.playlists.allSatisfy({ state.playlists[$0.key]?.segments.count == $0.value.from }) else { return false }
+            for (uri, tail) in line.playlists {
+                _ = state.playlists[uri]?.extend(with: tail.playlist, from: tail.from)
+            }
+            state.missed = line.missed
+            state.missedSeconds = line.missedSeconds
+            return true
         }
     }
 }

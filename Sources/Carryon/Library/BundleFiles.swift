@@ -44,6 +44,27 @@ enum BundleFiles {
         try result.get()
     }
 
+    /// Appends `data` to the file at `url` (created when missing) in one write(2), so that a
+    /// crash leaves its last line whole or cut short, never interleaved: for a journal whose
+    /// reader drops a line without its line break.
+    static func append(_ data: Data, to url: URL) throws(CarryonError) {
+        let descriptor = Glibc.open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            throw CarryonError(.disk, "cannot open \(url.path) to append to it: \(String(cString: strerror(code)))")
+        }
+        defer { close(descriptor) }
+        let before = lseek(descriptor, 0, SEEK_END)
+        let written = data.withUnsafeBytes { raw in raw.baseAddress.map { Glibc.write(descriptor, $0, raw.count) } ?? 0 }
+        guard written == data.count else {
+            let code = errno
+            // What a short write (a full disk) wrote goes, so that the next line does not
+            // continue it.
+            if before >= 0 { _ = ftruncate(descriptor, before) }
+            throw CarryonError(.disk, "cannot append to \(url.path): \(written < 0 ? String(cString: strerror(code)) : "\(written) of \(data.count) bytes written")")
+        }
+    }
+
     /// Renames `source` to `destination`, replacing it (rename(2): atomic on one file system).
     static func rename(_ source: URL, to destination: URL) throws(CarryonError) {
         if Glibc.rename(source.path, destination.path) != 0 {

@@ -252,6 +252,24 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         return marked
     }
 
+    /// The recording with its segments from `index` on only (every other field as it is): what
+    /// a journal line of the bundle's copy adds to one that has `index` segments.
+    func tail(from index: Int) -> RecordedPlaylist {
+        var tail = self
+        tail.segments = Array(segments[min(index, segments.count)...])
+        return tail
+    }
+
+    /// Adds `tail`, made by ``tail(from:)`` of a recording of `index` segments, to this one of
+    /// as many; false (nothing changed) when this one has another number of segments.
+    mutating func extend(with tail: RecordedPlaylist, from index: Int) -> Bool {
+        guard index == segments.count else { return false }
+        var extended = tail
+        extended.segments = segments + tail.segments
+        self = extended
+        return true
+    }
+
     /// The recording as a media playlist: `EVENT` while it goes on, `VOD` with
     /// `EXT-X-ENDLIST` once finished.
     func text() throws(PlaylistError) -> String {
