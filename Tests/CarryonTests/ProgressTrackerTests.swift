@@ -327,10 +327,12 @@ struct ProgressTrackerTests {
             case 0..<6:
                 let delta = Int(random.next() % 3_000) - (random.next() % 8 == 0 ? 4_000 : 0)
                 tracker.add(delta, to: id, at: Double(step))
-                if let bytes = reference.items[id]?.bytes { reference.items[id]?.bytes = max(0, bytes + delta) }
+                // A resource done is done: bytes said of it later are not counted.
+                if let item = reference.items[id], !item.done { reference.items[id]?.bytes = max(0, item.bytes + delta) }
             case 6..<9:
                 let bytes = Int(random.next() % 10_000)
                 tracker.finish(id, bytes: bytes)
+                guard reference.items[id]?.done == false else { break }
                 reference.items[id]?.done = true
                 reference.items[id]?.bytes = bytes
                 reference.items[id]?.expected = bytes
@@ -351,6 +353,28 @@ struct ProgressTrackerTests {
             #expect(progress.loadedTimeRanges == expected.ranges, "step \(step)")
             if progress.bytesDone != expected.done || progress.loadedTimeRanges != expected.ranges { return }
         }
+    }
+
+    @Test("a resource done is known done however its id was finished (in order, backwards, at random, twice), and counted once",
+          arguments: [1, 2, 3])
+    func doneIDs(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let resources = (Int64(1)...400).map { Self.resource($0, expected: 100, doneBytes: $0 % 7 == 0 ? 100 : nil) }
+        var tracker = ProgressTracker(resources: resources)
+        var done = Set(resources.filter { $0.state == .done }.map { $0.id! })
+        let order: [Int64] = switch seed {
+        case 1: Array(1...400)
+        case 2: Array((1...400).reversed())
+        default: (0..<600).map { _ in Int64(1 + random.next() % 400) }
+        }
+        for id in order where random.next() % 3 != 0 {
+            tracker.finish(id, bytes: 100)
+            done.insert(id)
+            #expect(tracker.isDone(id))
+        }
+        #expect((Int64(0)...401).filter { tracker.isDone($0) } == done.sorted())
+        let progress = tracker.snapshot(at: 0)
+        #expect(progress.resourcesDone == done.count && progress.resourcesTotal == 400 && progress.bytesDone == 100 * done.count)
     }
 
     @Test("a range inserted anywhere merges with every range it touches or overlaps")

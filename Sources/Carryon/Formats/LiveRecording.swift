@@ -38,6 +38,10 @@ final class LiveRecording: Sendable {
         /// Which writing of the bundle's copy this is, for its journal's lines to name (nil in
         /// one an earlier release wrote: it has no journal).
         var generation: Int?
+        /// 1: its files are numbered by their place in the recording (``PlanContinuation``);
+        /// nil: in the order they were planned, as earlier releases numbered them, every round
+        /// planning the whole recording.
+        var numbering: Int?
     }
 
     /// A line of the bundle's journal (`LiveRecording+Bundle.swift`): what a round appended
@@ -115,8 +119,17 @@ final class LiveRecording: Sendable {
     /// A recording about to start: at the live edge or the oldest segment of the window
     /// (`fromStart`), or `offset` seconds into the window, for at most `limit` seconds.
     init(fromStart: Bool, offset: Double? = nil, limit: Double?) {
-        state = Locked(State(start: fromStart || offset != nil ? .oldest : .liveEdge, offset: offset, limit: limit))
+        state = Locked(State(start: fromStart || offset != nil ? .oldest : .liveEdge, offset: offset, limit: limit, numbering: 1))
     }
+
+    /// Whether its files are numbered by their place in the recording, so that a round may
+    /// plan only what it appended (``PlanContinuation``): a recording this release started.
+    var numbersByPlace: Bool { state.withLock { $0.numbering == 1 } }
+
+    /// How many times segments already recorded were edited (made gaps, left out at the end):
+    /// a plan made before one cannot be continued.
+    var edits: Int { editCount.withLock { $0 } }
+    private let editCount = Locked(0)
 
     /// The index of the segment of `durations` (a window's, from its start) that holds
     /// `offset` seconds, or why there is none: the window ends before it.
@@ -173,16 +186,23 @@ final class LiveRecording: Sendable {
     /// what `change` does.
     func update<T>(_ uri: String, _ change: (inout RecordedPlaylist, Start, Double?, RecordedPlaylist.Anchor?, Double?) throws(CarryonError) -> T) throws(CarryonError) -> T {
         try locked { state throws(CarryonError) in
-            var playlist = state.playlists[uri] ?? RecordedPlaylist()
             // Where the main rendition started, for the others to start at the same instant.
             let anchor = state.order.first.flatMap { $0 == uri ? nil : state.playlists[$0]?.anchor }
-            let result = try change(&playlist, state.start, state.limit, anchor, state.offset)
-            if state.playlists[uri] == nil {
+            // Taken out while it changes, so that its segments are not copied to add to them;
+            // put back as it is then, with what a change that failed half way had added.
+            let isNew = state.playlists[uri] == nil
+            var playlist = state.playlists.removeValue(forKey: uri) ?? RecordedPlaylist()
+            let result: Result<T, CarryonError>
+            do throws(CarryonError) { result = .success(try change(&playlist, state.start, state.limit, anchor, state.offset)) } catch {
+                result = .failure(error)
+            }
+            if isNew, case .failure = result { return try result.get() }
+            if isNew {
                 state.order.append(uri)
                 reshaped()
             }
             state.playlists[uri] = playlist
-            return result
+            return try result.get()
         }
     }
 
@@ -323,7 +343,10 @@ final class LiveRecording: Sendable {
                 state.missed += gaps.count
                 state.missedSeconds += gaps.seconds
             }
-            if marked > 0 { reshaped() }
+            if marked > 0 {
+                reshaped()
+                editCount.withLock { $0 += 1 }
+            }
             return marked
         }
     }
@@ -346,6 +369,7 @@ final class LiveRecording: Sendable {
                 state.missedSeconds += gaps.seconds
             }
             reshaped()
+            editCount.withLock { $0 += 1 }
             return made
         }
     }

@@ -76,6 +76,12 @@ struct PlanRequest: Sendable {
     /// Where a live stream's manifests are recorded, reload after reload: the format plans what
     /// the recording holds. Nil: a live stream is refused.
     var recording: LiveRecording? = nil
+    /// What the recording's plan so far holds, for a round to plan only what it appended (a
+    /// format that cannot plans the whole recording, as with nil).
+    var continuation: PlanContinuation? = nil
+    /// Plans the recording as it holds, reading and merging nothing: a round's whole plan,
+    /// after the index refused to append the plan of what it appended.
+    var replaysRecording = false
 }
 
 /// A stream planned: what to fetch and write, and what was chosen (nil when the stream offered

@@ -63,6 +63,13 @@ protocol AssetIndex: Sendable {
     /// With `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset;
     /// without, refused while a run holds it.
     func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError)
+    /// Adds to asset `id`'s plan what a recording's round appended (``DownloadPlan/appendsTo``):
+    /// its resources as new rows after the others, each rendition's duration added to its
+    /// own, the asset's duration the longest rendition's. Refused (``AppendRefused``, nothing
+    /// written) when the plan has a resource at one of the new URIs already (a segment the
+    /// stream names twice, an init section it goes back to): the round is planned whole. The
+    /// same claim as ``savePlan(_:of:keeping:at:fence:)`` is required.
+    func appendPlan(_ planned: PlannedStream, of id: String, at date: Date, fence: Fence?) async throws(CarryonError)
     /// Forgets asset `id`'s plan: its renditions, resources and fallbacks; the asset is unplanned.
     func forgetPlan(of id: String) async throws(CarryonError)
     /// Other locations of asset `id`'s files, as its plan recorded them.
@@ -83,6 +90,9 @@ protocol AssetIndex: Sendable {
     func resources(inFile fileName: String, of id: String) async throws(CarryonError) -> [ResourceRecord]
     /// Asset `id`'s resources on disk.
     func doneResources(of id: String) async throws(CarryonError) -> [ResourceRecord]
+    /// What names each of asset `id`'s resources on disk: ``ResourceRecord/onDiskKey(_:offset:)``
+    /// of its URI and byte range offset (a finished recording's check, without a record a row).
+    func onDiskKeys(of id: String) async throws(CarryonError) -> Set<String>
     /// How many of asset `id`'s resources (of one rendition, when given) are not on disk.
     func pendingCount(of id: String, rendition: String?) async throws(CarryonError) -> Int
     /// How many of `resourceIDs` are not on disk.
@@ -198,4 +208,12 @@ enum ListingColumns: Sendable {
     case snapshot
     /// What a table shows: no JSON at all (the records' selection and figures are nil).
     case table
+}
+
+/// Why an index refused to append a round's resources to a plan (see
+/// ``AssetIndex/appendPlan(_:of:at:fence:)``): the cause of the error it throws.
+struct AppendRefused: Error {
+    static func error(_ id: String, uri: String) -> CarryonError {
+        CarryonError(.invalidState, "\(id): its plan has \(uri) already; the round is planned whole", cause: AppendRefused())
+    }
 }

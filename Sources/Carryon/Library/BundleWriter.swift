@@ -38,6 +38,17 @@ struct BundleWriter: Sendable {
         if !inRun { try await library.index.bundleChanged(id) }
     }
 
+    /// Appends to asset `id`'s local media playlists the lines of a plan of what a recording's
+    /// round appended (``DownloadPlan/appendsTo``); the other manifests are left as the last
+    /// whole plan wrote them, until the next one (the recording finished, a run started).
+    func appendManifests(of planned: PlannedStream, for id: String, inRun: Bool) async throws(CarryonError) {
+        let bundle = library.bundleURL(for: id)
+        for rendition in planned.plan.renditions where !rendition.localText.isEmpty {
+            try BundleFiles.append(Data(rendition.localText.utf8), to: bundle.appending(path: "\(rendition.record.key)/index.m3u8", directoryHint: .notDirectory))
+        }
+        if !inRun { try await library.index.bundleChanged(id) }
+    }
+
     /// Writes asset `id`'s `manifest.json` from its record, renditions and (once completed) its
     /// files with their sizes.
     @concurrent

@@ -155,14 +155,7 @@ final class SQLiteAssetIndex: AssetIndex {
     func savePlan(_ planned: PlannedStream, of id: String, keeping: Bool, at date: Date, fence: Fence?) async throws(CarryonError) {
         let plan = planned.plan
         try await write { db in
-            if let fence {
-                try Self.check(fence, db)
-            } else if let row = try Self.row(db, id: id), let owner = row.owner, (row.leaseUntil ?? 0) > date.timeIntervalSince1970,
-                      Self.alive(owner, db, OwnershipContext(now: date, checksProcesses: true)) {
-                // Planned by a process that holds no claim (keys prefetched, renditions added):
-                // never under a run.
-                throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
-            }
+            try Self.checkPlanning(id, fence: fence, at: date, db)
             // What the old rows had fetched is set aside in SQLite, not read into memory: a
             // recording plans again each round, and holding every row of a long one each time
             // made its memory grow with its length.
@@ -185,6 +178,44 @@ final class SQLiteAssetIndex: AssetIndex {
             try db.execute(sql: "UPDATE asset SET planned = 1, selection = ?, duration = ?, format = ?, updatedAt = ?, changes = changes + 1 WHERE id = ?",
                            arguments: [planned.selection.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) },
                                        plan.duration, planned.format, IndexDate(date), id])
+        }
+    }
+
+    func appendPlan(_ planned: PlannedStream, of id: String, at date: Date, fence: Fence?) async throws(CarryonError) {
+        let plan = planned.plan
+        try await write { db in
+            try Self.checkPlanning(id, fence: fence, at: date, db)
+            // A round adds a few rows: one look over the asset's URIs for all of them.
+            let uris = Array(Set(plan.resources.map(\.uri)))
+            for start in stride(from: 0, to: uris.count, by: 500) {
+                let batch = Array(uris[start..<min(uris.count, start + 500)])
+                let marks = Array(repeating: "?", count: batch.count).joined(separator: ", ")
+                if let uri = try String.fetchOne(db, sql: "SELECT uri FROM resource WHERE assetId = ? AND uri IN (\(marks)) LIMIT 1",
+                                                 arguments: StatementArguments([id] + batch)) {
+                    throw AppendRefused.error(id, uri: uri)
+                }
+            }
+            var insert = try ResourceInsert(db)
+            for resource in plan.resources { try insert.insert(resource) }
+            for rendition in plan.renditions {
+                try db.execute(sql: "UPDATE rendition SET duration = duration + ? WHERE assetId = ? AND key = ?",
+                               arguments: [rendition.record.duration, id, rendition.record.key])
+            }
+            try db.execute(sql: """
+                UPDATE asset SET duration = (SELECT MAX(duration) FROM rendition WHERE assetId = ?), updatedAt = ?, changes = changes + 1 WHERE id = ?
+                """, arguments: [id, IndexDate(date), id])
+        }
+    }
+
+    /// Whether asset `id`'s plan may be written: by the run that holds `fence`, or, without
+    /// one, by a process that holds no claim (keys prefetched, renditions added) while no run
+    /// holds it.
+    private static func checkPlanning(_ id: String, fence: Fence?, at date: Date, _ db: Database) throws {
+        if let fence {
+            try check(fence, db)
+        } else if let row = try row(db, id: id), let owner = row.owner, (row.leaseUntil ?? 0) > date.timeIntervalSince1970,
+                  alive(owner, db, OwnershipContext(now: date, checksProcesses: true)) {
+            throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
         }
     }
 
@@ -247,6 +278,15 @@ final class SQLiteAssetIndex: AssetIndex {
     func doneResources(of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
             try ResourceRecord.filter(Column("assetId") == id && Column("state") == ResourceState.done.rawValue).fetchAll(db)
+        }
+    }
+
+    func onDiskKeys(of id: String) async throws(CarryonError) -> Set<String> {
+        try await read { db in
+            var keys: Set<String> = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT uri, rangeOffset FROM resource WHERE assetId = ? AND state = 'done'", arguments: [id])
+            while let row = try rows.next() { keys.insert(ResourceRecord.onDiskKey(row["uri"], offset: row["rangeOffset"])) }
+            return keys
         }
     }
 

@@ -170,6 +170,11 @@ struct ResourcePlace: Sendable, Hashable {
     var ordinal: Int
     var id: Int64
 
+    init(ordinal: Int, id: Int64) {
+        self.ordinal = ordinal
+        self.id = id
+    }
+
     /// The place of `resource`, a row of the index.
     init(_ resource: ResourceRecord) {
         ordinal = resource.ordinal

@@ -34,6 +34,13 @@ struct DownloadPlan: Sendable {
     /// The deviations from RFC 8216bis the stream's playlists were read past, for the asset's
     /// error log: the multivariant playlist's first, then each rendition's.
     var warnings: [PlaylistNotice] = []
+    /// For a plan of what a recording's round appended only: the rows of the plan it adds to.
+    /// Its resources are the new ones, its renditions' durations and local playlists
+    /// (``PlannedRendition/localText``: the lines to append) what the round adds. Nil: a whole plan.
+    var appendsTo: Int?
+    /// What a recording's next round needs to plan only what it appends after this plan; nil
+    /// when it plans the whole recording (not a recording, or one an earlier release numbered).
+    var continuation: PlanContinuation?
 
     /// A deviation one of the stream's playlists was read past (see `Playlist.ParseOptions`).
     struct PlaylistNotice: Sendable {

@@ -11,6 +11,9 @@
 struct PlannedResources: RandomAccessCollection, Sendable {
     /// The asset the resources belong to.
     let assetID: String
+    /// The ordinal of the first row: 0, or the rows of the plan this one adds to (a round of a
+    /// recording that plans only what it appended; see ``DownloadPlan/appendsTo``).
+    var firstOrdinal = 0
     /// The renditions' keys (folder names), by the number rows refer to them with.
     private(set) var renditionKeys: [String] = []
 
@@ -281,9 +284,10 @@ struct PlannedResources: RandomAccessCollection, Sendable {
     var startIndex: Int { 0 }
     var endIndex: Int { uris.count }
 
-    /// The resource at `row`, as the index stores it: pending, its ordinal its row.
+    /// The resource at `row`, as the index stores it: pending, its ordinal its row (after
+    /// ``firstOrdinal``).
     subscript(row: Int) -> ResourceRecord {
-        ResourceRecord(id: nil, assetID: assetID, renditionKey: renditionKeys[Int(renditions[row])], ordinal: row,
+        ResourceRecord(id: nil, assetID: assetID, renditionKey: renditionKeys[Int(renditions[row])], ordinal: firstOrdinal + row,
                        kind: kinds[row] & 1 == 1 ? .initSection : .segment, uri: uris[row],
                        rangeOffset: offset(at: row), rangeLength: length(at: row), fileName: fileName(at: row),
                        state: .pending, bytes: nil, expectedBytes: estimates[row], exactSize: kinds[row] & 2 == 2,

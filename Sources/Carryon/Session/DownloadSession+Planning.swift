@@ -123,8 +123,9 @@ extension DownloadSession {
             manifestFetcher.defersRetries = deferring
         }
         let manifest: FetchedManifest
-        if let recording = request.recording, recording.isFinished, let first = recording.firstManifest {
-            // A finished recording is planned from what it holds, without the network.
+        if let recording = request.recording, recording.isFinished || request.replaysRecording, let first = recording.firstManifest {
+            // A finished recording is planned from what it holds, without the network; so is
+            // one replayed.
             manifest = FetchedManifest(url: first.url, bytes: first.bytes)
         } else {
             manifest = try await manifestFetcher.fetchManifest(asset.url)
@@ -323,7 +324,8 @@ extension DownloadSession {
         return plan.renditions.filter { addedURIs.contains($0.record.uri) }.map(\.record.key)
     }
 
-    /// Writes a plan's playlists and rows, and the format that planned it. With `keeping`,
+    /// Writes a plan's playlists and rows, and the format that planned it; of a plan of what a
+    /// recording's round appended, adds them (``AssetIndex/appendPlan(_:of:at:fence:)``). With `keeping`,
     /// resources the bundle already has (the same URI and byte range, at the same file) keep
     /// their state, size and validators. With `fence` (a run's), nothing is written to the
     /// index once another process has claimed the task.
@@ -336,8 +338,14 @@ extension DownloadSession {
            holder.instance != scheduler.instance.id {
             throw TaskScheduler.busy(asset.id, ownership, "its plan is that process's")
         }
-        try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id, inRun: fence != nil)
-        try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date(), fence: fence)
+        if planned.plan.appendsTo != nil {
+            // A recording's round: its rows first, so that a refusal leaves the playlists as they are.
+            try await index.appendPlan(planned, of: asset.id, at: Date(), fence: fence)
+            try await BundleWriter(library: library).appendManifests(of: planned, for: asset.id, inRun: fence != nil)
+        } else {
+            try await BundleWriter(library: library).writeManifests(of: planned, format: format, for: asset.id, inRun: fence != nil)
+            try await index.savePlan(planned, of: asset.id, keeping: keeping, at: Date(), fence: fence)
+        }
         try await writeManifest(asset.id)
     }
 }

@@ -12,6 +12,10 @@ extension DownloadSession {
     /// Each round writes the recording into the bundle before the plan it leads to, so that a
     /// crash at any point resumes from what the recording had: segments still in the window are
     /// planned again under the same names, those gone are gaps.
+    ///
+    /// A run's first round plans the whole recording; each next one, when the recording only
+    /// grew, plans and adds what it appended (``PlanContinuation``), so that a round costs what
+    /// it adds, however long the recording.
     func record(_ id: String, asset: AssetRecord, recording: LiveRecording, fetcher: PlaylistFetcher, bundle: URL) async throws(CarryonError) {
         guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
         run.recording = recording
@@ -23,6 +27,8 @@ extension DownloadSession {
         var request = PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
                                   additionalVariants: asset.selection?.additionalVariants ?? [], recording: recording)
         var planned: PlannedStream?
+        // What the plan holds, for the next round to add to it.
+        var continuation: PlanContinuation?
         // The selection and warnings are reported once a recording; the room made once a run.
         var reported = asset.planned
         var started = false
@@ -31,8 +37,9 @@ extension DownloadSession {
         do {
             while true {
                 if planned == nil {
+                    request.continuation = continuation
                     do {
-                        planned = try await cancellable { try await self.planStream(asset, request, fetcher: fetcher) }
+                        planned = try await cancellable { [request] in try await self.planStream(asset, request, fetcher: fetcher) }
                     } catch where error.code != .cancelled && error.code != .busy {
                         // A reload that failed after its retries: the playlist did not change.
                         logger.warning("a reload of the live stream failed", metadata: ["asset": "\(id)", "error": "\(error.message)"])
@@ -40,11 +47,22 @@ extension DownloadSession {
                         continue
                     }
                 }
-                guard let current = planned else { continue }
+                guard var current = planned else { continue }
                 request.pinnedVariant = request.pinnedVariant ?? current.selection?.variant.uri
                 let round = recording.takeRound()
                 try recording.save(to: bundle, masterKey: library.masterKey)
-                try await persist(current, for: asset, keeping: true, fence: run.fence)
+                do {
+                    try await persist(current, for: asset, keeping: true, fence: run.fence)
+                } catch where error.cause is AppendRefused {
+                    // The plan has a resource the round named again: the round planned whole,
+                    // from what the recording holds (nothing read again).
+                    var whole = request
+                    whole.continuation = nil
+                    whole.replaysRecording = true
+                    current = try await planStream(asset, whole, fetcher: fetcher)
+                    try await persist(current, for: asset, keeping: true, fence: run.fence)
+                }
+                continuation = current.plan.continuation
                 if configuration.prefetchKeys { try await obtainNewKeys(current.plan.keys, for: id, fetcher: fetcher) }
                 if !reported {
                     if let selection = current.selection { emit(.mediaSelectionResolved(taskID: id, selection: selection)) }
@@ -58,7 +76,7 @@ extension DownloadSession {
                 }
                 if round.missed > 0 { try await countMissed(recording, in: &asset) }
                 logRound(round, of: id, asset: asset)
-                try await transfer(id, asset: asset, recording: recording)
+                try await transfer(id, asset: asset, recording: recording, appendedAfter: current.plan.appendsTo)
                 if recording.isEnded { break }
                 if round.added > 0 { lastChange = clock.now }
                 try await wait(afterAdding: round.added, recording, since: lastChange, asset: asset, error: nil)
@@ -69,6 +87,7 @@ extension DownloadSession {
         }
         // In a task of its own: the run's is cancelled when the recording was stopped.
         let fence = run.fence
+        request.continuation = nil
         let finished = await Task { () async -> Result<Void, CarryonError> in
             do throws(CarryonError) {
                 try await self.finishRecording(id, asset: asset, recording: recording, request: request, fetcher: fetcher,
@@ -104,8 +123,10 @@ extension DownloadSession {
     /// complete stream, without reading the network.
     private func finishRecording(_ id: String, asset: AssetRecord, recording: LiveRecording, request: PlanRequest,
                                  fetcher: PlaylistFetcher, bundle: URL, fence: Fence) async throws(CarryonError) {
-        let resources = try await index.resources(of: id)
-        let onDisk = Set(resources.filter { $0.state == .done }.map { ResourceRecord.onDiskKey($0.uri, offset: $0.rangeOffset) })
+        // What is on disk, by name only; the rows not done, whose partial files may go (few:
+        // a recording fetches as it goes).
+        let onDisk = try await index.onDiskKeys(of: id)
+        let unfinished = try await pendingResources(of: id, after: nil)
         let made = recording.finish { uri, offset in onDisk.contains(ResourceRecord.onDiskKey(uri, offset: offset)) }
         guard recording.duration > 0 else {
             throw CarryonError(.transfer, "\(asset.url): the recording stopped before any segment of it was on disk")
@@ -117,9 +138,7 @@ extension DownloadSession {
         let planned = try await planStream(asset, request, fetcher: fetcher)
         try await persist(planned, for: asset, keeping: true, fence: fence)
         // The partial files of segments the recording left out.
-        let kept = try await index.resources(of: id)
-        let keptFiles = Set(kept.map(\.fileName))
-        for resource in resources where resource.state != .done && !keptFiles.contains(resource.fileName) {
+        for resource in unfinished where try await index.resources(inFile: resource.fileName, of: id).isEmpty {
             try? FileManager.default.removeItem(at: BundleWriter.partialFile(of: resource, in: bundle))
         }
     }

@@ -9,7 +9,9 @@ extension DownloadSession {
     /// Fetches task `id`'s pending resources. For a `recording`, a segment the origin no longer
     /// has (404, 410: gone from the window before the recording reached it) is a gap in the
     /// recording, not a failure, and a location the origin refuses is not read as expired.
-    func transfer(_ id: String, asset: AssetRecord, recording: LiveRecording? = nil) async throws(CarryonError) {
+    /// `appendedAfter`: the plan only added rows after that many (a recording's round): the
+    /// run's progress counts them to what it had, instead of reading every row again.
+    func transfer(_ id: String, asset: AssetRecord, recording: LiveRecording? = nil, appendedAfter: Int? = nil) async throws(CarryonError) {
         guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
         // A stream read through a multivariant playlist declares its variants' bandwidth, which
         // bounds how large a segment may grow (see ResourceRecord.growthLimit); one read
@@ -33,7 +35,11 @@ extension DownloadSession {
         // Every resource, for the progress totals and the shared files; released before the
         // transfer, which reads the pending ones from the index a page at a time, so a long
         // asset's thousands of records are not held while its bytes arrive.
-        do {
+        if let appendedAfter, run.isTransferring {
+            // The new rows, all pending.
+            let added = try await pendingResources(of: id, after: ResourcePlace(ordinal: appendedAfter - 1, id: .max))
+            run.continueTransfer(adding: added, renditions: try await index.renditions(of: id), fetcher: fetcher)
+        } else {
             let resources = try await index.resources(of: id)
             run.beginTransfer(resources: resources, renditions: try await index.renditions(of: id), fetcher: fetcher)
             try await BundleWriter(library: library).finishSharedFiles(of: id, resources: resources)
@@ -73,6 +79,18 @@ extension DownloadSession {
             throw CarryonError(.transfer, "\(remaining) resources are still missing after the transfer")
         }
         emitProgress(id, force: true)
+    }
+
+    /// Task `id`'s pending resources after `place` (nil: all), read a page at a time.
+    func pendingResources(of id: String, after place: ResourcePlace?) async throws(CarryonError) -> [ResourceRecord] {
+        var resources: [ResourceRecord] = []
+        var after = place
+        while true {
+            let page = try await index.pendingResources(of: id, after: after, limit: Self.queuePage)
+            guard let last = page.last else { return resources }
+            after = ResourcePlace(last)
+            resources += page
+        }
     }
 
     /// A segment the origin no longer had, for a recording: a gap in it, in the error log.

@@ -4,7 +4,9 @@
 ///
 /// Every figure is a running total, updated as a resource's bytes arrive or it finishes, so a
 /// snapshot costs the number of renditions and requests in flight, not the number of resources:
-/// a three-hour asset has thousands of segments and a snapshot follows each one.
+/// a three-hour asset has thousands of segments and a snapshot follows each one. A resource
+/// done is in the totals and in a set of ids kept as ranges only, so that what it holds grows
+/// with what is still to fetch, not with a recording's length.
 struct ProgressTracker: Sendable {
     struct Item: Sendable {
         var renditionKey: String
@@ -34,7 +36,11 @@ struct ProgressTracker: Sendable {
         }
     }
 
+    /// The resources not done yet.
     private var items: [Int64: Item] = [:]
+    /// The ids of those done, as ranges of consecutive ids (rows added in order, done mostly in
+    /// order): a handful of ranges for thousands of ids.
+    private var doneIDs: [ClosedRange<Int64>] = []
     private var renditions: [String: Rendition] = [:]
     private var bytesDone = 0
     private var resourcesDone = 0
@@ -49,21 +55,61 @@ struct ProgressTracker: Sendable {
 
     init(resources: [ResourceRecord], window: Double = 5) {
         self.window = window
+        add(resources)
+    }
+
+    /// Counts `resources` too (a resource it has already is counted as it is now).
+    mutating func add(_ resources: [ResourceRecord]) {
         for resource in resources {
             guard let id = resource.id else { continue }
             let item = Item(renditionKey: resource.renditionKey, kind: resource.kind, startTime: resource.startTime,
                             duration: resource.duration, expected: resource.bytes ?? resource.expectedBytes,
                             exact: resource.exactSize || resource.state == .done, done: resource.state == .done,
                             bytes: resource.state == .done ? (resource.bytes ?? 0) : 0)
+            // One counted already: done stays done; one not done is counted as it is now.
+            if isDone(id) { continue }
             if let old = items[id] { count(old, id, sign: -1) }
-            items[id] = item
             count(item, id, sign: 1)
+            keep(item, id)
         }
     }
 
     /// Whether a resource is done.
     func isDone(_ id: Int64) -> Bool {
-        items[id]?.done ?? false
+        // The last range that starts at or before `id`.
+        var low = 0, high = doneIDs.count
+        while low < high {
+            let middle = (low + high) / 2
+            if doneIDs[middle].lowerBound <= id { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 && doneIDs[low - 1].contains(id)
+    }
+
+    /// Keeps `item` among those not done, or, done, its id only.
+    private mutating func keep(_ item: Item, _ id: Int64) {
+        guard item.done else {
+            items[id] = item
+            return
+        }
+        items[id] = nil
+        var low = 0, high = doneIDs.count
+        if let last = doneIDs.last, last.upperBound < id { low = high }
+        while low < high {
+            let middle = (low + high) / 2
+            if doneIDs[middle].upperBound < id { low = middle + 1 } else { high = middle }
+        }
+        // `low`: the first range that ends at or after `id`.
+        if low < doneIDs.count, doneIDs[low].contains(id) { return }
+        let joinsBefore = low > 0 && doneIDs[low - 1].upperBound == id - 1
+        let joinsAfter = low < doneIDs.count && doneIDs[low].lowerBound == id + 1
+        switch (joinsBefore, joinsAfter) {
+        case (true, true):
+            doneIDs[low - 1] = doneIDs[low - 1].lowerBound...doneIDs[low].upperBound
+            doneIDs.remove(at: low)
+        case (true, false): doneIDs[low - 1] = doneIDs[low - 1].lowerBound...id
+        case (false, true): doneIDs[low] = id...doneIDs[low].upperBound
+        case (false, false): doneIDs.insert(id...id, at: low)
+        }
     }
 
     /// The resources of a rendition not yet done.
@@ -130,7 +176,7 @@ struct ProgressTracker: Sendable {
         }
         let remaining = rate.flatMap { $0 > 0 ? Double(max(0, expected - bytesDone)) / $0 : nil }
         return DownloadProgress(bytesDone: bytesDone, bytesExpected: max(expected, bytesDone), isExact: inexact == 0,
-                                resourcesDone: resourcesDone, resourcesTotal: items.count, bytesPerSecond: rate,
+                                resourcesDone: resourcesDone, resourcesTotal: items.count + resourcesDone, bytesPerSecond: rate,
                                 secondsRemaining: remaining, loadedTimeRanges: ranges, bytesPastEstimate: past > 0 ? past : nil)
     }
 
@@ -176,8 +222,8 @@ struct ProgressTracker: Sendable {
         guard var item = items[id] else { return }
         count(item, id, sign: -1)
         change(&item)
-        items[id] = item
         count(item, id, sign: 1)
+        keep(item, id)
     }
 
     /// Adds (`sign` 1) or takes away (-1) a resource's share of every total. Loaded ranges only

@@ -159,6 +159,18 @@ final class TaskRun {
         self.fetcher = fetcher
     }
 
+    /// Whether a transfer began in this run (``beginTransfer(resources:renditions:fetcher:)``).
+    var isTransferring: Bool { tracker != nil }
+
+    /// The transfer goes on with `added` (new rows of a recording's plan, none a byte range)
+    /// beside what it had; `renditions` with their durations now.
+    func continueTransfer(adding added: [ResourceRecord], renditions: [RenditionRecord], fetcher: ResourceFetcher) {
+        tracker?.add(added)
+        renditionDurations = renditions.reduce(into: [:]) { $0[$1.key] = $1.duration }
+        mainRendition = renditions.min { $0.position < $1.position }?.key
+        self.fetcher = fetcher
+    }
+
     /// `delta` more bytes of resource `id` arrived at `now`.
     func add(_ delta: Int, to id: Int64, at now: Double) {
         tracker?.add(delta, to: id, at: now)

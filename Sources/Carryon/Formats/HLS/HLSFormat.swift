@@ -27,7 +27,8 @@ struct HLSFormat: StreamFormat {
     }
 
     func plan(_ manifest: FetchedManifest, for request: PlanRequest, fetcher: PlaylistFetcher) async throws(CarryonError) -> PlannedStream {
-        let (plan, selection) = try await HLSPlanner(fetcher: fetcher, options: request.options, recording: request.recording)
+        let (plan, selection) = try await HLSPlanner(fetcher: fetcher, options: request.options, recording: request.recording,
+                                                continuation: request.continuation, replaying: request.replaysRecording)
             .plan(assetID: request.assetID, manifest: manifest, pinnedVariant: request.pinnedVariant,
                   additionalVariants: request.additionalVariants)
         return PlannedStream(plan: plan, selection: selection, format: name)

@@ -18,12 +18,26 @@ struct HLSPlanBuilder {
     private var uris: [String] = []
     private var warnings: [DownloadPlan.PlaylistNotice] = []
     private var current: Rendition?
+    /// A recording's plan so far, when this one plans only what its round appended.
+    private var continuing: PlanContinuation?
+    /// Why this plan cannot be only what was appended, once something says so.
+    private var unappendable: String?
+
+    /// Where a rendition's segments stand in a recording numbered by place
+    /// (``PlanContinuation``): the index and start of the first, and for a round's segments
+    /// alone, the header of their playlist, which the lines to append leave out.
+    struct Place: Sendable {
+        var first: Int
+        var seconds: Double
+        var header: String?
+    }
 
     /// The rendition being fed.
     private struct Rendition {
         var input: DownloadPlan.Rendition
         var key: String
         var number: Int32
+        var place: Place?
         /// Segment index → row of its resource, -1 for a gap.
         var segmentRows: [Int32] = []
         /// Line of an EXT-X-MAP → row of its resource.
@@ -55,10 +69,22 @@ struct HLSPlanBuilder {
         resources = PlannedResources(assetID: assetID)
     }
 
-    /// Starts the rendition `input` describes, of about `expectedSegments` segments.
-    mutating func begin(_ input: DownloadPlan.Rendition, expectedSegments: Int) {
+    /// Makes this the plan of what a recording's round appended to the plan `continuation`
+    /// describes: its keys keep their ids, its rows follow.
+    mutating func `continue`(_ continuation: PlanContinuation) {
+        continuing = continuation
+        contentKeys = continuation.keys
+    }
+
+    /// Whether this plans only what a recording's round appended.
+    var isAppending: Bool { continuing != nil }
+
+    /// Starts the rendition `input` describes, of about `expectedSegments` segments; `place`,
+    /// for a recording numbered by place.
+    mutating func begin(_ input: DownloadPlan.Rendition, expectedSegments: Int, place: Place? = nil) {
         let key = DownloadPlan.uniqueKey(type: input.type, label: input.language ?? input.name, taken: &taken)
-        var rendition = Rendition(input: input, key: key, number: resources.rendition(key))
+        var rendition = Rendition(input: input, key: key, number: resources.rendition(key), place: place)
+        if isAppending, place?.header == nil { unappendable = "\(input.uri) is not a recording's new segments" }
         // Room for every segment up front: growing tables of a million entries cost a second
         // of rehashing.
         resources.reserve(expectedSegments + 1)
@@ -72,6 +98,11 @@ struct HLSPlanBuilder {
         current = nil
         defer { current = rendition }
         let index = rendition.segmentRows.count
+        // In a recording numbered by place: the number of the segment's file, and its start in
+        // the whole recording.
+        let placeNumber = rendition.place.map { Int32(clamping: $0.first + index + 1) }
+        let start = segment.startTime + (rendition.place?.seconds ?? 0)
+        if isAppending, segment.byteRange != nil || segment.initSection?.byteRange != nil { unappendable = "a segment is a byte range" }
         rendition.streamDuration += segment.duration
         if let range {
             // Every file numbered by its place in the whole playlist, planned or not.
@@ -98,14 +129,14 @@ struct HLSPlanBuilder {
         if let map = segment.initSection {
             useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first, in: &rendition)
             if rendition.mapRows[map.line] == nil {
-                let number = range == nil ? nil : Self.number(of: map.uri, map.byteRange, map.line, in: &rendition)
-                rendition.mapRows[map.line] = add(map.uri, map.byteRange, .initSection, start: segment.startTime, duration: 0,
+                let number = range == nil ? placeNumber : Self.number(of: map.uri, map.byteRange, map.line, in: &rendition)
+                rendition.mapRows[map.line] = add(map.uri, map.byteRange, .initSection, start: start, duration: 0,
                                                   to: rendition, number: number)
             }
         }
-        let number = range == nil ? nil : segment.byteRange == nil ? Int32(clamping: index + 1)
+        let number = range == nil ? placeNumber : segment.byteRange == nil ? Int32(clamping: index + 1)
             : Self.number(of: segment.uri, segment.byteRange, nil, in: &rendition)
-        rendition.segmentRows.append(Int32(add(segment.uri, segment.byteRange, .segment, start: segment.startTime,
+        rendition.segmentRows.append(Int32(add(segment.uri, segment.byteRange, .segment, start: start,
                                                duration: segment.duration, to: rendition, number: number)))
     }
 
@@ -161,6 +192,9 @@ struct HLSPlanBuilder {
         if let existing = contentKeys.first(where: { $0.uri == chosen.uri && $0.keyFormat == chosen.keyFormat }) {
             id = existing.id
         } else {
+            // Ids follow the order of first use over the whole recording, which a whole plan
+            // gives: a new key's is found so.
+            if isAppending { unappendable = "a key the plan does not have" }
             id = "k\(contentKeys.count + 1)"
             contentKeys.append(DownloadPlan.PlannedKey(id: id, uri: chosen.uri, method: chosen.method.rawValue, keyFormat: chosen.keyFormat,
                                                        keyFormatVersions: chosen.keyFormatVersions))
@@ -183,10 +217,18 @@ struct HLSPlanBuilder {
         let rows = rendition.segmentRows, mapRows = rendition.mapRows, resources = resources
         // With a range, the segments it covers alone.
         let window = range == nil ? nil : rendition.window ?? .empty
-        let local = try DownloadPlan.localMediaPlaylist(
+        var local = try DownloadPlan.localMediaPlaylist(
             media: media, fetched: fetched, key: rendition.key,
             segmentFile: { index in index < rows.count && rows[index] >= 0 ? resources.fileName(at: Int(rows[index])) : nil },
             mapFile: { line in mapRows[line].map(resources.fileName(at:)) }, keyLines: rendition.keyLines, window: window)
+        if isAppending {
+            // The lines to append to the local playlist: the header it has already left out.
+            guard let header = rendition.place?.header, local.utf8.starts(with: header.utf8) else {
+                throw HLSPlanner.WholePlanNeeded.error("the local playlist of \(rendition.input.uri) does not start with its header")
+            }
+            local = String(decoding: local.utf8.dropFirst(header.utf8.count), as: UTF8.self)
+        }
+        if let unappendable { throw HLSPlanner.WholePlanNeeded.error(unappendable) }
         if range != nil {
             streamDuration = max(streamDuration, rendition.streamDuration)
             covered = covered || rendition.window != nil
@@ -209,10 +251,13 @@ struct HLSPlanBuilder {
         for key in main?.resolved.sessionKeys ?? [] {
             guard key.method != .none, let uri = key.uri, (key.keyFormat ?? "identity") == "identity",
                   !contentKeys.contains(where: { $0.uri == uri && $0.keyFormat == "identity" }) else { continue }
+            if isAppending { unappendable = "a session key the plan does not have" }
             contentKeys.append(DownloadPlan.PlannedKey(id: "k\(contentKeys.count + 1)", uri: uri, method: key.method.rawValue,
                                                        keyFormat: "identity", keyFormatVersions: key.keyFormatVersions))
         }
 
+        if let unappendable { throw HLSPlanner.WholePlanNeeded.error(unappendable) }
+        if let continuing { resources.firstOrdinal = continuing.rows }
         // Playback order: the main selection first (init sections before the segments they
         // start), interleaved by time across renditions; then the extra selections likewise.
         resources.putInPlaybackOrder(mainKeys: Set(planned.filter { $0.record.isMain }.map(\.record.key)),
@@ -245,6 +290,7 @@ struct HLSPlanBuilder {
         var notices: [DownloadPlan.PlaylistNotice] = []
         if let main { notices = main.resolved.warnings.map { DownloadPlan.PlaylistNotice(playlist: main.resolved.url, warning: $0) } }
         return DownloadPlan(renditions: planned, resources: resources, localMain: localMain, originMain: main?.fetched,
-                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys, warnings: notices + warnings)
+                            duration: planned.map(\.record.duration).max() ?? 0, keys: contentKeys, warnings: notices + warnings,
+                            appendsTo: continuing?.rows)
     }
 }

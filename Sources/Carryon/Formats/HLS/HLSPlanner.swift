@@ -13,6 +13,11 @@ struct HLSPlanner: Sendable {
     let fetcher: PlaylistFetcher
     let options: DownloadOptions
     var recording: LiveRecording? = nil
+    /// What the recording's plan so far holds: when it only grew since, the plan is of what it
+    /// appended (``PlanContinuation``).
+    var continuation: PlanContinuation? = nil
+    /// Whether the recording is planned as it holds, nothing read or merged (``PlanRequest/replaysRecording``).
+    var replaying = false
 
     /// Plans the stream at `url`. With `pinnedVariant`, that variant is taken instead of
     /// choosing one; `additionalVariants` are planned too, as extra selections.
@@ -37,13 +42,32 @@ struct HLSPlanner: Sendable {
                                                           additionalVariants: additionalVariants, oneTextPass: true) {
             return planned
         }
-        return try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
-                              additionalVariants: additionalVariants, oneTextPass: false)!
+        do {
+            return try await plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
+                                  additionalVariants: additionalVariants, oneTextPass: false, continuing: continuation)!
+        } catch where error.cause is WholePlanNeeded {
+            // Planned whole from what the recording holds: the reading just merged is not read again.
+            var whole = self
+            whole.replaying = true
+            return try await whole.plan(assetID: assetID, manifest: manifest, pinnedVariant: pinnedVariant,
+                                        additionalVariants: additionalVariants, oneTextPass: false, continuing: nil)!
+        }
+    }
+
+    /// Why a round of a recording cannot plan only what it appended: the whole recording is
+    /// planned instead.
+    struct WholePlanNeeded: Error {
+        var reason: String
+
+        static func error(_ reason: String) -> CarryonError {
+            CarryonError(.playlist, "the recording is planned whole: \(reason)", cause: WholePlanNeeded(reason: reason))
+        }
     }
 
     /// The plan, or nil when a playlist read in one pass turned out to need a whole reading.
     private func plan(assetID: String, manifest: FetchedManifest, pinnedVariant: String?,
-                      additionalVariants: [MediaSelection.Variant], oneTextPass: Bool) async throws(CarryonError) -> (DownloadPlan, MediaSelection?)? {
+                      additionalVariants: [MediaSelection.Variant], oneTextPass: Bool,
+                      continuing: PlanContinuation? = nil) async throws(CarryonError) -> (DownloadPlan, MediaSelection?)? {
         // Everything the stream names is read under its rule, whoever made this planner's fetcher.
         let rule = fetcher.rule.forStream(manifest.url)
         let streamFetcher = fetcher.forStream(manifest.url)
@@ -51,15 +75,18 @@ struct HLSPlanner: Sendable {
         // first plan of a stream found live is not used: see DownloadSession.perform.)
         let range = recording?.isLive == true ? nil : options.timeRange
         recording?.remember(manifest.bytes, at: manifest.url)
+        // What the plan holds of each recorded playlist, for the next round.
+        var recorded = Recorded(continuing: continuing)
         var builder = HLSPlanBuilder(assetID: assetID, range: range)
         let alone = DownloadPlan.Rendition(type: "MEDIA", name: "media", language: nil, channels: nil, isMain: true,
                                            uri: manifest.url, estimatedBitrate: Self.unknownBitrate)
         let parsed: Playlist.Parsed
-        switch try read(manifest, imports: nil, as: alone, into: &builder, rule: rule, oneTextPass: oneTextPass) {
+        if let continuing, continuing.edits == recording?.edits, continuing.renditions == [manifest.url] { builder.continue(continuing) }
+        switch try read(manifest, imports: nil, as: alone, into: &builder, rule: rule, oneTextPass: oneTextPass, recorded: &recorded) {
         case .restart:
             return nil
         case .planned:
-            return (try builder.finish(main: nil, selection: nil), nil)
+            return (recorded.finish(try builder.finish(main: nil, selection: nil), renditions: [manifest.url], edits: recording?.edits), nil)
         case .multivariant(let multivariant):
             parsed = multivariant
         }
@@ -102,21 +129,24 @@ struct HLSPlanner: Sendable {
                                     channels: rendition.channels, isMain: rendition.isMain, uri: rendition.uri,
                                     estimatedBitrate: bitrate))
         }
+        if let continuing, continuing.edits == recording?.edits, continuing.renditions == renditions.map(\.uri) { builder.continue(continuing) }
         for rendition in renditions {
             let media: FetchedManifest
-            if let recording, recording.isFinished, let recorded = recording.manifest(at: rendition.uri) {
+            if let recording, recording.isFinished || replaying, let recorded = recording.manifest(at: rendition.uri) {
                 media = FetchedManifest(url: rendition.uri, bytes: recorded)
             } else {
                 media = try await streamFetcher.fetchManifest(rendition.uri, namedBy: main.url)
             }
-            switch try read(media, imports: main.variables, as: rendition, into: &builder, rule: rule, oneTextPass: oneTextPass) {
+            switch try read(media, imports: main.variables, as: rendition, into: &builder, rule: rule, oneTextPass: oneTextPass,
+                            recorded: &recorded) {
             case .restart: return nil
             case .planned: continue
             case .multivariant:
                 throw CarryonError(.playlist, "\(media.url) is a multivariant playlist where a media playlist was expected")
             }
         }
-        return (try builder.finish(main: (playlist, main, manifest.bytes), selection: selection), selection)
+        let plan = try builder.finish(main: (playlist, main, manifest.bytes), selection: selection)
+        return (recorded.finish(plan, renditions: renditions.map(\.uri), edits: recording?.edits), selection)
     }
 
     /// What reading a playlist as a rendition came to.
@@ -133,9 +163,11 @@ struct HLSPlanner: Sendable {
     /// playlist, checks it and plans it into `builder`: in one pass, each segment as it is
     /// resolved, with `oneTextPass`; else read whole and then planned.
     private func read(_ manifest: FetchedManifest, imports: [String: String]?, as rendition: DownloadPlan.Rendition,
-                      into builder: inout HLSPlanBuilder, rule: LocationRule, oneTextPass: Bool) throws(CarryonError) -> Reading {
+                      into builder: inout HLSPlanBuilder, rule: LocationRule, oneTextPass: Bool,
+                      recorded: inout Recorded) throws(CarryonError) -> Reading {
         var check = SegmentCheck(url: manifest.url, rule: rule)
         let media: MediaPlaylist
+        var place: HLSPlanBuilder.Place?
         // The playlist's text, from which its local copy is written: a recording's, when it is recorded.
         var text = manifest.bytes
         if oneTextPass {
@@ -170,8 +202,9 @@ struct HLSPlanner: Sendable {
             switch try fetcher.read(manifest, imports: imports) {
             case .multivariant(let parsed): return .multivariant(parsed)
             case .media(let resolved):
-                if let recorded = try record(resolved, as: rendition.uri, imports: imports) {
-                    (media, text) = recorded
+                if let read = try record(resolved, as: rendition.uri, imports: imports, appending: builder.isAppending) {
+                    (media, text, place) = (read.media, read.text, read.place)
+                    recorded.playlists[rendition.uri] = read.after
                     // A live stream's range is where its recording starts and how long it is
                     // (see LiveRecording), not a part of what it recorded.
                     builder.range = nil
@@ -179,7 +212,7 @@ struct HLSPlanner: Sendable {
                     media = resolved
                 }
                 for segment in media.segments { try check.check(segment) }
-                builder.begin(rendition, expectedSegments: media.segments.count)
+                builder.begin(rendition, expectedSegments: media.segments.count, place: place)
                 for segment in media.segments { builder.add(segment) }
             }
         }
@@ -190,13 +223,28 @@ struct HLSPlanner: Sendable {
         return .planned
     }
 
+    /// A recorded playlist read for planning: the whole recording, or (``HLSPlanBuilder/Place``)
+    /// the segments a round appended; and what the plan then holds of it.
+    private struct RecordedRead {
+        var media: MediaPlaylist
+        var text: [UInt8]
+        var place: HLSPlanBuilder.Place?
+        var after: PlanContinuation.Playlist?
+    }
+
     /// With a recording, a live playlist at `uri` (or one recorded before, which may have
-    /// ended since) merged into it: the recording's playlist so far, read, and its text. Nil
-    /// for a complete playlist not recorded, or without a recording.
-    private func record(_ media: MediaPlaylist, as uri: String, imports: [String: String]?) throws(CarryonError) -> (MediaPlaylist, [UInt8])? {
+    /// ended since) merged into it: the recording's playlist so far, read, and its text; with
+    /// `appending`, only what it has after what the plan holds, when it only grew since
+    /// (else ``WholePlanNeeded``). Nil for a complete playlist not recorded, or without a recording.
+    private func record(_ media: MediaPlaylist, as uri: String, imports: [String: String]?, appending: Bool) throws(CarryonError) -> RecordedRead? {
         guard let recording, recording.records(uri) || (!media.hasEndList && media.playlistType != .vod) else { return nil }
+        let byPlace = recording.numbersByPlace
+        let planned = appending ? continuation?.playlists[uri] : nil
         let text: String
-        if recording.isFinished {
+        var place: HLSPlanBuilder.Place? = byPlace ? HLSPlanBuilder.Place(first: 0, seconds: 0, header: nil) : nil
+        var after: PlanContinuation.Playlist?
+        var whole: String?
+        if recording.isFinished || replaying {
             guard let recorded = recording.playlist(uri) else { return nil }
             do { text = try recorded.text() } catch {
                 throw CarryonError(.playlist, "the recording of \(uri) cannot be written: \(error)", cause: error)
@@ -209,17 +257,47 @@ struct HLSPlanner: Sendable {
                     throw CarryonError(.invalidValue, "\(media.url): \(past.message)")
                 }
                 do {
-                    return (try playlist.merge(media, start: start, limit: limit, anchor: anchor, offset: offset), try playlist.text())
+                    let merge = try playlist.merge(media, start: start, limit: limit, anchor: anchor, offset: offset)
+                    guard byPlace else { return (merge, try playlist.text()) }
+                    let header = try playlist.header()
+                    after = PlanContinuation.Playlist(segments: playlist.segments.count, seconds: playlist.duration, header: header)
+                    if appending {
+                        if let planned, planned.header == header, planned.segments <= playlist.segments.count {
+                            let tail = try playlist.tailText(from: planned.segments)
+                            place = HLSPlanBuilder.Place(first: planned.segments, seconds: planned.seconds, header: tail.header)
+                            return (merge, tail.text)
+                        }
+                        whole = planned == nil ? "\(uri) was not planned" : "the header of \(uri) changed"
+                    }
+                    return (merge, try playlist.text())
                 } catch {
                     throw CarryonError(.playlist, "\(media.url): the recording cannot take this reload: \(error)", cause: error)
                 }
             }
             recording.count(merge, in: uri)
         }
+        if let whole { throw WholePlanNeeded.error(whole) }
         let bytes = Array(text.utf8)
         switch try fetcher.read(FetchedManifest(url: media.url, bytes: bytes), imports: imports) {
-        case .media(let recorded): return (recorded, bytes)
+        case .media(let recorded): return RecordedRead(media: recorded, text: bytes, place: place, after: after)
         case .multivariant: throw CarryonError(.playlist, "the recording of \(uri) reads as a multivariant playlist")
+        }
+    }
+
+    /// What a recording's plan holds of each playlist, gathered as they are read, for the
+    /// continuation of the plan (``DownloadPlan/continuation``).
+    private struct Recorded {
+        var continuing: PlanContinuation?
+        var playlists: [String: PlanContinuation.Playlist] = [:]
+
+        /// `plan`, of `renditions`, with its continuation: when every rendition is a
+        /// recorded playlist numbered by place.
+        func finish(_ plan: DownloadPlan, renditions: [String], edits: Int?) -> DownloadPlan {
+            var plan = plan
+            guard let edits, renditions.allSatisfy({ playlists[$0] != nil }) else { return plan }
+            plan.continuation = PlanContinuation(playlists: playlists, renditions: renditions, keys: plan.keys,
+                                                 rows: (plan.appendsTo ?? 0) + plan.resources.count, edits: edits)
+            return plan
         }
     }
 

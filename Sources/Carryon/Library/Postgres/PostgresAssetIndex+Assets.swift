@@ -82,15 +82,7 @@ extension PostgresAssetIndex {
         let plan = planned.plan
         let selection = planned.selection.map { String(decoding: (try? JSONEncoder().encode($0)) ?? Data(), as: UTF8.self) }
         try await write { transaction in
-            if let fence {
-                try await Self.check(fence, transaction)
-            } else if let row = try await Self.ownershipRow(transaction, id: id), let owner = row.owner,
-                      (row.leaseUntil ?? 0) > date.timeIntervalSince1970,
-                      try await Self.alive(owner, transaction, OwnershipContext(now: date, checksProcesses: true)) {
-                // Planned by a process that holds no claim (keys prefetched, renditions added):
-                // never under a run.
-                throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
-            }
+            try await Self.checkPlanning(id, fence: fence, at: date, transaction)
             var kept: [String: ResourceRecord] = [:]
             if keeping {
                 for row in try await transaction.rows("SELECT * FROM resource WHERE assetId = ?", [.text(id)]) {
@@ -118,6 +110,43 @@ extension PostgresAssetIndex {
             try await transaction.execute("""
                 UPDATE asset SET planned = TRUE, selection = ?, duration = ?, format = ?, updatedAt = ?, changes = changes + 1 WHERE id = ?
                 """, [SQLValue(selection), SQLValue(plan.duration), .text(planned.format), SQLValue(date), .text(id)])
+        }
+    }
+
+    func appendPlan(_ planned: PlannedStream, of id: String, at date: Date, fence: Fence?) async throws(CarryonError) {
+        let plan = planned.plan
+        let resources = Array(plan.resources)
+        try await write { transaction in
+            try await Self.checkPlanning(id, fence: fence, at: date, transaction)
+            let uris = Array(Set(resources.map(\.uri)))
+            if !uris.isEmpty {
+                let marks = Array(repeating: "?", count: uris.count).joined(separator: ", ")
+                if let row = try await transaction.rows("SELECT uri FROM resource WHERE assetId = ? AND uri IN (\(marks)) LIMIT 1",
+                                                        [.text(id)] + uris.map { .text($0) }).first {
+                    throw AppendRefused.error(id, uri: row["uri"])
+                }
+            }
+            try await Self.insertResources(resources, transaction)
+            for rendition in plan.renditions {
+                try await transaction.execute("UPDATE rendition SET duration = duration + ? WHERE assetId = ? AND key = ?",
+                                              [SQLValue(rendition.record.duration), .text(id), .text(rendition.record.key)])
+            }
+            try await transaction.execute("""
+                UPDATE asset SET duration = (SELECT MAX(duration) FROM rendition WHERE assetId = ?), updatedAt = ?, changes = changes + 1 WHERE id = ?
+                """, [.text(id), SQLValue(date), .text(id)])
+        }
+    }
+
+    /// Whether asset `id`'s plan may be written: by the run that holds `fence`, or, without
+    /// one, by a process that holds no claim (keys prefetched, renditions added) while no run
+    /// holds it.
+    private static func checkPlanning(_ id: String, fence: Fence?, at date: Date, _ transaction: PostgresTransaction) async throws {
+        if let fence {
+            try await check(fence, transaction)
+        } else if let row = try await ownershipRow(transaction, id: id), let owner = row.owner,
+                  (row.leaseUntil ?? 0) > date.timeIntervalSince1970,
+                  try await alive(owner, transaction, OwnershipContext(now: date, checksProcesses: true)) {
+            throw CarryonError(.busy, "\(id) is being downloaded by another process; its plan is that process's")
         }
     }
 
@@ -213,6 +242,14 @@ extension PostgresAssetIndex {
 
     func doneResources(of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await resources("SELECT * FROM resource WHERE assetId = ? AND state = 'done' ORDER BY id", [.text(id)])
+    }
+
+    func onDiskKeys(of id: String) async throws(CarryonError) -> Set<String> {
+        try await read { transaction in
+            Set(try await transaction.rows("SELECT uri, rangeOffset FROM resource WHERE assetId = ? AND state = 'done'", [.text(id)]).map {
+                ResourceRecord.onDiskKey($0["uri"], offset: $0["rangeOffset"] as Int?)
+            })
+        }
     }
 
     /// The integer `sql` counts.
