@@ -88,11 +88,11 @@ extension LiveRecording {
             do { data = try JSONEncoder().encode(line) } catch {
                 throw CarryonError(.library, "the recording cannot be encoded: \(error)", cause: error)
             }
-            if sealing { data = Data(Self.sealedLine) + (try seal(data, in: bundle, masterKey: masterKey)).base64EncodedData() }
+            if sealing { data = Data(Self.sealedLine) + (try sealedCopy(of: data, in: bundle, masterKey: masterKey)).base64EncodedData() }
             try BundleFiles.append(data + Data("\n".utf8), to: Self.journal(in: bundle))
         } else {
             var data = try encodedWhole(&written)
-            if sealing { data = Data(Self.sealedHeader) + (try seal(data, in: bundle, masterKey: masterKey)) }
+            if sealing { data = Data(Self.sealedHeader) + (try sealedCopy(of: data, in: bundle, masterKey: masterKey)) }
             try BundleFiles.write(data, to: Self.file(in: bundle))
             // Its lines name the generation before: not read any more, however this ends.
             try? FileManager.default.removeItem(at: Self.journal(in: bundle))
@@ -101,7 +101,7 @@ extension LiveRecording {
     }
 
     /// `data` sealed under the master key for `bundle`.
-    private func seal(_ data: Data, in bundle: URL, masterKey: () throws(CarryonError) -> MasterKey) throws(CarryonError) -> Data {
+    private func sealedCopy(of data: Data, in bundle: URL, masterKey: () throws(CarryonError) -> MasterKey) throws(CarryonError) -> Data {
         let key = try masterKey()
         do {
             return try AES.GCM.seal(data, using: key.key, authenticating: Self.context(bundle)).combined ?? Data()
