@@ -20,7 +20,7 @@ struct RecordingJournalTests {
     }
 
     static func segments(_ recording: LiveRecording?) -> [String] {
-        recording?.playlist(RecordedPlaylistTests.url)?.segments.map { String($0.uri.split(separator: "/").last ?? "") } ?? []
+        recording?.playlist(RecordedPlaylistTests.url)?.held.map { String($0.uri.split(separator: "/").last ?? "") } ?? []
     }
 
     @Test("rounds that only append add a line each, the copy left as it was; read back, the recording is whole")
@@ -90,6 +90,49 @@ struct RecordingJournalTests {
             let loaded = try LiveRecording.load(from: bundle, masterKey: { master })
             #expect(loaded?.playlist(RecordedPlaylistTests.url) == recording.playlist(RecordedPlaylistTests.url))
             #expect(loaded?.holdsInlineKeys == true)
+        }
+    }
+
+    @Test("a long recording lets go of the segments its copy holds but the last ones, and reads them back for what needs them all: a gap among them, the copy written whole, the whole text")
+    func spills() async throws {
+        try await withTemporaryDirectory { bundle in
+            let recording = LiveRecording(fromStart: true, limit: nil)
+            recording.readCopy { () throws(CarryonError) in try LiveRecording.load(from: bundle, masterKey: Self.noKey) }
+            try Self.merge(recording, 0, 9)
+            let whole = try #require(recording.playlist(RecordedPlaylistTests.url)).text()
+            // Nothing is let go before the copy holds it.
+            recording.spill(keeping: 3)
+            #expect(recording.playlist(RecordedPlaylistTests.url)?.spilled.count == 0)
+            try recording.save(to: bundle, masterKey: Self.noKey)
+            recording.spill(keeping: 3)
+            let spilled = try #require(recording.playlist(RecordedPlaylistTests.url))
+            #expect(spilled.held.count == 3 && spilled.count == 10 && spilled.duration == 20)
+            #expect(recording.duration == 20)
+
+            // Appending goes on, a journal line at a time.
+            try Self.merge(recording, 8, 12)
+            try recording.save(to: bundle, masterKey: Self.noKey)
+            #expect(FileManager.default.fileExists(atPath: LiveRecording.journal(in: bundle).path))
+            #expect(recording.playlist(RecordedPlaylistTests.url)?.count == 13)
+
+            // A segment let go found gone: read back, marked, and the copy written whole.
+            #expect(recording.markMissing("\(RecordedPlaylistTests.url.dropLast(10))seg2.ts", offset: nil) == 1)
+            let restored = try #require(recording.playlist(RecordedPlaylistTests.url))
+            #expect(restored.spilled.count == 0 && restored.held.count == 13 && restored.gapCount == 1)
+            try recording.save(to: bundle, masterKey: Self.noKey)
+            #expect(!FileManager.default.fileExists(atPath: LiveRecording.journal(in: bundle).path))
+            #expect(try LiveRecording.load(from: bundle, masterKey: Self.noKey)?.playlist(RecordedPlaylistTests.url) == restored)
+
+            // Let go again, the whole text is the recording's.
+            recording.spill(keeping: 3)
+            #expect(recording.playlist(RecordedPlaylistTests.url)?.spilled.count == 10)
+            #expect(throws: PlaylistError.self) { try recording.playlist(RecordedPlaylistTests.url)?.text() }
+            let text = try #require(recording.manifest(at: RecordedPlaylistTests.url))
+            // As before the segments were let go, up to the gap.
+            let beforeGap = try #require(whole.range(of: "seg1.ts\n"))
+            #expect(String(decoding: text, as: UTF8.self).hasPrefix(whole[..<beforeGap.upperBound]))
+            #expect(try Self.segments(recording) == (0...12).map { "seg\($0).ts" })
+            #expect(try RecordedPlaylistTests.read(try #require(recording.playlist(RecordedPlaylistTests.url))).segments.count == 13)
         }
     }
 }

@@ -107,6 +107,8 @@ final class LiveRecording: Sendable {
     private let state: Locked<State>
     private let round = Locked(Round())
     private let kept = Locked(Kept())
+    /// Where the segments let go are read back from: the bundle's copy (set by the session).
+    private let copy = Locked<(@Sendable () throws(CarryonError) -> LiveRecording?)?>(nil)
     /// The stream's clock, once read (DASH: ``DASHClock``); read again by each run.
     private let clock = Locked<DASHClock.Reading?>(nil)
 
@@ -273,7 +275,8 @@ final class LiveRecording: Sendable {
 
     /// The manifest at `url` as last read, or the recorded playlist there.
     func manifest(at url: String) -> [UInt8]? {
-        state.withLock { state in
+        if state.withLock({ $0.playlists[url] != nil }) { try? restore() }
+        return state.withLock { state in
             if let playlist = state.playlists[url] { return try? Array(playlist.text().utf8) }
             if let mpd = state.mpd, mpd.url == url { return try? mpd.staticMPD() }
             return state.manifests[url].map(Array.init)
@@ -330,6 +333,14 @@ final class LiveRecording: Sendable {
     /// Marks the segments at `uri` (and byte offset) the origin no longer has as gaps.
     /// Returns how many were marked.
     func markMissing(_ uri: String, offset: Int?) -> Int {
+        let marked = markMissingHeld(uri, offset: offset)
+        guard marked == 0, state.withLock({ $0.playlists.values.contains { $0.spilled.count > 0 } }) else { return marked }
+        // Among the segments let go, perhaps: taken back to be looked at.
+        do { try restore() } catch { return 0 }
+        return markMissingHeld(uri, offset: offset)
+    }
+
+    private func markMissingHeld(_ uri: String, offset: Int?) -> Int {
         state.withLock { state in
             var marked = 0
             for key in state.order {
@@ -386,7 +397,7 @@ final class LiveRecording: Sendable {
     func changesSinceKept() -> (line: Appended?, written: Written) {
         state.withLock { state in
             kept.withLock { kept in
-                let counts = state.playlists.mapValues(\.segments.count)
+                let counts = state.playlists.mapValues(\.count)
                 let written = Written(counts: counts, reshapes: kept.reshapes, generation: state.generation ?? 0)
                 guard let keptCounts = kept.counts, kept.keptReshapes == kept.reshapes, state.mpd == nil, let generation = state.generation,
                       Set(keptCounts.keys) == Set(counts.keys), counts.allSatisfy({ $0.value >= keptCounts[$0.key] ?? .max }) else {
@@ -438,13 +449,53 @@ final class LiveRecording: Sendable {
     func apply(_ line: Appended) -> Bool {
         state.withLock { state in
             guard line.generation == state.generation, Set(line.playlists.keys) == Set(state.playlists.keys),
-                  line.playlists.allSatisfy({ state.playlists[$0.key]?.segments.count == $0.value.from }) else { return false }
+                  line.playlists.allSatisfy({ state.playlists[$0.key]?.count == $0.value.from }) else { return false }
             for (uri, tail) in line.playlists {
                 _ = state.playlists[uri]?.extend(with: tail.playlist, from: tail.from)
             }
             state.missed = line.missed
             state.missedSeconds = line.missedSeconds
             return true
+        }
+    }
+
+    // MARK: Segments let go
+
+    /// Reads the bundle's copy of the recording, for the segments let go to be taken back from.
+    func readCopy(with read: @escaping @Sendable () throws(CarryonError) -> LiveRecording?) {
+        copy.withLock { $0 = read }
+    }
+
+    /// Lets go of each playlist's segments the bundle's copy holds, but the last `keeping`:
+    /// only when the copy is the recording as it is (no change since it was written that a
+    /// journal line could not say), and there is a copy to take them back from.
+    func spill(keeping: Int) {
+        guard copy.withLock({ $0 != nil }) else { return }
+        state.withLock { state in
+            kept.withLock { kept in
+                guard let counts = kept.counts, kept.keptReshapes == kept.reshapes else { return }
+                for uri in state.playlists.keys {
+                    state.playlists[uri]?.spill(keeping: keeping, before: counts[uri] ?? 0)
+                }
+            }
+        }
+    }
+
+    /// Takes back every segment let go, read from the bundle's copy: for what needs them all.
+    ///
+    /// - Throws: ``CarryonError/Code/library`` when the copy cannot be read or lacks them.
+    func restore() throws(CarryonError) {
+        guard state.withLock({ $0.playlists.values.contains { $0.spilled.count > 0 } }) else { return }
+        guard let read = copy.withLock({ $0 }), let full = try read() else {
+            throw CarryonError(.library, "the recording let segments go and has no copy to read them back from")
+        }
+        try locked { state throws(CarryonError) in
+            for (uri, playlist) in state.playlists where playlist.spilled.count > 0 {
+                guard let all = full.playlist(uri), all.spilled.count == 0, all.held.count >= playlist.spilled.count,
+                      state.playlists[uri]?.restore(all.held[..<playlist.spilled.count]) == true else {
+                    throw CarryonError(.library, "the bundle's copy of the recording of \(uri) lacks the \(playlist.spilled.count) segments it let go")
+                }
+            }
         }
     }
 }

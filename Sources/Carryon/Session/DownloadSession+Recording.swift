@@ -19,6 +19,9 @@ extension DownloadSession {
     func record(_ id: String, asset: AssetRecord, recording: LiveRecording, fetcher: PlaylistFetcher, bundle: URL) async throws(CarryonError) {
         guard let run = tasks[id]?.run else { throw CarryonError(.cancelled, "stopped") }
         run.recording = recording
+        // A long recording holds only its last segments; the others are read back from the
+        // bundle's copy when needed.
+        recording.readCopy { [library] () throws(CarryonError) in try LiveRecording.load(from: bundle, masterKey: library.masterKey) }
         var asset = asset
         if asset.options.live == nil {
             asset.options.live = LiveOptions()
@@ -77,6 +80,8 @@ extension DownloadSession {
                 if round.missed > 0 { try await countMissed(recording, in: &asset) }
                 logRound(round, of: id, asset: asset)
                 try await transfer(id, asset: asset, recording: recording, appendedAfter: current.plan.appendsTo)
+                // Every segment planned is on disk or a gap now: those the copy holds can go.
+                recording.spill(keeping: Self.segmentsHeld)
                 if recording.isEnded { break }
                 if round.added > 0 { lastChange = clock.now }
                 try await wait(afterAdding: round.added, recording, since: lastChange, asset: asset, error: nil)
@@ -99,6 +104,11 @@ extension DownloadSession {
         }.value
         try finished.get()
     }
+
+    /// The segments of each recorded playlist a recording holds after a round's transfer,
+    /// besides those the bundle's copy does not have yet. Those before are on disk or gaps
+    /// already; one found gone (404) later, or a whole plan, reads them back from the copy.
+    static let segmentsHeld = 8
 
     /// Waits for the next reload: a target duration after a round that added segments, half of
     /// one after one that did not. A stream that has shown nothing new for the session's stall
@@ -127,6 +137,7 @@ extension DownloadSession {
         // a recording fetches as it goes).
         let onDisk = try await index.onDiskKeys(of: id)
         let unfinished = try await pendingResources(of: id, after: nil)
+        try recording.restore()
         let made = recording.finish { uri, offset in onDisk.contains(ResourceRecord.onDiskKey(uri, offset: offset)) }
         guard recording.duration > 0 else {
             throw CarryonError(.transfer, "\(asset.url): the recording stopped before any segment of it was on disk")

@@ -91,6 +91,8 @@ extension LiveRecording {
             if sealing { data = Data(Self.sealedLine) + (try sealedCopy(of: data, in: bundle, masterKey: masterKey)).base64EncodedData() }
             try BundleFiles.append(data + Data("\n".utf8), to: Self.journal(in: bundle))
         } else {
+            // Written whole: with every segment, those let go read back first.
+            try restore()
             var data = try encodedWhole(&written)
             if sealing { data = Data(Self.sealedHeader) + (try sealedCopy(of: data, in: bundle, masterKey: masterKey)) }
             try BundleFiles.write(data, to: Self.file(in: bundle))

@@ -244,6 +244,8 @@ struct HLSPlanner: Sendable {
         var place: HLSPlanBuilder.Place? = byPlace ? HLSPlanBuilder.Place(first: 0, seconds: 0, header: nil) : nil
         var after: PlanContinuation.Playlist?
         var whole: String?
+        // The whole recording is read: with the segments it let go.
+        if !appending { try recording.restore() }
         if recording.isFinished || replaying {
             guard let recorded = recording.playlist(uri) else { return nil }
             do { text = try recorded.text() } catch {
@@ -260,9 +262,9 @@ struct HLSPlanner: Sendable {
                     let merge = try playlist.merge(media, start: start, limit: limit, anchor: anchor, offset: offset)
                     guard byPlace else { return (merge, try playlist.text()) }
                     let header = try playlist.header()
-                    after = PlanContinuation.Playlist(segments: playlist.segments.count, seconds: playlist.duration, header: header)
+                    after = PlanContinuation.Playlist(segments: playlist.count, seconds: playlist.duration, header: header)
                     if appending {
-                        if let planned, planned.header == header, planned.segments <= playlist.segments.count {
+                        if let planned, planned.header == header, planned.segments <= playlist.count, planned.segments >= playlist.spilled.count {
                             let tail = try playlist.tailText(from: planned.segments)
                             place = HLSPlanBuilder.Place(first: planned.segments, seconds: planned.seconds, header: tail.header)
                             return (merge, tail.text)

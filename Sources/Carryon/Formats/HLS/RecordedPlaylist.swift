@@ -11,6 +11,11 @@ import HLS
 /// `EXT-X-GAP` segments of the target duration, one per number missed. A stream that starts
 /// over (its numbers go back, the segment last recorded is gone) goes on after an
 /// `EXT-X-DISCONTINUITY`, numbered after the last one recorded, its keys' IVs written out.
+///
+/// A long recording need not hold every segment: those the bundle's copy has can be let go
+/// (``spill(keeping:)``), only their count, seconds, gaps, discontinuities and whether a key
+/// among them was inline kept, and taken back from the copy (``restore(_:)``) for what needs
+/// them all: the whole text, a gap among them, the finish, the copy written whole.
 struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// One segment recorded: the text of its tags and URI, and what recording needs of it.
     struct RecordedSegment: Sendable, Codable, Hashable {
@@ -36,12 +41,12 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// Whether a key line recorded may give its key inline: `data:` in any case, quoted or not
     /// (as ``HLSFormat`` redacts origin playlists).
     var holdsInlineKeys: Bool {
-        HLSFormat.mentionsData(Array(keyText.utf8)) || segments.contains { HLSFormat.mentionsData(Array($0.prefix.utf8)) }
+        spilled.inlineKeys || HLSFormat.mentionsData(Array(keyText.utf8)) || held.contains { HLSFormat.mentionsData(Array($0.prefix.utf8)) }
     }
 
     /// Where this recording started, for the renditions recorded beside it.
     var anchor: Anchor? {
-        guard !segments.isEmpty else { return nil }
+        guard count > 0 else { return nil }
         return Anchor(sequence: firstSequence, date: firstDate)
     }
 
@@ -50,7 +55,27 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// discontinuity instead of adding millions of gaps.
     static let largestGap = 10_000
 
-    private(set) var segments: [RecordedSegment] = []
+    /// The segments held: all of them, or those after the ones let go (``spilled``).
+    private(set) var held: [RecordedSegment] = []
+    /// What the segments let go (the first ones) add up to.
+    private(set) var spilled = Spilled()
+    /// The segments recorded, held or not.
+    var count: Int { spilled.count + held.count }
+    /// Every segment, when all are held (a recording not spilled).
+    var segments: [RecordedSegment] {
+        precondition(spilled.count == 0, "the segments of a recording that let some go")
+        return held
+    }
+
+    /// The first segments of the recording, let go: their count and what the recording needs
+    /// of them.
+    struct Spilled: Sendable, Hashable {
+        var count = 0
+        var seconds = 0.0
+        var gaps = 0
+        var discontinuities = 0
+        var inlineKeys = false
+    }
     /// `EXT-X-MEDIA-SEQUENCE` of the recording: the number of its first segment.
     private(set) var firstSequence = 0
     private(set) var discontinuitySequence = 0
@@ -68,10 +93,51 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     private(set) var isFinished = false
 
     /// The recorded duration, gaps included.
-    var duration: Double { segments.reduce(0) { $0 + $1.duration } }
-    var isEmpty: Bool { segments.isEmpty }
+    var duration: Double { held.reduce(spilled.seconds) { $0 + $1.duration } }
+    var isEmpty: Bool { count == 0 }
     /// How many segments were missed, and their seconds.
-    var gapCount: Int { segments.count(where: \.isGap) }
+    var gapCount: Int { spilled.gaps + held.count(where: \.isGap) }
+
+    private enum CodingKeys: String, CodingKey {
+        case held = "segments", firstSequence, discontinuitySequence, targetDuration, version, independentSegments, firstDate, keyText,
+             mapText, originEnded, isFinished
+    }
+
+    /// Written only whole: a recording that let segments go takes them back first.
+    func encode(to encoder: any Encoder) throws {
+        guard spilled.count == 0 else {
+            throw EncodingError.invalidValue(spilled.count, .init(codingPath: encoder.codingPath, debugDescription: "\(spilled.count) segments not held"))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(held, forKey: .held)
+        try container.encode(firstSequence, forKey: .firstSequence)
+        try container.encode(discontinuitySequence, forKey: .discontinuitySequence)
+        try container.encode(targetDuration, forKey: .targetDuration)
+        try container.encodeIfPresent(version, forKey: .version)
+        try container.encode(independentSegments, forKey: .independentSegments)
+        try container.encodeIfPresent(firstDate, forKey: .firstDate)
+        try container.encode(keyText, forKey: .keyText)
+        try container.encode(mapText, forKey: .mapText)
+        try container.encode(originEnded, forKey: .originEnded)
+        try container.encode(isFinished, forKey: .isFinished)
+    }
+
+    init() {}
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        held = try container.decode([RecordedSegment].self, forKey: .held)
+        firstSequence = try container.decode(Int.self, forKey: .firstSequence)
+        discontinuitySequence = try container.decode(Int.self, forKey: .discontinuitySequence)
+        targetDuration = try container.decode(Int.self, forKey: .targetDuration)
+        version = try container.decodeIfPresent(Int.self, forKey: .version)
+        independentSegments = try container.decode(Bool.self, forKey: .independentSegments)
+        firstDate = try container.decodeIfPresent(Double.self, forKey: .firstDate)
+        keyText = try container.decode(String.self, forKey: .keyText)
+        mapText = try container.decode(String.self, forKey: .mapText)
+        originEnded = try container.decode(Bool.self, forKey: .originEnded)
+        isFinished = try container.decode(Bool.self, forKey: .isFinished)
+    }
 
     /// Adds what `media`, a fresh reading of the live playlist, has that the recording does
     /// not: on the first reading from `start` — or, beside a rendition that started already
@@ -92,7 +158,7 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         let incoming = media.segments
         var from = 0
         var discontinuity = false
-        if let last = segments.last(where: { $0.origin != nil }), let lastSequence = last.origin {
+        if let last = held.last(where: { $0.origin != nil }), let lastSequence = last.origin {
             if let index = incoming.firstIndex(where: { $0.mediaSequence == lastSequence }),
                incoming[index].uri == last.uri, incoming[index].byteRange?.offset == last.rangeOffset {
                 from = index + 1
@@ -112,10 +178,10 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
                 }
                 if missed > Self.largestGap {
                     // Numbered on from the last segment recorded, after a discontinuity.
-                } else if firstSequence + segments.count == lastSequence + 1 {
+                } else if firstSequence + count == lastSequence + 1 {
                     for number in 0..<missed {
                         guard !reached(limit) else { break }
-                        segments.append(RecordedSegment(prefix: "", body: try Self.gapBody(seconds, number: lastSequence + 1 + number),
+                        held.append(RecordedSegment(prefix: "", body: try Self.gapBody(seconds, number: lastSequence + 1 + number),
                                                         uri: "", rangeOffset: nil, duration: seconds, origin: nil, isGap: true))
                     }
                 } else {
@@ -127,7 +193,7 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
                 discontinuity = true
                 merge.restarted = true
             }
-        } else if !incoming.isEmpty, segments.isEmpty {
+        } else if !incoming.isEmpty, count == 0 {
             if anchor == nil, let offset {
                 switch LiveRecording.index(at: offset, of: incoming.map(\.duration)) {
                 case .success(let index): from = index
@@ -181,12 +247,12 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     }
 
     private mutating func append(_ segment: Segment, discontinuity: Bool) throws(PlaylistError) {
-        let (sequence, overflow) = firstSequence.addingReportingOverflow(segments.count)
+        let (sequence, overflow) = firstSequence.addingReportingOverflow(count)
         guard !overflow else {
             throw PlaylistError(.structure, "the recording's media sequence numbers would pass \(Int.max)")
         }
         var prefix: [Line] = []
-        if (segment.discontinuity && !segments.isEmpty) || discontinuity { prefix.append(Line(tag: .discontinuity)) }
+        if (segment.discontinuity && count > 0) || discontinuity { prefix.append(Line(tag: .discontinuity)) }
         // The key in effect, restated where it changes; an IV derived from a number the
         // recording does not keep (after a restart) is written out.
         var keys: [Line] = segment.keys.map { key in
@@ -214,7 +280,7 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         body.append(Line(tag: .inf(Inf(duration: segment.duration, title: segment.title))))
         if let range = segment.byteRange { body.append(Line(tag: .byteRange(ByteRange(length: range.length, offset: range.offset)))) }
         body.append(Line(uri: segment.uri))
-        segments.append(RecordedSegment(prefix: prefix.isEmpty ? "" : try Playlist(lines: prefix).write(),
+        held.append(RecordedSegment(prefix: prefix.isEmpty ? "" : try Playlist(lines: prefix).write(),
                                         body: try Playlist(lines: body).write(), uri: segment.uri,
                                         rangeOffset: segment.byteRange?.offset, duration: segment.duration,
                                         origin: segment.mediaSequence, isGap: segment.isGap))
@@ -227,27 +293,30 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// Ends the recording: no segment is added any more; the segments not on disk at its end
     /// (`isOnDisk` false) are left out, and those before the last one on disk become gaps.
     /// Returns the gaps this made: how many, and their seconds.
+    /// A recording that let segments go takes them back first (``restore(_:)``).
     mutating func finish(isOnDisk: (String, Int?) -> Bool) -> (count: Int, seconds: Double) {
+        precondition(spilled.count == 0, "a recording finished without the segments it let go")
         isFinished = true
-        while let last = segments.last, last.isGap || !isOnDisk(last.uri, last.rangeOffset) {
-            segments.removeLast()
+        while let last = held.last, last.isGap || !isOnDisk(last.uri, last.rangeOffset) {
+            held.removeLast()
         }
         return markGaps { !isOnDisk($0.uri, $0.rangeOffset) }
     }
 
     /// Marks the segments at `uri` (and byte offset) that could not be fetched — gone from the
     /// origin before the recording reached them — as gaps. Returns how many, and their seconds.
+    /// Only the segments held are looked at.
     mutating func markMissing(_ uri: String, offset: Int?) -> (count: Int, seconds: Double) {
         markGaps { $0.uri == uri && $0.rangeOffset == offset }
     }
 
     private mutating func markGaps(where missing: (RecordedSegment) -> Bool) -> (count: Int, seconds: Double) {
         var marked = (count: 0, seconds: 0.0)
-        for index in segments.indices where !segments[index].isGap && missing(segments[index]) {
-            segments[index].isGap = true
-            segments[index].body = "#EXT-X-GAP\n" + segments[index].body
+        for index in held.indices where !held[index].isGap && missing(held[index]) {
+            held[index].isGap = true
+            held[index].body = "#EXT-X-GAP\n" + held[index].body
             marked.count += 1
-            marked.seconds += segments[index].duration
+            marked.seconds += held[index].duration
         }
         return marked
     }
@@ -255,17 +324,20 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// The recording with its segments from `index` on only (every other field as it is): what
     /// a journal line of the bundle's copy adds to one that has `index` segments.
     func tail(from index: Int) -> RecordedPlaylist {
+        precondition(index >= spilled.count, "a tail from a segment let go")
         var tail = self
-        tail.segments = Array(segments[min(index, segments.count)...])
+        tail.held = Array(held[min(index - spilled.count, held.count)...])
+        tail.spilled = Spilled()
         return tail
     }
 
     /// Adds `tail`, made by ``tail(from:)`` of a recording of `index` segments, to this one of
     /// as many; false (nothing changed) when this one has another number of segments.
     mutating func extend(with tail: RecordedPlaylist, from index: Int) -> Bool {
-        guard index == segments.count else { return false }
+        guard index == count else { return false }
         var extended = tail
-        extended.segments = segments + tail.segments
+        extended.held = held + tail.held
+        extended.spilled = spilled
         self = extended
         return true
     }
@@ -273,9 +345,12 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// The recording as a media playlist: `EVENT` while it goes on, `VOD` with
     /// `EXT-X-ENDLIST` once finished.
     func text() throws(PlaylistError) -> String {
+        guard spilled.count == 0 else {
+            throw PlaylistError(.structure, "the recording's first \(spilled.count) segments are not held: restore them first")
+        }
         var text = try header()
-        text.reserveCapacity(text.utf8.count + segments.count * 120)
-        for segment in segments {
+        text.reserveCapacity(text.utf8.count + held.count * 120)
+        for segment in held {
             text += segment.prefix
             text += segment.body
         }
@@ -291,7 +366,8 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
         header.append(Line(tag: .version(max(version ?? 3, 7))))
         header.append(Line(tag: .targetDuration(targetDuration)))
         header.append(Line(tag: .mediaSequence(firstSequence + index)))
-        let discontinuities = discontinuitySequence + segments[..<min(index, segments.count)].count { $0.prefix.hasPrefix("#EXT-X-DISCONTINUITY\n") }
+        let before = index == 0 ? 0 : spilled.discontinuities + held[..<min(max(0, index - spilled.count), held.count)].count { $0.prefix.hasPrefix("#EXT-X-DISCONTINUITY\n") }
+        let discontinuities = discontinuitySequence + before
         if discontinuities > 0 { header.append(Line(tag: .discontinuitySequence(discontinuities))) }
         header.append(Line(tag: .playlistType(isFinished ? .vod : .event)))
         if independentSegments { header.append(Line(tag: .independentSegments)) }
@@ -302,9 +378,12 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
     /// appended: ``header(from:)`` and their lines. The key and init section in effect before
     /// them are not restated: their lines are appended after those that state them.
     func tailText(from index: Int) throws(PlaylistError) -> (text: String, header: String) {
+        guard index >= spilled.count else {
+            throw PlaylistError(.structure, "the recording's segments from \(index) are not all held")
+        }
         let header = try header(from: index)
         var text = header
-        for segment in segments[min(index, segments.count)...] {
+        for segment in held[min(index - spilled.count, held.count)...] {
             text += segment.prefix
             text += segment.body
         }
@@ -313,6 +392,32 @@ struct RecordedPlaylist: Sendable, Codable, Hashable {
 
     /// The seconds of the segments before `index`.
     func seconds(before index: Int) -> Double {
-        segments[..<min(index, segments.count)].reduce(0) { $0 + $1.duration }
+        held[..<min(max(0, index - spilled.count), held.count)].reduce(spilled.seconds) { $0 + $1.duration }
+    }
+
+    /// Lets go of the segments held before the last `keeping` and before `limit` (those the
+    /// bundle's copy has), never the last one the origin numbered (a reload goes on after it).
+    mutating func spill(keeping: Int, before limit: Int) {
+        let lastNumbered = held.lastIndex { $0.origin != nil } ?? 0
+        let drop = min(held.count - keeping, limit - spilled.count, lastNumbered)
+        guard drop > 0 else { return }
+        for segment in held[..<drop] {
+            spilled.seconds += segment.duration
+            if segment.isGap { spilled.gaps += 1 }
+            if segment.prefix.hasPrefix("#EXT-X-DISCONTINUITY\n") { spilled.discontinuities += 1 }
+            if HLSFormat.mentionsData(Array(segment.prefix.utf8)) { spilled.inlineKeys = true }
+        }
+        spilled.count += drop
+        // A new array: one cut at its start keeps the whole capacity.
+        held = Array(held[drop...])
+    }
+
+    /// Takes back the segments let go, `first` (read from the bundle's copy); false, and
+    /// nothing changed, when they are not as many.
+    mutating func restore(_ first: ArraySlice<RecordedSegment>) -> Bool {
+        guard first.count == spilled.count else { return false }
+        held = Array(first) + held
+        spilled = Spilled()
+        return true
     }
 }
