@@ -26,6 +26,9 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from live import memory  # noqa: E402  (VmRSS, VmHWM and RssAnon from /proc)
+
 WINDOW = 60
 
 
@@ -62,18 +65,6 @@ def origin(segment, rate):
     server = Server(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server.server_address[1]
-
-
-def status(pid):
-    """RssAnon and VmHWM of `pid` in KiB, or None once it has ended."""
-    try:
-        with open("/proc/%d/status" % pid) as file:
-            fields = dict(line.split(":", 1) for line in file if ":" in line)
-    except FileNotFoundError:
-        return None
-    if "RssAnon" not in fields:
-        return None
-    return int(fields["RssAnon"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
 def recorded(events):
@@ -118,11 +109,12 @@ def main():
         samples = []
         while process.poll() is None:
             time.sleep(10)
-            memory = status(process.pid)
-            if memory is None:
+            sample = memory(process.pid)
+            if sample is None:
                 break
-            samples.append((recorded(events), memory[0], memory[1]))
-            print("  %6d segments  heap %6.2f MiB  peak RSS %5.1f MiB" % (samples[-1][0], memory[0] / 1024, memory[1] / 1024), flush=True)
+            rss, peak, anonymous = sample
+            samples.append((recorded(events), anonymous, peak))
+            print("  %6d segments  heap %6.2f MiB  peak RSS %5.1f MiB" % (samples[-1][0], anonymous / 1024, peak / 1024), flush=True)
         code = process.wait()
     later = [sample for sample in samples if sample[0] >= args.segments / 2 and sample[0] < args.segments]
     growth = None
@@ -136,6 +128,8 @@ def main():
         print("heap growth over the second half: %+.1f KiB per 1,000 segments (%d to %d segments: %.2f to %.2f MiB)"
               % (growth, later[0][0], later[-1][0], later[0][1] / 1024, later[-1][1] / 1024))
     print("peak RSS %.1f MiB" % (max(sample[2] for sample in samples) / 1024 if samples else 0))
+    if not args.keep:
+        shutil.rmtree(folder, ignore_errors=True)
     if code != 0 or files != args.segments:
         sys.exit("the recording did not complete whole")
 

@@ -81,6 +81,11 @@ struct PlanContinuationTests {
             #expect(third.appendsTo == nil && third.resources.count == 9)
             #expect(third.keys.map(\.id) == ["k1", "k2"])
             #expect(third.renditions[0].localText.contains("URI=\"../keys/k2\""))
+            // Planned whole from the recording, it is continued by the next round.
+            #expect(third.continuation?.rows == 9)
+            try Data(Self.window(7, 10, extra: [k2]).utf8).write(to: url)
+            let fourth = try await Self.plan(url, recording, continuing: try #require(third.continuation))
+            #expect(fourth.appendsTo == 9 && fourth.resources.count == 2 && fourth.keys.map(\.id) == ["k1", "k2"])
         }
     }
 

@@ -248,7 +248,10 @@ struct HLSPlanner: Sendable {
         if !appending { try recording.restore() }
         if recording.isFinished || replaying {
             guard let recorded = recording.playlist(uri) else { return nil }
-            do { text = try recorded.text() } catch {
+            do {
+                text = try recorded.text()
+                if byPlace { after = PlanContinuation.Playlist(segments: recorded.count, seconds: recorded.duration, header: try recorded.header()) }
+            } catch {
                 throw CarryonError(.playlist, "the recording of \(uri) cannot be written: \(error)", cause: error)
             }
         } else {
