@@ -56,6 +56,10 @@ public func decodedVideoFrames(_ input: String, extraArguments: [String] = []) a
 /// (`timeline/`, `number/`, `list/`, `single/`, `base/`) and `periods/`, each with `main.mpd`.
 public var dashSampleMedia: URL { packageRoot.appendingPathComponent("Samples/dash") }
 
+/// The common-encryption streams Shaka Packager made (`Scripts/make-cenc-media.sh`), and their
+/// test keys in `keys.txt`.
+public var cencSampleMedia: URL { packageRoot.appendingPathComponent("Samples/cenc") }
+
 /// The video frames GStreamer decodes from `uri`, played in real time: the judge of DASH
 /// playback, as ffmpeg's DASH demuxer plays one Period only. An MPD served over HTTP plays in
 /// `playbin3` (dashdemux2; it hangs on a `file:` MPD, which plays in `playbin`), HLS in
