@@ -15,4 +15,16 @@ enum Hex {
         }
         return bytes
     }
+
+    /// `bytes` as lower-case hexadecimal digits.
+    static func text(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return text
+    }
 }

@@ -96,6 +96,6 @@ enum ClearKeyLicense {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        Hex.text(bytes)
     }
 }
