@@ -6,7 +6,8 @@ import Glibc
 /// Clients that connect to 127.0.0.1:`port` in a loop, each on a thread of its own: connect,
 /// send a request, close without reading, again — what a server meets when players keep
 /// arriving while it stops. A connection refused (the server has stopped listening) is counted
-/// and tried again, until ``stop()``.
+/// and ends that client: the port is free, and the next server to take it — another test's —
+/// must not receive these requests (it did: `/nothing` among an origin's requests).
 public final class ConnectingClients: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
@@ -36,7 +37,8 @@ public final class ConnectingClients: @unchecked Sendable {
                         lock.withLock { connected += 1 }
                     } else {
                         lock.withLock { refused += 1 }
-                        usleep(1_000)
+                        close(socket)
+                        return
                     }
                     close(socket)
                 }
@@ -59,7 +61,7 @@ public final class ConnectingClients: @unchecked Sendable {
         return connections >= count
     }
 
-    /// Stops every client: each ends after the connection it is making. Does not wait for them
+    /// Stops every client still connecting: each ends after the connection it is making. Does not wait for them
     /// (a blocking wait here would hold one of Swift concurrency's few threads).
     public func stop() {
         lock.withLock { stopped = true }
