@@ -93,7 +93,9 @@ doc = {
        "start": {"type": "number", "minimum": 0, "description": "only the part of the stream from this many seconds on: the first segment is the one that contains it; of a live stream, from this many seconds into its window"},
        "end": {"type": "number", "description": "only the part before this many seconds (not with duration)"},
        "duration": {"type": "number", "description": "only this many seconds from start (not with end); of a live stream, this many seconds recorded"},
-       "fromStart": {"type": "boolean", "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"}}},
+       "fromStart": {"type": "boolean", "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"},
+       "keys": {"type": "array", "items": {"type": "string", "pattern": "^(0x)?[0-9A-Fa-f-]{32,36}:(0x)?[0-9A-Fa-f]{32}$"}, "description": "content keys the caller holds for a common-encryption stream, KID:KEY in hexadecimal: each used for the stream's key with that KID and checked against its first samples before any media (a KID the stream does not use, or a wrong key, fails it: 422); sealed at rest, never answered back"},
+       "licenseURL": {"type": "string", "description": "a W3C Clear Key licence server for the stream's DASH keys when its MPD names none; kept with the asset"}}},
    "NewSelections": {"type": "object", "properties": {
        "audio": {"$ref": "#/components/schemas/Choice"}, "subtitles": {"$ref": "#/components/schemas/Choice"},
        "minBitrate": {"type": "integer"}, "maxBitrate": {"type": "integer"},

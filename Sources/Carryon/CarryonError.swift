@@ -89,5 +89,11 @@ public struct CarryonError: Error, Sendable, CustomStringConvertible {
         /// `--cacert`), expired or not yet valid, or issued for another name — or the TLS
         /// handshake failed. Never retried: it would fail the same way.
         public static let certificate = Code(rawValue: "certificate")
+        /// A stream's keys come from a DRM system Carryon cannot open (Widevine, PlayReady,
+        /// FairPlay), or from nowhere it was told of (a DASH stream naming no licence server):
+        /// nothing was downloaded. A key the user holds (``HeldKeys``), a Clear Key licence server
+        /// (``DownloadOptions/licenseURL``) or an app's ``ContentKeyProvider`` for the system
+        /// opens it.
+        public static let keySystem = Code(rawValue: "key-system")
     }
 }

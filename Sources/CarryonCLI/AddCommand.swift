@@ -42,6 +42,8 @@ struct Add: AsyncParsableCommand {
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
 
+    @OptionGroup var heldKeys: HeldKeyOptions
+
     @OptionGroup var library: LibraryOptions
 
     @OptionGroup var transfer: TransferOptions
@@ -69,7 +71,9 @@ struct Add: AsyncParsableCommand {
         let session = try await openSession(try library.open(), configuration)
         let task: DownloadTask
         do {
+            let held = try heldKeys.heldKeys()
             task = try await session.task(id: id)
+            try await heldKeys.apply(held, to: session, for: task.id)
             let added = try await session.addMediaSelections(
                 task.id, audio: audio.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,
                 subtitles: subtitles.map(DownloadOptions.RenditionChoice.init(parsing:)) ?? .none,

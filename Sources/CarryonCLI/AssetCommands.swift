@@ -267,6 +267,12 @@ struct Resume: AsyncParsableCommand {
 
     @OptionGroup var ownership: OwnershipOptions
 
+    @OptionGroup var heldKeys: HeldKeyOptions
+
+    func validate() throws {
+        if id == nil, !heldKeys.isEmpty { throw ValidationError("--key, --keys-file and --license-url are for one asset: give its id") }
+    }
+
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         transfer.configure(&configuration)
@@ -277,7 +283,13 @@ struct Resume: AsyncParsableCommand {
         var tasks: [DownloadTask] = []
         do {
             if let id {
+                let held = try heldKeys.heldKeys()
                 tasks = [try await session.task(id: id)]
+                try await heldKeys.apply(held, to: session, for: tasks[0].id)
+                if fleet, !heldKeys.isEmpty {
+                    // A worker (another process) plans it: the keys sealed for it now.
+                    try await KeyStore(library: session.library).hold(try heldKeys.all(held), for: tasks[0].id, lifetime: configuration.keyLifetime)
+                }
             } else {
                 for task in try await session.tasks() where try await task.snapshot().state.isResumable {
                     tasks.append(task)

@@ -26,6 +26,10 @@ struct Download: AsyncParsableCommand {
             bundle has a local main.mpd and HLS playlists of the same files, so it plays in \
             DASH and HLS players alike.
 
+            A common-encryption stream (cenc, cbcs) whose keys you hold downloads with \
+            --key KID:KEY or --keys-file FILE: each key is checked against the first samples it \
+            decrypts before the media is fetched, sealed at rest, never printed.
+
             Examples:
               carryon download https://example.com/main.m3u8 --name "Big Buck Bunny"
               carryon download https://example.com/dash/manifest.mpd --audio all
@@ -35,6 +39,7 @@ struct Download: AsyncParsableCommand {
               carryon download https://example.com/live.m3u8 --duration 30:00    (record half an hour of a live stream)
               carryon download --catalog Streams.plist "Advanced Stream"
               carryon download https://cdn.corp/show/main.m3u8 --cacert corp-root.pem --proxy http://user:pass@proxy.corp:3128
+              carryon download https://cdn.example/show/main.mpd --keys-file keys.txt    (one KID:KEY a line)
             """
     )
 
@@ -52,6 +57,8 @@ struct Download: AsyncParsableCommand {
     @OptionGroup var policy: PolicyOptions
 
     @OptionGroup var keyLifetime: KeyLifetimeOptions
+
+    @OptionGroup var heldKeys: HeldKeyOptions
 
     @Flag(help: "Print one JSON event per line instead of a progress bar.")
     var json = false
@@ -109,7 +116,10 @@ struct Download: AsyncParsableCommand {
             }
             var options = stream.options
             options.maximumBytesPerSecond = rate.bytesPerSecond
+            options.licenseURL = heldKeys.licenseURL
+            let held = try heldKeys.heldKeys()
             task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
+            try await heldKeys.hold(held, in: session, for: task.id)
             if !policy.isEmpty {
                 try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
             }

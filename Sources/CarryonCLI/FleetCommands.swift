@@ -30,6 +30,8 @@ struct Enqueue: AsyncParsableCommand {
 
     @OptionGroup var rate: RateLimitOptions
 
+    @OptionGroup var heldKeys: HeldKeyOptions
+
     @Flag(help: "Print {\"id\": …, \"state\": …} instead of the id.")
     var json = false
 
@@ -40,9 +42,14 @@ struct Enqueue: AsyncParsableCommand {
         try await self.library.withSession { session in
             var options = stream.options
             options.maximumBytesPerSecond = rate.bytesPerSecond
+            options.licenseURL = heldKeys.licenseURL
             let task: DownloadTask
             do {
+                let held = try heldKeys.heldKeys()
                 task = try await session.makeTask(url: stream.url, name: stream.name, options: options, headers: stream.requestHeaders)
+                // Sealed now, for the worker that claims it (another process): checked there
+                // against the stream's KIDs only as it finds them.
+                try await KeyStore(library: library).hold(try heldKeys.all(held), for: task.id, lifetime: DownloadSession.Configuration().keyLifetime)
                 if !policy.isEmpty {
                     try await StorageManager(library: library).setPolicy(policy.applied(to: StoragePolicy()), for: task.id)
                 }

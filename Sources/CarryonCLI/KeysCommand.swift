@@ -128,6 +128,8 @@ struct KeysRenew: AsyncParsableCommand {
 
     @OptionGroup var lifetime: KeyLifetimeOptions
 
+    @OptionGroup var heldKeys: HeldKeyOptions
+
     @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
     var json = false
 
@@ -136,6 +138,8 @@ struct KeysRenew: AsyncParsableCommand {
     func run() async throws {
         try await library.withSession { session in
             do {
+                let held = try heldKeys.heldKeys()
+                try await heldKeys.apply(held, to: session, for: try await session.task(id: id).id)
                 let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime)
                 if json { try await printKeys(of: id, session); return }
                 print(ids.isEmpty ? "The asset is not encrypted: no keys." : "renewed \(ids.joined(separator: ", "))")
@@ -201,6 +205,7 @@ struct KeysPrefetch: AsyncParsableCommand {
 
     @OptionGroup var stream: StreamOptions
     @OptionGroup var lifetime: KeyLifetimeOptions
+    @OptionGroup var heldKeys: HeldKeyOptions
     @Flag(help: "Print {\"id\": the new asset's id, \"keys\": its keys as `keys list --json` shows them}.")
     var json = false
 
@@ -214,7 +219,11 @@ struct KeysPrefetch: AsyncParsableCommand {
         network.configure(&configuration)
         let session = try await openSession(library, configuration)
         do {
-            let task = try await session.makeTask(url: stream.url, name: stream.name, options: stream.options, headers: stream.requestHeaders)
+            var options = stream.options
+            options.licenseURL = heldKeys.licenseURL
+            let held = try heldKeys.heldKeys()
+            let task = try await session.makeTask(url: stream.url, name: stream.name, options: options, headers: stream.requestHeaders)
+            try await heldKeys.hold(held, in: session, for: task.id)
             try await session.prepare(task.id)
             let keys = try await KeyStore(library: library).keys(of: task.id)
             await session.shutdown()
@@ -243,6 +252,7 @@ struct KeysFetch: AsyncParsableCommand {
     var id: String
 
     @OptionGroup var lifetime: KeyLifetimeOptions
+    @OptionGroup var heldKeys: HeldKeyOptions
     @Flag(help: "Print the asset's keys afterwards as a JSON array (the shape of `keys list --json`).")
     var json = false
 
@@ -254,6 +264,8 @@ struct KeysFetch: AsyncParsableCommand {
         network.configure(&configuration)
         try await library.withSession(configuration: configuration) { session in
             do {
+                let held = try heldKeys.heldKeys()
+                try await heldKeys.apply(held, to: session, for: try await session.task(id: id).id)
                 let ids = try await session.renewKeys(id, lifetime: lifetime.isEmpty ? nil : lifetime.lifetime, onlyMissing: true)
                 if json { try await printKeys(of: id, session); return }
                 print(ids.isEmpty ? "The asset has all its keys." : "fetched \(ids.joined(separator: ", "))")

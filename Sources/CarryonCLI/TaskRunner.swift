@@ -230,7 +230,12 @@ final class ProgressDisplay: @unchecked Sendable {
                 printNote("\(id): \(selection.variant.resolution ?? "audio") at \(formatBitrate(selection.variant.bandwidth))\(renditions.isEmpty ? "" : " with " + renditions.joined(separator: ", "))")
             case .playlistWarnings(let id, let warnings):
                 clearBar()
-                let count = warnings.count == 1 ? "1 place" : "\(warnings.count) places"
+                // A key the user holds that could not be checked is said in full; deviations counted.
+                let keys = warnings.filter { $0.contains("the key given for KID") }
+                for warning in keys { printNote("\(id): warning: \(warning)") }
+                let deviations = warnings.count - keys.count
+                guard deviations > 0 else { break }
+                let count = deviations == 1 ? "1 place" : "\(deviations) places"
                 printNote("\(id): the stream's playlists deviate from RFC 8216bis in \(count); read as players read them (carryon logs \(id) --error lists each)")
             default:
                 break

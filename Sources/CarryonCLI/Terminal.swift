@@ -128,7 +128,9 @@ func hint(for error: any Error, id: String? = nil) -> String {
         return "`carryon storage` shows the rules and the space used, `carryon list` what each asset takes; `carryon purge`, `carryon storage --quota SIZE`, `--keep-free SIZE` or `--purge-on-download` makes room"
             + (id.map { ", then `carryon resume \($0)` continues where it stopped." } ?? ".")
     case .keys:
-        return "`carryon keys list \(asset)` shows the keys' state; `carryon keys fetch \(asset)` obtains missing ones, `carryon keys renew \(asset)` all of them again."
+        return "`carryon keys list \(asset)` shows the keys' state; `carryon keys fetch \(asset)` obtains missing ones, `carryon keys renew \(asset)` all of them again; a key you hold goes with --key KID:KEY (or --keys-file FILE)."
+    case .keySystem:
+        return "If you hold the stream's keys, pass each with --key KID:KEY (or --keys-file FILE, one KID:KEY a line); a Clear Key licence server goes with --license-url URL; an app embedding Carryon registers a ContentKeyProvider for the key system."
     case .selection:
         return "`carryon inspect URL` lists the variants and renditions the stream offers."
     case .stalled:

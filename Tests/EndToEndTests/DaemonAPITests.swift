@@ -34,13 +34,13 @@ struct DaemonAPITests {
         }
     }
 
-    /// `catalog` gives the catalog's JSON for the origin's base URL.
-    func withDaemon(allowFiles: [String] = [], catalog: (@Sendable (String) -> String)? = nil,
+    /// `catalog` gives the catalog's JSON for the origin's base URL; the origin serves `media`.
+    func withDaemon(allowFiles: [String] = [], catalog: (@Sendable (String) -> String)? = nil, media: URL = sampleMedia,
                     _ body: @Sendable (Daemon) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
             let session = try await DownloadSession(library: library)
-            try await Origin(root: sampleMedia.path).withRunning { origin in
+            try await Origin(root: media.path).withRunning { origin in
                 var server = try PlaybackServer(source: PlaybackSource(library: library, session: session))
                 let streams = try catalog.map { try StreamCatalog(data: Data($0(origin.baseURL).utf8)) }
                 server.api = DaemonAPI(session: session, streams: StreamURLRule(allowedFolders: allowFiles), catalog: streams)

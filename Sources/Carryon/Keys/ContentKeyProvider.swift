@@ -47,6 +47,9 @@ public struct ContentKeyResponse: Sendable {
     /// ``DownloadSession/renewKeys(_:lifetime:onlyMissing:)``, else the session's
     /// ``DownloadSession/Configuration/keyLifetime``.
     public var lifetime: KeyLifetime?
+    /// Where Carryon had it from when not where the key's URI says (a licence server given for
+    /// the download): what the key store lists.
+    var source: String?
 
     /// Creates a response with the key's bytes and, optionally, the lifetime the key server
     /// gives it.
@@ -92,11 +95,18 @@ public protocol ContentKeyProvider: Sendable {
 struct ContentKeyFetcher: Sendable {
     let fetcher: PlaylistFetcher
     let providers: [String: any ContentKeyProvider]
+    /// A Clear Key licence server for DASH keys whose MPD names none (`--license-url`).
+    var licenseURL: String? = nil
 
     func key(_ key: DownloadPlan.PlannedKey, assetID: String) async throws(CarryonError) -> ContentKeyResponse {
         let scheme = (URIReference.scheme(of: key.uri) ?? "").lowercased()
         let response: ContentKeyResponse
-        if let provider = providers[scheme] ?? providers[key.keyFormat] {
+        // A DASH key of a system nothing here opens, or Clear Key with no licence URL: the
+        // licence server given for the download, if any.
+        let provider = providers[scheme] ?? providers[key.keyFormat]
+        let givenLicense = key.isDASH && provider == nil && (key.keyFormat != ClearKeyLicense.keyFormat || !["http", "https", "file"].contains(scheme))
+            ? licenseURL : nil
+        if let provider {
             let request = ContentKeyRequest(assetID: assetID, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
                                             keyFormatVersions: key.keyFormatVersions, keyID: key.keyID, initData: key.initData)
             do {
@@ -104,22 +114,28 @@ struct ContentKeyFetcher: Sendable {
             } catch let error as CarryonError {
                 throw error
             } catch {
-                throw CarryonError(.keys, "the key provider for \(scheme): failed for key \(key.id) (KEYFORMAT \(key.keyFormat)): \(error)")
+                let named = key.isDASH ? "KID \(key.keyID ?? "?") (ContentProtection \(key.keyFormat))" : "key \(key.id) (KEYFORMAT \(key.keyFormat))"
+                throw CarryonError(.keys, "the key provider for \(key.isDASH ? key.keyFormat : scheme + ":") failed for \(named): \(error)")
             }
-        } else if key.keyFormat == ClearKeyLicense.keyFormat, ["http", "https", "file"].contains(scheme),
+        } else if let licenseURL = givenLicense ?? (key.keyFormat == ClearKeyLicense.keyFormat && ["http", "https", "file"].contains(scheme) ? key.uri : nil),
                   let keyID = key.keyID.flatMap(ClearKeyLicense.keyID) {
             // W3C Clear Key: the licence asked for with the task's headers and retries.
+            let licenseScheme = (URIReference.scheme(of: licenseURL) ?? "").lowercased()
             do {
                 let post = PlaylistFetcher.Post(body: ClearKeyLicense.request(for: [keyID]), contentType: "application/json")
-                let license = try await fetcher.fetchBytes(key.uri, post: scheme == "file" ? nil : post).1
-                response = ContentKeyResponse(key: try ClearKeyLicense.key(for: keyID, in: license, from: key.uri))
+                let license = try await fetcher.fetchBytes(licenseURL, post: licenseScheme == "file" ? nil : post).1
+                var licensed = ContentKeyResponse(key: try ClearKeyLicense.key(for: keyID, in: license, from: licenseURL))
+                licensed.source = licenseURL
+                response = licensed
             } catch {
                 if error.code == .cancelled || error.code == .refusedLocation || error.code == .keys { throw error }
-                throw CarryonError(.keys, "the Clear Key licence for key \(key.id) (KID \(key.keyID ?? "")) cannot be had, so nothing was downloaded: \(error.message)",
+                throw CarryonError(.keys, "the Clear Key licence for KID \(key.keyID ?? "") cannot be had from \(licenseURL), so nothing was downloaded: \(error.message)",
                                    cause: error)
             }
+        } else if key.isDASH {
+            throw KeySystems.refusal(key)
         } else if key.keyFormat != "identity" {
-            throw CarryonError(.keys, "no ContentKeyProvider for KEYFORMAT \"\(key.keyFormat)\" (scheme \(scheme):), which key \(key.id) needs; nothing was downloaded")
+            throw KeySystems.refusal(key)
         } else if scheme == "http" || scheme == "https" || scheme == "file" {
             // A file: key comes only from a playlist read from disk (HLSPlanner checks).
             do {
@@ -135,10 +151,11 @@ struct ContentKeyFetcher: Sendable {
             }
             response = ContentKeyResponse(key: bytes)
         } else {
-            throw CarryonError(.keys, "no ContentKeyProvider for the scheme \(scheme): (KEYFORMAT \"\(key.keyFormat)\"), which key \(key.id) needs; nothing was downloaded")
+            throw KeySystems.refusal(key)
         }
         guard response.key.count == 16 else {
-            throw CarryonError(.keys, "key \(key.id) (\(key.method)) is \(response.key.count) bytes, not 16")
+            let named = key.isDASH ? "the key of KID \(key.keyID ?? "?")" : "key \(key.id) (METHOD=\(key.method))"
+            throw CarryonError(.keys, "\(named) is \(response.key.count) bytes, not 16")
         }
         return response
     }

@@ -76,19 +76,51 @@ public struct KeyStore: Sendable {
             let expiry = info.effectiveExpiry.map { ISO8601DateFormatter().string(from: $0) } ?? "-"
             throw CarryonError(.keys, "key \(keyID) of \(assetID) expired at \(expiry)")
         }
-        guard let sealed = found.sealed else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
-        let master = try sealingKey()
-        let key: [UInt8]
-        do {
-            key = [UInt8](try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: master.key,
-                                           authenticating: Self.context(assetID, keyID)))
-        } catch {
-            throw CarryonError(.keys, "key \(keyID) of \(assetID) cannot be opened with this library's master key")
-        }
+        let key = try open(found, keyID, of: assetID)
         if info.firstPlayedAt == nil {
             try await library.index.recordFirstPlayback(ofKey: keyID, of: assetID, at: now)
         }
         return key
+    }
+
+    private func open(_ found: SealedKey, _ keyID: String, of assetID: String) throws(CarryonError) -> [UInt8] {
+        guard let sealed = found.sealed else { throw CarryonError(.keys, "key \(keyID) of \(assetID) was invalidated") }
+        let master = try sealingKey()
+        do {
+            return [UInt8](try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: master.key,
+                                            authenticating: Self.context(assetID, keyID)))
+        } catch {
+            throw CarryonError(.keys, "key \(keyID) of \(assetID) cannot be opened with this library's master key")
+        }
+    }
+
+    // MARK: Keys the user holds
+
+    /// The URI a key the user holds is listed with: it came from no server.
+    public static let heldURI = "held:"
+
+    /// Keeps `keys`, which the user holds, for asset `assetID`: each sealed as `kid-<KID>`
+    /// (listed with the URI ``heldURI``), used by its downloads, renewals and added media
+    /// selections for any key with that KID. What ``DownloadSession/hold(_:for:requiringUse:)`` does once a
+    /// download found the keys right; for a download another process runs (the fleet's queue).
+    public func hold(_ keys: HeldKeys, for assetID: String, lifetime: KeyLifetime) async throws(CarryonError) {
+        for (keyID, key) in keys.keys.sorted(by: { $0.key < $1.key }) {
+            try await store(key, id: "kid-" + keyID, assetID: assetID, uri: Self.heldURI, method: "common encryption",
+                            keyFormat: "held", lifetime: lifetime)
+        }
+    }
+
+    /// The keys the user holds for asset `assetID` (see ``hold(_:for:lifetime:)``), invalidated
+    /// ones left out.
+    public func heldKeys(of assetID: String) async throws(CarryonError) -> HeldKeys {
+        var held = HeldKeys()
+        for info in try await library.index.keys(of: assetID)
+        where info.uri == Self.heldURI && !info.isInvalidated && info.id.hasPrefix("kid-") {
+            guard let found = try await library.index.sealedKey(info.id, of: assetID) else { continue }
+            let key = try open(found, info.id, of: assetID)
+            held.insert(key, keyID: String(info.id.dropFirst(4)))
+        }
+        return held
     }
 
     /// Deletes the keys of an asset (they stay listed, invalidated): it no longer plays until

@@ -51,6 +51,11 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
     /// live (nil: a complete stream, or one not read yet). For a live stream, ``timeRange``
     /// may give only a duration: the seconds of media to record.
     public var live: LiveOptions?
+    /// A W3C Clear Key licence server for the stream's DASH keys when its MPD names none
+    /// (`dashif:Laurl`): asked with the download's headers, as a licence server the MPD names
+    /// would be. Kept with the asset, so that a resumed download, a renewal and an added
+    /// selection ask it too.
+    public var licenseURL: String?
 
     /// Options with the given bounds and choices; each parameter sets the property of the same
     /// name. The defaults take the highest variant, preferring HDR and multichannel audio, with
@@ -59,7 +64,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
                 maximumResolution: Resolution? = nil, prefersHDR: Bool = true, prefersMultichannel: Bool = true,
                 audio: RenditionChoice = .automatic, subtitles: RenditionChoice = .automatic,
                 preferredLanguages: [String]? = nil, maximumBytesPerSecond: Int? = nil, timeRange: TimeRange? = nil,
-                live: LiveOptions? = nil) {
+                live: LiveOptions? = nil, licenseURL: String? = nil) {
         self.minimumBitrate = minimumBitrate
         self.minimumResolution = minimumResolution
         self.maximumBitrate = maximumBitrate
@@ -72,6 +77,7 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
         self.maximumBytesPerSecond = maximumBytesPerSecond
         self.timeRange = timeRange
         self.live = live
+        self.licenseURL = licenseURL
     }
 
     /// Checks that every bound is one a stream can have: bitrates and the byte rate from 1 to
@@ -95,6 +101,12 @@ public struct DownloadOptions: Sendable, Hashable, Codable {
             throw CarryonError(.invalidValue, "the minimum bitrate \(minimumBitrate) is above the maximum \(maximumBitrate)")
         }
         try timeRange?.check()
+        if let licenseURL {
+            let scheme = licenseURL.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() }
+            guard scheme == "http" || scheme == "https", URL(string: licenseURL)?.host?.isEmpty == false else {
+                throw CarryonError(.invalidValue, "the licence URL \"\(licenseURL)\" is not an http(s) URL")
+            }
+        }
     }
 
     /// A choice of renditions of one type (audio or subtitles).

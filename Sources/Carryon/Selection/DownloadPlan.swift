@@ -64,6 +64,27 @@ struct DownloadPlan: Sendable {
         var keyID: String? = nil
         /// The key system's initialization data (a `pssh` box).
         var initData: [UInt8]? = nil
+        /// What named the key, for errors: `Representation 1 (line 9)`, `the EXT-X-KEY on line 7 of URL`.
+        var namedBy: String? = nil
+        /// Named by a DASH `ContentProtection` (else by an HLS `EXT-X-KEY`): errors speak its terms.
+        var isDASH = false
+        /// Where the first samples it encrypts are, one probe a rendition (at most four): read
+        /// for the KID of an HLS key that names none, and to check a key the user holds.
+        var probes: [KeyProbe] = []
+    }
+
+    /// An init section and the first media segments after it that a key encrypts (see
+    /// ``PlannedKey/probes``).
+    struct KeyProbe: Sendable, Hashable {
+        struct Location: Sendable, Hashable {
+            var uri: String
+            var range: ClosedRange<Int64>?
+        }
+
+        var initSection: Location
+        var segments: [Location]
+        /// The rendition's name, for errors.
+        var rendition: String
     }
 }
 

@@ -80,7 +80,7 @@ extension DownloadSession {
                 .filter { !$0.isInvalidated }.map(\.id))
             keys.removeAll { valid.contains($0.id) }
         }
-        try await obtainKeys(keys, for: id, fetcher: fetcher, lifetime: lifetime)
+        try await obtainKeys(keys, for: id, fetcher: fetcher, lifetime: lifetime, alsoUsing: planned.plan.keys)
         return keys.map(\.id)
     }
 
@@ -145,7 +145,8 @@ extension DownloadSession {
         var described: [String] = []
         for notice in notices {
             let warning = notice.warning
-            let comment = "line \(warning.line): \(warning.message)" + (warning.lineText.map { " [\($0)]" } ?? "")
+            // Line 0: about the stream, not a line of it (a key that could not be checked).
+            let comment = (warning.line > 0 ? "line \(warning.line): " : "") + warning.message + (warning.lineText.map { " [\($0)]" } ?? "")
             logs.error(.init(date: now, event: "download", uri: notice.playlist, errorDomain: format ?? asset.format, errorCode: "playlist-warning", comment: comment), for: asset.id)
             described.append("\(notice.playlist), \(comment)")
         }
@@ -173,24 +174,58 @@ extension DownloadSession {
         return bundle
     }
 
-    /// Obtains and seals the content keys of a plan (see ``ContentKeyFetcher``). All are
-    /// obtained before any is stored, so a failure leaves the key store as it was.
+    /// Obtains and seals the content keys of a plan: those whose KID the user holds (given with
+    /// ``hold(_:for:requiringUse:)`` or kept in the key store), checked against their first samples; the
+    /// others as ``ContentKeyFetcher`` obtains them. All are obtained before any is stored, so a
+    /// failure leaves the key store as it was.
+    ///
+    /// - Throws: ``CarryonError/Code/keys`` when a key cannot be obtained or a held key is wrong,
+    ///   or a key given one by one for the asset is for a KID it does not use (`keys` and
+    ///   `alsoUsing`: the stream's keys stored already); ``CarryonError/Code/keySystem`` when
+    ///   nothing given opens the system a key needs.
     func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
-                            lifetime: KeyLifetime? = nil) async throws(CarryonError) {
-        guard !keys.isEmpty else { return }
+                    lifetime: KeyLifetime? = nil, alsoUsing stored: [DownloadPlan.PlannedKey] = []) async throws(CarryonError) {
+        let given = givenKeys[id] ?? (HeldKeys(), [])
+        guard !keys.isEmpty || !given.required.isEmpty else { return }
         let store = KeyStore(library: library)
-        let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders)
-        var obtained: [(DownloadPlan.PlannedKey, ContentKeyResponse)] = []
+        let held = try given.keys.merging(try await store.heldKeys(of: id))
+        let asset = try await index.asset(id)
+        let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders, licenseURL: asset?.options.licenseURL)
+        var obtained: [(key: DownloadPlan.PlannedKey, response: ContentKeyResponse, isHeld: Bool)] = []
+        var used: [String: String] = [:]
+        var notices: [DownloadPlan.PlaylistNotice] = []
         for key in keys {
+            if !held.isEmpty, let keyID = try await heldKeyID(of: key, fetcher: fetcher), let bytes = held.keys[keyID] {
+                if let notice = try await checkHeldKey(bytes, keyID: keyID, key: key, fetcher: fetcher) { notices.append(notice) }
+                used[keyID] = key.id
+                obtained.append((key, ContentKeyResponse(key: bytes), true))
+                continue
+            }
             // Awaited before the tuple is built: see SizeEstimator for the miscompile that a
             // tuple built around an `await` meets in release builds.
             let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
-            obtained.append((key, response))
+            obtained.append((key, response, false))
         }
-        for (key, response) in obtained {
-            try await store.store(response.key, id: key.id, assetID: id, uri: key.uri, method: key.method, keyFormat: key.keyFormat,
-                                  lifetime: response.lifetime ?? lifetime ?? configuration.keyLifetime, fence: tasks[id]?.run?.fence)
+        let storedKIDs = Set(stored.compactMap { $0.keyID.flatMap(HeldKeys.keyID) })
+        let unused = given.required.sorted().filter { used[$0] == nil && !storedKIDs.contains($0) }
+        if !unused.isEmpty {
+            let kids = Set((keys + stored).compactMap { $0.keyID.flatMap(HeldKeys.keyID) }).sorted()
+            let uses = keys.isEmpty && stored.isEmpty ? "it is not encrypted" : kids.isEmpty ? "its keys are named by URI, not by KID" : "it uses KID \(kids.joined(separator: ", "))"
+            throw CarryonError(.keys, "the stream does not use KID \(unused.joined(separator: ", ")), for which a key was given (\(uses)); nothing was downloaded")
         }
+        let keyLifetime = lifetime ?? configuration.keyLifetime
+        for (key, response, isHeld) in obtained {
+            try await store.store(response.key, id: key.id, assetID: id, uri: isHeld ? KeyStore.heldURI : response.source ?? key.uri, method: key.method,
+                                  keyFormat: key.keyFormat, lifetime: response.lifetime ?? keyLifetime, fence: tasks[id]?.run?.fence)
+        }
+        for (keyID, keyName) in used where keyName != "kid-" + keyID {
+            // Kept under its KID too, for the renditions an added selection brings.
+            guard let bytes = held.keys[keyID] else { continue }
+            try await store.store(bytes, id: "kid-" + keyID, assetID: id, uri: KeyStore.heldURI, method: "common encryption",
+                                  keyFormat: "held", lifetime: keyLifetime, fence: tasks[id]?.run?.fence)
+        }
+        givenKeys[id] = nil
+        if !notices.isEmpty, let asset { reportPlaylistWarnings(notices, for: asset) }
     }
 
     /// Admits a transfer by the library's storage rules (see `StorageManager.admit`): purges
@@ -307,6 +342,11 @@ extension DownloadSession {
             + additionalVariants.map(\.uri).filter { uri in !(current?.additionalVariants ?? []).contains { $0.uri == uri } }
         guard !addedURIs.isEmpty || options.timeRange != asset.options.timeRange else {
             throw CarryonError(.selection, "\(id) already has every rendition asked for (\(currentRenditions.map { "\($0.type.lowercased()) \($0.name)" }.joined(separator: ", ")))")
+        }
+        if configuration.prefetchKeys {
+            // The keys the added renditions bring (a language's own KID), before any media.
+            let stored = Set(try await KeyStore(library: library).keys(of: id).filter { !$0.isInvalidated }.map(\.id))
+            try await obtainKeys(plan.keys.filter { !stored.contains($0.id) }, for: id, fetcher: fetcher, alsoUsing: plan.keys)
         }
         var saved = asset
         saved.options = options

@@ -169,7 +169,7 @@ extension DownloadSession {
     private func obtainNewKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher) async throws(CarryonError) {
         guard !keys.isEmpty else { return }
         let held = Set(try await KeyStore(library: library).keys(of: id).filter { !$0.isInvalidated }.map(\.id))
-        try await obtainKeys(keys.filter { !held.contains($0.id) }, for: id, fetcher: fetcher)
+        try await obtainKeys(keys.filter { !held.contains($0.id) }, for: id, fetcher: fetcher, alsoUsing: keys)
     }
 
     /// Writes what a round found wrong to the asset's error log: segments missed, a stream that

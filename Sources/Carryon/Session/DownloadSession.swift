@@ -71,6 +71,9 @@ public actor DownloadSession {
     /// when the session shuts down.
     var fleetTasks: Set<String> = []
     var isShutDown = false
+    /// Keys the user gave for an asset (``hold(_:for:requiringUse:)``), in memory until its
+    /// keys are obtained, and the KIDs among them the stream must use.
+    var givenKeys: [String: (keys: HeldKeys, required: Set<String>)] = [:]
 
     /// Opens a session over `library`. Nothing is written to the library until a task is
     /// resumed: opening a session changes no row another process holds.

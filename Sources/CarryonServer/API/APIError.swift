@@ -29,8 +29,8 @@ public struct APIError: Error, Sendable, Encodable {
     /// The answer to an engine error, with its code: 404 for an asset the library does not
     /// have, 409 for a request the task's state does not allow, 400 for a location refused, 422
     /// for a stream Carryon cannot read or download as asked (nothing to choose; its origin
-    /// failed, or sent what is not a manifest: the caller's stream, not the daemon, is at
-    /// fault), 507 for a full disk or quota, 500 otherwise.
+    /// failed, or sent what is not a manifest; its keys cannot be had or are wrong: the
+    /// caller's stream, not the daemon, is at fault), 507 for a full disk or quota, 500 otherwise.
     public init(_ error: CarryonError) {
         let status: Int
         var hint: String?
@@ -45,6 +45,9 @@ public struct APIError: Error, Sendable, Encodable {
         case .certificate:
             status = 422
             hint = "The origin's certificate did not verify: start the daemon with --cacert FILE if you trust its authority."
+        case .keySystem, .keys:
+            status = 422
+            hint = "Keys you hold go in the request's \"keys\" (KID:KEY each), a Clear Key licence server in \"licenseURL\"."
         case .disk, .storage: status = 507
         default: status = 500
         }

@@ -31,6 +31,11 @@ extension DaemonAPI {
         var duration: Double?
         /// For a live stream: record from the oldest segment its window holds, not the live edge.
         var fromStart: Bool?
+        /// Content keys the caller holds, `KID:KEY` in hexadecimal each (``HeldKeys``): sealed,
+        /// never answered back.
+        var keys: [String]?
+        /// A Clear Key licence server for DASH keys the MPD names none for.
+        var licenseURL: String?
 
         /// A rendition choice given as text or as an array of languages.
         struct Choice: Decodable {
@@ -62,10 +67,15 @@ extension DaemonAPI {
         options.maximumBytesPerSecond = new.limitRate
         options.timeRange = try Self.timeRange(start: new.start, end: new.end, duration: new.duration)
         if new.fromStart == true { options.live = LiveOptions(fromStart: true) }
+        options.licenseURL = new.licenseURL
+        let held = try HeldKeys(new.keys ?? [])
         let task = try await session.makeTask(url: url, name: name, options: options, headers: headers)
         if new.fleet == true {
+            // Sealed now for the worker that claims it, another process.
+            try await KeyStore(library: session.library).hold(held, for: task.id, lifetime: session.configuration.keyLifetime)
             try await session.enqueueForFleet(task.id)
         } else {
+            try await session.hold(held, for: task.id)
             try await task.resume()
         }
         return try APIJSON.response(status: 201, try await task.snapshot(), headers: [.location: "assets/\(task.id)"])

@@ -808,6 +808,18 @@ enum OpenAPIDocument {
           "fromStart": {
             "type": "boolean",
             "description": "for a live stream: record from the oldest segment its window holds, not from the live edge"
+          },
+          "keys": {
+            "type": "array",
+            "items": {
+              "type": "string",
+              "pattern": "^(0x)?[0-9A-Fa-f-]{32,36}:(0x)?[0-9A-Fa-f]{32}$"
+            },
+            "description": "content keys the caller holds for a common-encryption stream, KID:KEY in hexadecimal: each used for the stream's key with that KID and checked against its first samples before any media (a KID the stream does not use, or a wrong key, fails it: 422); sealed at rest, never answered back"
+          },
+          "licenseURL": {
+            "type": "string",
+            "description": "a W3C Clear Key licence server for the stream's DASH keys when its MPD names none; kept with the asset"
           }
         }
       },

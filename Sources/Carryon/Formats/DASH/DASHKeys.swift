@@ -24,11 +24,12 @@ enum DASHKeys {
             ?? protections.first(where: { $0.licenseURL != nil }) {
             let uri = clearKey.licenseURL.map { URIReference.resolve($0, against: mpdURL) } ?? ContentProtection.clearKey
             return DownloadPlan.PlannedKey(id: "", uri: uri, method: method, keyFormat: ClearKeyLicense.keyFormat, keyFormatVersions: nil,
-                                           keyID: keyID)
+                                           keyID: keyID, namedBy: "Representation \(representation) (\(mpdURL), line \(line))", isDASH: true)
         }
         let system = protections.first { $0.schemeIdUri.hasPrefix("urn:uuid:") } ?? scheme ?? protections[0]
         return DownloadPlan.PlannedKey(id: "", uri: system.schemeIdUri, method: method, keyFormat: system.schemeIdUri,
                                        keyFormatVersions: nil, keyID: keyID,
-                                       initData: system.pssh.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) })
+                                       initData: system.pssh.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
+                                       namedBy: "Representation \(representation) (\(mpdURL), line \(line))", isDASH: true)
     }
 }

@@ -316,11 +316,27 @@ enum DASHPlan {
         return Key(method: key.method == "cbcs" ? .sampleAES : .sampleAESCTR, uri: "../keys/\(key.id)", keyFormat: "identity")
     }
 
+    /// The W3C common system id, whose `pssh` names KIDs for any system (Clear Key's included).
+    static let commonSystem = "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b"
+
     /// Attributes as the local MPD keeps them: `ContentProtection` without the origin's licence
     /// URL, and no URL query parameter descriptor (the origin's token is nothing to local files).
+    /// Offline the bundle's keys are licensed by the playback server through W3C Clear Key
+    /// whatever system the origin named: where an element names a KID, Clear Key is offered
+    /// (added when the origin named only another system), and the DRM systems no licence is
+    /// had for offline (Widevine, PlayReady, FairPlay) are left out, so a player asks Clear Key.
     private static func offline(_ common: CommonAttributes) -> CommonAttributes {
         var common = common
         for index in common.contentProtections.indices { common.contentProtections[index].licenseURL = nil }
+        if common.contentProtections.contains(where: { $0.defaultKID != nil }) {
+            common.contentProtections.removeAll { protection in
+                protection.schemeIdUri.lowercased().hasPrefix("urn:uuid:") && protection.schemeIdUri.lowercased() != ContentProtection.clearKey
+                    && protection.schemeIdUri.lowercased() != Self.commonSystem
+            }
+            if !common.contentProtections.contains(where: { $0.schemeIdUri.lowercased() == ContentProtection.clearKey }) {
+                common.contentProtections.append(ContentProtection(schemeIdUri: ContentProtection.clearKey, value: "ClearKey1.0"))
+            }
+        }
         common.essentialProperties.removeAll { URLQueryInfo.schemes.contains($0.schemeIdUri) }
         common.supplementalProperties.removeAll { URLQueryInfo.schemes.contains($0.schemeIdUri) }
         common.urlQuery = nil

@@ -94,11 +94,20 @@ struct DASHPlanner: Sendable {
                 var partKey: DownloadPlan.PlannedKey?
                 if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
                                               representation: part.representation.id) {
-                    if let known = keys.first(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
-                        key = known
+                    let probe = addressing.initialization.map { initialization in
+                        DownloadPlan.KeyProbe(initSection: .init(uri: initialization.url, range: initialization.range.map { $0.first...$0.last }),
+                                              segments: addressing.segments.prefix(3).map { .init(uri: $0.location.url, range: $0.location.range.map { $0.first...$0.last }) },
+                                              rendition: "Representation \(part.representation.id)")
+                    }
+                    if let index = keys.firstIndex(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
+                        if let probe, keys[index].probes.count < 4, !keys[index].probes.contains(where: { $0.rendition == probe.rendition }) {
+                            keys[index].probes.append(probe)
+                        }
+                        key = keys[index]
                     } else {
                         // Named by the KID, so the playback server answers a licence request for it.
                         key.id = key.keyID.flatMap(ClearKeyLicense.keyID).map(ClearKeyLicense.storeID) ?? "k\(keys.count + 1)"
+                        key.probes = probe.map { [$0] } ?? []
                         keys.append(key)
                     }
                     partKey = key

@@ -125,9 +125,9 @@ struct HLSPlanBuilder {
             rendition.segmentRows.append(-1)
             return
         }
-        useKey(segment.keys, chosen: segment.key, in: &rendition)
+        useKey(segment.keys, chosen: segment.key, in: &rendition, probing: segment)
         if let map = segment.initSection {
-            useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first, in: &rendition)
+            useKey(map.keys, chosen: map.keys.first { $0.keyFormat == "identity" } ?? map.keys.first, in: &rendition, probing: nil)
             if rendition.mapRows[map.line] == nil {
                 let number = range == nil ? placeNumber : Self.number(of: map.uri, map.byteRange, map.line, in: &rendition)
                 rendition.mapRows[map.line] = add(map.uri, map.byteRange, .initSection, start: start, duration: 0,
@@ -185,7 +185,9 @@ struct HLSPlanBuilder {
                              start: start, duration: duration, estimate: estimate, number: number)
     }
 
-    private mutating func useKey(_ keys: [SegmentKey], chosen: SegmentKey?, in rendition: inout Rendition) {
+    /// Names the key `chosen` (of `keys`, the tags in effect) for the rendition begun; `probing`,
+    /// a segment of fMP4 it encrypts, is kept among the key's first samples (see `KeyProbe`).
+    private mutating func useKey(_ keys: [SegmentKey], chosen: SegmentKey?, in rendition: inout Rendition, probing segment: Segment?) {
         for key in keys where rendition.keyLines[key.line] == nil { rendition.keyLines[key.line] = .some(nil) }
         guard let chosen else { return }
         let id: String
@@ -197,9 +199,30 @@ struct HLSPlanBuilder {
             if isAppending { unappendable = "a key the plan does not have" }
             id = "k\(contentKeys.count + 1)"
             contentKeys.append(DownloadPlan.PlannedKey(id: id, uri: chosen.uri, method: chosen.method.rawValue, keyFormat: chosen.keyFormat,
-                                                       keyFormatVersions: chosen.keyFormatVersions))
+                                                       keyFormatVersions: chosen.keyFormatVersions,
+                                                       namedBy: "the EXT-X-KEY on line \(chosen.line) of \(rendition.input.uri)"))
+        }
+        if let segment, let map = segment.initSection, chosen.method == .sampleAES || chosen.method == .sampleAESCTR,
+           let index = contentKeys.firstIndex(where: { $0.id == id }) {
+            Self.probe(&contentKeys[index], segment: segment, map: map, rendition: rendition.input.uri)
         }
         rendition.keyLines[chosen.line] = .some("../keys/\(id)")
+    }
+
+    /// Keeps `segment` (with its init section `map`) among the first samples `key` encrypts in
+    /// `rendition`: three segments after one init section, four renditions at most.
+    private static func probe(_ key: inout DownloadPlan.PlannedKey, segment: Segment, map: InitSection, rendition: String) {
+        func location(_ uri: String, _ range: ResolvedByteRange?) -> DownloadPlan.KeyProbe.Location {
+            .init(uri: uri, range: range.map { Int64($0.offset)...Int64($0.offset + $0.length - 1) })
+        }
+        let place = location(segment.uri, segment.byteRange)
+        if let index = key.probes.firstIndex(where: { $0.rendition == rendition }) {
+            if key.probes[index].segments.count < 3, key.probes[index].initSection == location(map.uri, map.byteRange) {
+                key.probes[index].segments.append(place)
+            }
+        } else if key.probes.count < 4 {
+            key.probes.append(DownloadPlan.KeyProbe(initSection: location(map.uri, map.byteRange), segments: [place], rendition: rendition))
+        }
     }
 
     /// Ends the rendition begun: `media` is its playlist resolved (its segments, if it keeps
