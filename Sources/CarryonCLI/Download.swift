@@ -79,6 +79,9 @@ struct Download: AsyncParsableCommand {
     func validate() throws {
         if let concurrency, !(1...64).contains(concurrency) { throw ValidationError("--concurrency must be between 1 and 64") }
         if let maxConnections, !(1...128).contains(maxConnections) { throw ValidationError("--max-connections must be between 1 and 128") }
+        if !prefetchKeys, !heldKeys.isEmpty {
+            throw ValidationError("--key, --keys-file and --license-url are used when the keys are obtained, before the media; without --no-prefetch-keys, or later with `carryon keys fetch ID --key KID:KEY`")
+        }
         if concurrency != nil, maxConnections != nil { throw ValidationError("--concurrency fixes the requests in flight; --max-connections bounds the number the link chooses: give one") }
     }
 

@@ -38,7 +38,7 @@ extension DaemonAPITests {
             let wrongID = try #require((wrong.json as? [String: Any])?["id"] as? String)
             let failed = try await settled(wrongID, in: daemon)
             #expect(failed["state"] as? String == "failed")
-            #expect((failed["error"] as? String)?.contains("the key given for KID \(kid) is wrong") == true, "\(failed)")
+            #expect((failed["error"] as? String)?.contains("the key given for KID \(kid) (key 1) is wrong") == true, "\(failed)")
 
             let typo = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/cenc/main.mpd", "keys": ["\#(kid)=\#(key)"]}"#)
             #expect(typo.status == 400, "\(typo.status)")

@@ -73,7 +73,7 @@ struct HeldKeyTests {
                                                  "--key", "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff:1a2b3c4d5e6f708192a3b4c5d6e7f809"])
                 #expect(cbcs.status == 0, "\(cbcs.standardError)")
                 // The video's key cannot be checked by its samples (Shaka keeps slice headers clear): said.
-                #expect(cbcs.standardOutput.contains("the key given for KID a0a1a2a3a4a5a6a7a8a9aaabacadaeaf could not be checked"), "\(cbcs.standardOutput)")
+                #expect(cbcs.standardOutput.contains("the key given for KID a0a1a2a3a4a5a6a7a8a9aaabacadaeaf (key 1) could not be checked"), "\(cbcs.standardOutput)")
                 let ids = [cenc, cbcs].map { $0.standardOutput.split(separator: "\n").last.map(String.init) ?? "" }
                 let cbcsIDs = cbcs.standardOutput.split(separator: "\n").compactMap { line -> String? in
                     (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["id"] as? String
@@ -156,19 +156,26 @@ struct HeldKeyTests {
                 let wrong = try await runCarryon(["download", origin.baseURL + "/cenc/main.mpd", "--library", libraryPath,
                                                   "--key", "\(Self.kid):000102030405060708090a0b0c0d0e0f"])
                 #expect(wrong.status != 0)
-                #expect(wrong.standardError.contains("the key given for KID \(Self.kid) is wrong: decrypted with it,"), "\(wrong.standardError)")
+                #expect(wrong.standardError.contains("the key given for KID \(Self.kid) (key 1) is wrong: decrypted with it,"), "\(wrong.standardError)")
                 #expect(wrong.standardError.contains("samples are not AAC") && wrong.standardError.contains("nothing was downloaded"))
                 // Only the first segment of each Representation was read to tell.
                 #expect(!origin.requests.contains { $0.hasSuffix("/2.m4s") }, "\(origin.requests)")
                 let library = try OfflineLibrary(root: URL(fileURLWithPath: libraryPath))
                 #expect(try await KeyStore(library: library).keys().isEmpty)
+                // The failed download resumed with the right key: it completes.
+                let failedID = try #require(wrong.standardOutput.split(separator: "\n").last.map(String.init))
+                let resumed = try await runCarryon(["resume", failedID, "--library", libraryPath,
+                                                    "--key", "\(Self.kid):\(Hex.text(try #require(Self.keys.keys[Self.kid])))"])
+                #expect(resumed.status == 0, "\(resumed.standardError)")
+                #expect(try await KeyStore(library: library).keys(of: failedID).map(\.id) == ["kid-" + Self.kid])
+                try await KeyStore(library: library).remove(failedID)
 
                 let unused = try await runCarryon(["download", origin.baseURL + "/cenc/main.mpd", "--library", libraryPath,
                                                    "--key", "\(Self.kid):\(Hex.text(try #require(Self.keys.keys[Self.kid])))",
                                                    "--key", "ffeeddccbbaa99887766554433221100:000102030405060708090a0b0c0d0e0f"])
                 #expect(unused.status != 0)
-                #expect(unused.standardError.contains("the stream does not use KID ffeeddccbbaa99887766554433221100, for which a key was given (it uses KID \(Self.kid))"),
-                        "\(unused.standardError)")
+                #expect(unused.standardError.contains("the stream does not use the KID of key 2 (it uses KID \(Self.kid))"), "\(unused.standardError)")
+                #expect(!unused.standardError.contains("ffeeddccbbaa99887766554433221100"))
                 #expect(try await KeyStore(library: library).keys().isEmpty)
 
                 let before = origin.requests.count
@@ -182,7 +189,7 @@ struct HeldKeyTests {
                 let typo = try await runCarryon(["download", origin.baseURL + "/cenc/main.mpd", "--library", libraryPath,
                                                  "--key", "\(Self.kid):0f1e2d3c4b5a69788796a5b4c3d2e1"])
                 #expect(typo.status != 0)
-                #expect(typo.standardError.contains("key 1: the key for KID \(Self.kid) is not 16 bytes"), "\(typo.standardError)")
+                #expect(typo.standardError.contains("key 1: the key is not 16 bytes"), "\(typo.standardError)")
                 #expect(!typo.standardError.contains("0f1e2d3c4b5a69788796a5b4c3d2e1"))
             }
         }
@@ -223,7 +230,7 @@ struct HeldKeyTests {
                 let videoID = try #require(video.standardOutput.split(separator: "\n").last.map(String.init))
                 let wrongAudio = try await runCarryon(["add", videoID, "--audio", "en", "--library", libraryPath,
                                                        "--key", "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff:00000000000000000000000000000000"])
-                #expect(wrongAudio.status != 0 && wrongAudio.standardError.contains("the key given for KID f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff is wrong"),
+                #expect(wrongAudio.status != 0 && wrongAudio.standardError.contains("the key given for KID f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff (key 1) is wrong"),
                         "\(wrongAudio.standardError)")
                 let audio = try await runCarryon(["add", videoID, "--audio", "en", "--library", libraryPath,
                                                   "--key", "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff:1a2b3c4d5e6f708192a3b4c5d6e7f809"])
@@ -231,6 +238,34 @@ struct HeldKeyTests {
                 #expect(Set(try await KeyStore(library: library).keys(of: videoID).map(\.id))
                         == ["kid-a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", "kid-f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"])
                 #expect(try await library.index.resources(of: videoID).contains { $0.uri.hasSuffix("/a/2.m4s") })
+            }
+        }
+    }
+
+    @Test("enqueue --key: the key sealed at once for the worker that claims the download (another process), which uses it; never in clear on disk")
+    func fleet() async throws {
+        try await withTemporaryDirectory { folder in
+            let libraryPath = folder.appendingPathComponent("library").path
+            try await HostileOrigin.withRunning(try Self.answers(["cenc"])) { origin in
+                let key = try #require(Self.keys.keys[Self.kid])
+                let enqueued = try await runCarryon(["enqueue", origin.baseURL + "/cenc/main.mpd", "--library", libraryPath,
+                                                     "--key", "\(Self.kid):\(Hex.text(key))"])
+                #expect(enqueued.status == 0, "\(enqueued.standardError)")
+                let id = try #require(enqueued.standardOutput.split(separator: "\n").last.map(String.init))
+                let library = try OfflineLibrary(root: URL(fileURLWithPath: libraryPath))
+                #expect(try await KeyStore(library: library).keys(of: id).map(\.uri) == [KeyStore.heldURI])
+                let worker = try RunningProcess(carryon: ["worker", "--tasks", "1", "--library", libraryPath])
+                var state = ""
+                let deadline = ContinuousClock.now + .seconds(60)
+                while state != "completed" && state != "failed", ContinuousClock.now < deadline {
+                    state = try await library.index.asset(id)?.state.rawValue ?? ""
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                worker.kill(SIGTERM)
+                #expect(await worker.wait() == 0)
+                #expect(state == "completed", "\(worker.standardError.suffix(2000))")
+                try await Self.expectByteIdentical(library, id, stream: "cenc", origin: origin.baseURL)
+                try Self.expectNoKeyInClear(under: URL(fileURLWithPath: libraryPath))
             }
         }
     }

@@ -13,6 +13,9 @@ import Foundation
 public struct HeldKeys: Sendable, Hashable, CustomStringConvertible {
     /// The keys by KID (32 lower-case hexadecimal digits).
     public private(set) var keys: [String: [UInt8]] = [:]
+    /// Where each was given (`key 2`, `keys.txt, line 4`), for errors: a KID is not repeated
+    /// in one, as an entry typed `KEY:KID` would make it the key.
+    private(set) var sources: [String: String] = [:]
 
     /// No keys.
     public init() {}
@@ -40,12 +43,13 @@ public struct HeldKeys: Sendable, Hashable, CustomStringConvertible {
             throw CarryonError(.invalidValue, "\(source): the KID is not 16 bytes in hexadecimal (32 digits, dashes allowed)")
         }
         guard let key = Hex.bytes(String(parts[1]).trimmingCharacters(in: .whitespaces)), key.count == 16 else {
-            throw CarryonError(.invalidValue, "\(source): the key for KID \(keyID) is not 16 bytes in hexadecimal (32 digits)")
+            throw CarryonError(.invalidValue, "\(source): the key is not 16 bytes in hexadecimal (32 digits)")
         }
         if let known = keys[keyID], known != key {
-            throw CarryonError(.invalidValue, "\(source): KID \(keyID) is given twice with different keys")
+            throw CarryonError(.invalidValue, "\(source) gives the KID of \(sources[keyID] ?? "another entry") a different key")
         }
         keys[keyID] = key
+        sources[keyID] = sources[keyID] ?? source
     }
 
     /// Adds the keys of a keys file's `text`: one `KID:KEY` a line; blank lines and `#` comments
@@ -75,8 +79,14 @@ public struct HeldKeys: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Holds `key` for `keyID` (32 lower-case hexadecimal digits), as read back from the key store.
-    mutating func insert(_ key: [UInt8], keyID: String) {
+    mutating func insert(_ key: [UInt8], keyID: String, source: String) {
         keys[keyID] = key
+        sources[keyID] = source
+    }
+
+    /// Where the key for `keyID` was given (`key 2`), for an error that must not repeat it.
+    func source(of keyID: String) -> String {
+        sources[keyID] ?? "a key given"
     }
 
     /// These keys and `other`'s.
@@ -86,9 +96,20 @@ public struct HeldKeys: Sendable, Hashable, CustomStringConvertible {
         var merged = self
         for (keyID, key) in other.keys {
             if let known = merged.keys[keyID], known != key {
-                throw CarryonError(.invalidValue, "KID \(keyID) is given twice with different keys")
+                throw CarryonError(.invalidValue, "\(other.source(of: keyID)) gives the KID of \(merged.source(of: keyID)) a different key")
             }
             merged.keys[keyID] = key
+            merged.sources[keyID] = merged.sources[keyID] ?? other.sources[keyID]
+        }
+        return merged
+    }
+
+    /// These keys, with `other`'s where both give a KID: keys given now over keys kept.
+    func overridden(by other: HeldKeys) -> HeldKeys {
+        var merged = self
+        for (keyID, key) in other.keys {
+            merged.keys[keyID] = key
+            merged.sources[keyID] = other.sources[keyID]
         }
         return merged
     }

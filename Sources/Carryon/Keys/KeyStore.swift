@@ -118,7 +118,7 @@ public struct KeyStore: Sendable {
         where info.uri == Self.heldURI && !info.isInvalidated && info.id.hasPrefix("kid-") {
             guard let found = try await library.index.sealedKey(info.id, of: assetID) else { continue }
             let key = try open(found, info.id, of: assetID)
-            held.insert(key, keyID: String(info.id.dropFirst(4)))
+            held.insert(key, keyID: String(info.id.dropFirst(4)), source: "the key kept as \(info.id)")
         }
         return held
     }

@@ -35,6 +35,22 @@ extension DownloadSession {
         try await index.setOptions(options, of: id)
     }
 
+    /// Refuses keys given one by one (`--key`) for KIDs the stream does not use — among `keys`
+    /// (obtained now), `stored` (obtained before) and the keys `kept` in the store — naming
+    /// each by where it was given, never by its KID (an entry typed `KEY:KID` would make that the key).
+    func refuseUnused(_ given: (keys: HeldKeys, required: Set<String>), used: [String: String], kept: HeldKeys,
+                      keys: [DownloadPlan.PlannedKey], stored: [DownloadPlan.PlannedKey], for id: String) throws(CarryonError) {
+        let known = Set(stored.compactMap { $0.keyID.flatMap(HeldKeys.keyID) }).union(kept.keyIDs)
+        let unused = given.required.sorted().filter { used[$0] == nil && !known.contains($0) }
+        guard !unused.isEmpty else { return }
+        givenKeys[id] = nil
+        let kids = Set((keys + stored).compactMap { $0.keyID.flatMap(HeldKeys.keyID) }).union(used.keys).sorted()
+        let uses = keys.isEmpty && stored.isEmpty ? "it is not encrypted"
+            : kids.isEmpty ? "its keys are named by URI, not by KID" : "it uses KID \(kids.joined(separator: ", "))"
+        let entries = unused.map { given.keys.source(of: $0) }.joined(separator: ", ")
+        throw CarryonError(.keys, "the stream does not use the KID of \(entries) (\(uses)); nothing was downloaded. Is each given as KID:KEY, in that order?")
+    }
+
     /// The KID of `key`: its own (DASH's `cenc:default_KID`), else — for an HLS key of fMP4
     /// samples — the one the `tenc` box of its first init section names.
     func heldKeyID(of key: DownloadPlan.PlannedKey, fetcher: PlaylistFetcher) async throws(CarryonError) -> String? {
@@ -53,7 +69,7 @@ extension DownloadSession {
     ///
     /// - Throws: ``CarryonError/Code/keys`` naming the KID when the key is wrong.
     func checkHeldKey(_ bytes: [UInt8], keyID: String, key: DownloadPlan.PlannedKey,
-                      fetcher: PlaylistFetcher) async throws(CarryonError) -> DownloadPlan.PlaylistNotice? {
+                      fetcher: PlaylistFetcher, source: String) async throws(CarryonError) -> DownloadPlan.PlaylistNotice? {
         var renditions: [KeyCheck.Track] = []
         var named: [String] = []
         for probe in key.probes {
@@ -71,11 +87,11 @@ extension DownloadSession {
         case .fits:
             return nil
         case let .wrong(why):
-            throw CarryonError(.keys, "the key given for KID \(keyID) is wrong: \(why) (\(place)); nothing was downloaded")
+            throw CarryonError(.keys, "the key given for KID \(keyID) (\(source)) is wrong: \(why) (\(place)); nothing was downloaded")
         case let .unchecked(why):
             let where_ = key.probes.first?.initSection.uri ?? key.namedBy ?? key.uri
             return DownloadPlan.PlaylistNotice(playlist: where_, warning: PlaylistWarning(
-                line: 0, "the key given for KID \(keyID) could not be checked before the download (\(place.isEmpty ? "no media to read" : place)): \(why)"))
+                line: 0, "the key given for KID \(keyID) (\(source)) could not be checked before the download (\(place.isEmpty ? "no media to read" : place)): \(why)"))
         }
     }
 

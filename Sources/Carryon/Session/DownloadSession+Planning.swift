@@ -186,17 +186,32 @@ extension DownloadSession {
     func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
                     lifetime: KeyLifetime? = nil, alsoUsing stored: [DownloadPlan.PlannedKey] = []) async throws(CarryonError) {
         let given = givenKeys[id] ?? (HeldKeys(), [])
-        guard !keys.isEmpty || !given.required.isEmpty else { return }
-        let store = KeyStore(library: library)
-        let held = try given.keys.merging(try await store.heldKeys(of: id))
         let asset = try await index.asset(id)
+        // A recording's keys may change as it goes: keys given for it are kept for its later rounds.
+        let isRecording = asset?.options.live != nil
+        guard !keys.isEmpty || (!given.required.isEmpty && !isRecording) else {
+            if !isRecording { givenKeys[id] = nil }
+            return
+        }
+        let store = KeyStore(library: library)
+        let kept = try await store.heldKeys(of: id)
+        // Keys given now over keys kept (a wrong one sealed for a worker is replaced).
+        let held = kept.overridden(by: given.keys)
         let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders, licenseURL: asset?.options.licenseURL)
         var obtained: [(key: DownloadPlan.PlannedKey, response: ContentKeyResponse, isHeld: Bool)] = []
         var used: [String: String] = [:]
         var notices: [DownloadPlan.PlaylistNotice] = []
         for key in keys {
             if !held.isEmpty, let keyID = try await heldKeyID(of: key, fetcher: fetcher), let bytes = held.keys[keyID] {
-                if let notice = try await checkHeldKey(bytes, keyID: keyID, key: key, fetcher: fetcher) { notices.append(notice) }
+                do {
+                    if let notice = try await checkHeldKey(bytes, keyID: keyID, key: key, fetcher: fetcher, source: held.source(of: keyID)) {
+                        notices.append(notice)
+                    }
+                } catch {
+                    // A wrong key is not tried again by the next planning.
+                    if error.code == .keys { givenKeys[id] = nil }
+                    throw error
+                }
                 used[keyID] = key.id
                 obtained.append((key, ContentKeyResponse(key: bytes), true))
                 continue
@@ -206,20 +221,18 @@ extension DownloadSession {
             let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
             obtained.append((key, response, false))
         }
-        let storedKIDs = Set(stored.compactMap { $0.keyID.flatMap(HeldKeys.keyID) })
-        let unused = given.required.sorted().filter { used[$0] == nil && !storedKIDs.contains($0) }
-        if !unused.isEmpty {
-            let kids = Set((keys + stored).compactMap { $0.keyID.flatMap(HeldKeys.keyID) }).sorted()
-            let uses = keys.isEmpty && stored.isEmpty ? "it is not encrypted" : kids.isEmpty ? "its keys are named by URI, not by KID" : "it uses KID \(kids.joined(separator: ", "))"
-            throw CarryonError(.keys, "the stream does not use KID \(unused.joined(separator: ", ")), for which a key was given (\(uses)); nothing was downloaded")
+        if !isRecording {
+            try refuseUnused(given, used: used, kept: kept, keys: keys, stored: stored, for: id)
         }
         let keyLifetime = lifetime ?? configuration.keyLifetime
         for (key, response, isHeld) in obtained {
             try await store.store(response.key, id: key.id, assetID: id, uri: isHeld ? KeyStore.heldURI : response.source ?? key.uri, method: key.method,
                                   keyFormat: key.keyFormat, lifetime: response.lifetime ?? keyLifetime, fence: tasks[id]?.run?.fence)
         }
-        for (keyID, keyName) in used where keyName != "kid-" + keyID {
-            // Kept under its KID too, for the renditions an added selection brings.
+        // Kept under their KIDs too, for the renditions an added selection brings; a
+        // recording's every key given, for the KIDs it meets later.
+        let keeping = isRecording ? Set(given.keys.keyIDs) : Set(used.filter { $0.value != "kid-" + $0.key }.keys)
+        for keyID in keeping.sorted() where used[keyID] != "kid-" + keyID {
             guard let bytes = held.keys[keyID] else { continue }
             try await store.store(bytes, id: "kid-" + keyID, assetID: id, uri: KeyStore.heldURI, method: "common encryption",
                                   keyFormat: "held", lifetime: keyLifetime, fence: tasks[id]?.run?.fence)

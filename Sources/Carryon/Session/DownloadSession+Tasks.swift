@@ -122,6 +122,7 @@ extension DownloadSession {
     /// ``CarryonError/Code/busy`` instead, decided in the same transaction as the request.
     func delete(_ id: String, unlessHeldElsewhere: Bool) async throws(CarryonError) {
         let id = try await resolveID(id)
+        givenKeys[id] = nil
         _ = try await steer(id, .delete, onlyIfUnheld: unlessHeldElsewhere)
     }
 

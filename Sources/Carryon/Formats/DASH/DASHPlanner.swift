@@ -95,8 +95,8 @@ struct DASHPlanner: Sendable {
                 if var key = try DASHKeys.key(for: common.contentProtections, mpdURL: manifest.url, line: part.representation.line,
                                               representation: part.representation.id) {
                     let probe = addressing.initialization.map { initialization in
-                        DownloadPlan.KeyProbe(initSection: .init(uri: initialization.url, range: initialization.range.map { $0.first...$0.last }),
-                                              segments: addressing.segments.prefix(3).map { .init(uri: $0.location.url, range: $0.location.range.map { $0.first...$0.last }) },
+                        DownloadPlan.KeyProbe(initSection: .init(uri: initialization.url, range: initialization.range.flatMap(Self.closed)),
+                                              segments: addressing.segments.prefix(3).map { .init(uri: $0.location.url, range: $0.location.range.flatMap(Self.closed)) },
                                               rendition: "Representation \(part.representation.id)")
                     }
                     if let index = keys.firstIndex(where: { $0.keyID == key.keyID && $0.keyFormat == key.keyFormat }) {
@@ -148,6 +148,11 @@ struct DASHPlanner: Sendable {
         plan.keys = keys
         plan.fallbacks = fallbacks
         return (plan, selection)
+    }
+
+    /// `range` as a closed range of bytes, nil when it is backwards.
+    static func closed(_ range: DASH.ByteRange) -> ClosedRange<Int64>? {
+        range.first <= range.last ? range.first...range.last : nil
     }
 
     /// Reads a SegmentBase's `sidx` (and, for a hierarchical index, the ones it points at, in

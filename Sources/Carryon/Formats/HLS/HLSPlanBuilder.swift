@@ -213,7 +213,8 @@ struct HLSPlanBuilder {
     /// `rendition`: three segments after one init section, four renditions at most.
     private static func probe(_ key: inout DownloadPlan.PlannedKey, segment: Segment, map: InitSection, rendition: String) {
         func location(_ uri: String, _ range: ResolvedByteRange?) -> DownloadPlan.KeyProbe.Location {
-            .init(uri: uri, range: range.map { Int64($0.offset)...Int64($0.offset + $0.length - 1) })
+            // An empty range (EXT-X-BYTERANGE:0@…) is read whole: the check reads what it can.
+            .init(uri: uri, range: range.flatMap { $0.length > 0 ? Int64($0.offset)...(Int64($0.offset) + Int64($0.length) - 1) : nil })
         }
         let place = location(segment.uri, segment.byteRange)
         if let index = key.probes.firstIndex(where: { $0.rendition == rendition }) {

@@ -31,7 +31,11 @@ struct ProtectedSample {
         let flags = try header.u32() & 0xffffff
         guard try header.u32() == track.trackID else { return [] }
         var base = moofStart
-        if flags & 0x1 != 0 { base = Int(clamping: try header.u64()) }
+        if flags & 0x1 != 0 {
+            let offset = try header.u64()
+            guard offset <= UInt64(bytes.count) else { throw MP4Structure("a base data offset of \(offset) past the segment's \(bytes.count) bytes") }
+            base = Int(offset)
+        }
         var description = track.defaultDescription
         if flags & 0x2 != 0 { description = try header.u32() }
         if flags & 0x8 != 0 { try header.skip(4) }
@@ -56,6 +60,8 @@ struct ProtectedSample {
             var reader = ByteReader(bytes, trun.payload)
             let trunFlags = try reader.u32() & 0xffffff
             let count = Int(try reader.u32())
+            // Each sample takes at least a byte of the segment, or a field of the trun.
+            guard count <= bytes.count else { throw MP4Structure("a trun of \(count) samples in a segment of \(bytes.count) bytes") }
             if trunFlags & 0x1 != 0 { next = base + Int(Int32(bitPattern: try reader.u32())) }
             if trunFlags & 0x4 != 0 { try reader.skip(4) }
             for _ in 0..<count {
@@ -63,7 +69,7 @@ struct ProtectedSample {
                 let size = trunFlags & 0x200 != 0 ? Int(try reader.u32()) : Int(defaultSize)
                 if trunFlags & 0x400 != 0 { try reader.skip(4) }
                 if trunFlags & 0x800 != 0 { try reader.skip(4) }
-                guard next >= 0, size >= 0, next + size <= bytes.count else {
+                guard next >= 0, size >= 0, next <= bytes.count, size <= bytes.count - next else {
                     throw MP4Structure("a sample of \(size) bytes at byte \(next) runs past the segment")
                 }
                 spans.append(next..<(next + size))

@@ -53,6 +53,7 @@ struct ProtectedTrack {
             try header.skip(3 + (version == 1 ? 16 : 8))
             let trackID = try header.u32()
             var entries: [Entry] = []
+            guard stsd.payload.count >= 8 else { throw MP4Structure("an stsd box of \(stsd.payload.count) bytes") }
             for entry in try MP4Box.children(of: bytes, in: (stsd.payload.lowerBound + 8)..<stsd.payload.upperBound) {
                 entries.append(try Self.entry(entry, in: bytes))
             }

@@ -56,7 +56,7 @@ enum SampleStructure {
     /// Walks the NAL units: `unit` judges one (header bytes, the rest, whether it is the
     /// sample's first VCL unit) or returns nil; only units whose judged bytes were encrypted count.
     private static func nalUnits(_ sample: [UInt8], lengthSize: Int, headerSize: Int, isEncrypted: (Range<Int>) -> Bool,
-                                 unit: (ArraySlice<UInt8>, ArraySlice<UInt8>, Bool) -> Finding?,
+                                 unit: ([UInt8], ArraySlice<UInt8>, Bool) -> Finding?,
                                  headerReach: (Int) -> Int) -> Finding {
         var position = 0
         var finding = Finding.unknown
@@ -71,7 +71,7 @@ enum SampleStructure {
             guard length >= headerSize, body.upperBound <= sample.count else {
                 return isEncrypted(lengthRange) ? .broken("a NAL unit's length (\(length)) runs past the sample") : finding
             }
-            let header = sample[body.lowerBound..<(body.lowerBound + headerSize)]
+            let header = Array(sample[body.lowerBound..<(body.lowerBound + headerSize)])
             let rest = sample[(body.lowerBound + headerSize)..<body.upperBound]
             // The fields a judgement reads: the header, and a slice header's first bytes.
             let judged = body.lowerBound..<min(body.upperBound, body.lowerBound + headerReach(4))
@@ -79,7 +79,7 @@ enum SampleStructure {
                 if case .broken = judgement { return judgement }
                 finding = .fits
             }
-            let isVCL = headerSize == 1 ? [1, 5].contains(Int(header.first! & 31)) : Int(header.first! >> 1 & 63) < 32
+            let isVCL = headerSize == 1 ? [1, 5].contains(Int(header[0] & 31)) : Int(header[0] >> 1 & 63) < 32
             if isVCL { firstVCL = false }
             position = body.upperBound
         }
