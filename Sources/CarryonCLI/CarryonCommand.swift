@@ -26,8 +26,31 @@ struct CarryonCommand: AsyncParsableCommand {
         } catch ExitCodeError.interrupted(let signal) {
             Foundation.exit(128 + signal)
         } catch {
-            exit(withError: error)
+            // A usage error quotes what it could not place: `--key KID KEY` (a space for the
+            // colon) would print the key. Whatever could be a key is hidden.
+            let message = fullMessage(for: error)
+            let secrets = possibleKeys(in: CommandLine.arguments).filter { message.contains($0) }
+            guard !secrets.isEmpty else { exit(withError: error) }
+            let hidden = secrets.reduce(message) { $0.replacingOccurrences(of: $1, with: "<hidden>") }
+            FileHandle.standardError.write(Data((hidden + "\n").utf8))
+            Foundation.exit(exitCode(for: error).rawValue)
         }
+    }
+
+    /// The arguments that may hold a content key: the two after `--key`, a `--key=` value, and
+    /// any argument of 32 hexadecimal digits or more.
+    static func possibleKeys(in arguments: [String]) -> [String] {
+        var found: [String] = []
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--key" {
+                found += arguments.dropFirst(index + 1).prefix(2)
+            } else if argument.hasPrefix("--key=") {
+                found.append(String(argument.dropFirst(6)))
+            } else if argument.filter(\.isHexDigit).count >= 32 {
+                found.append(argument)
+            }
+        }
+        return found.filter { !$0.isEmpty }
     }
 
     static let configuration = CommandConfiguration(

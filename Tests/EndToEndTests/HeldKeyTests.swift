@@ -148,7 +148,7 @@ struct HeldKeyTests {
         }
     }
 
-    @Test("refusals before the media: a wrong key (naming its KID, after reading only the first segments), a key for a KID the stream does not use, a Widevine-only stream without a key (naming Widevine in DASH's terms), a key that is not KID:KEY (naming the entry, never the key)")
+    @Test("refusals before the media: a wrong key (naming its KID, after reading only the first segments), a key for a KID the stream does not use, a Widevine-only stream without a key (naming Widevine in DASH's terms), a key that is not KID:KEY (naming the entry, never the key), a key given with a space for the colon (the usage error hides it)")
     func refusals() async throws {
         try await withTemporaryDirectory { folder in
             let libraryPath = folder.appendingPathComponent("library").path
@@ -191,6 +191,11 @@ struct HeldKeyTests {
                 #expect(typo.status != 0)
                 #expect(typo.standardError.contains("key 1: the key is not 16 bytes"), "\(typo.standardError)")
                 #expect(!typo.standardError.contains("0f1e2d3c4b5a69788796a5b4c3d2e1"))
+                // A space for the colon: the usage error hides what it cannot place.
+                let spaced = try await runCarryon(["download", origin.baseURL + "/cenc/main.mpd", "--library", libraryPath,
+                                                   "--key", Self.kid, "0f1e2d3c4b5a69788796a5b4c3d2e1f0"])
+                #expect(spaced.status == 64 && spaced.standardError.contains("Unexpected argument '<hidden>'"), "\(spaced.standardError)")
+                #expect(!spaced.standardError.contains("0f1e2d3c4b5a69788796a5b4c3d2e1f0"))
             }
         }
     }
