@@ -25,7 +25,10 @@ extension InspectDASH {
             }
         }
         if !report.protection.isEmpty {
-            out += "\nProtection\n" + report.protection.map { "  \($0.schemeIdUri)\($0.value.map { " \($0)" } ?? "")\($0.defaultKID.map { " KID \($0)" } ?? "")\n" }.joined()
+            // A key system by the name people know it (Widevine), as errors name it.
+            out += "\nProtection\n" + report.protection.map {
+                "  \($0.schemeIdUri)\(KeySystems.name(of: $0.schemeIdUri).map { " (\($0))" } ?? "")\($0.value.map { " \($0)" } ?? "")\($0.defaultKID.map { " KID \($0)" } ?? "")\n"
+            }.joined()
         }
         if !report.warnings.isEmpty {
             out += "\nWarnings (\(report.warnings.count))\n" + report.warnings.map { "  \($0.line.map { "line \($0): " } ?? "")\($0.message)\n" }.joined()

@@ -12,7 +12,7 @@ enum KeySystems {
         "com.microsoft.playready": "PlayReady",
         "urn:uuid:94ce86fb-07ff-4f43-adb8-93d2fa968ca2": "FairPlay",
         "com.apple.streamingkeydelivery": "FairPlay",
-        "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b": "the W3C common system (Clear Key)",
+        "urn:uuid:1077efec-c0b2-4d02-ace3-3c1e52e2fb4b": "the W3C common system",
         "urn:uuid:e2719d58-a985-b3c9-781a-b030af78d30e": "Clear Key",
         "org.w3.clearkey": "Clear Key",
         "urn:uuid:f239e769-efa3-4850-9c16-a903c6932efb": "Adobe Primetime",
