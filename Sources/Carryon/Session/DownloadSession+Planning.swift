@@ -1,7 +1,7 @@
 import Foundation
 import HLS
 
-/// Reading a task's playlists into a plan, obtaining its keys, checking the storage rules before
+/// Reading a task's playlists into a plan (its keys obtained by `DownloadSession+Keys.swift`), checking the storage rules before
 /// the media, and adding media selections to a bundle.
 extension DownloadSession {
     // MARK: Downloading
@@ -49,39 +49,6 @@ extension DownloadSession {
         try await makeRoom(for: id)
         emit(.willDownload(taskID: id, location: bundle))
         try await transfer(id, asset: asset)
-    }
-
-    /// Obtains an asset's content keys again — from the origin, a `data:` URI or the app's
-    /// provider, as at download time — without fetching any media: after they were
-    /// invalidated, or to give them a new lifetime (`lifetime`, else the session's
-    /// ``Configuration/keyLifetime``; a provider's own answer wins). Returns the keys' ids.
-    ///
-    /// - Throws: ``CarryonError/Code/invalidState`` while the asset is downloading elsewhere or
-    ///   has not read its playlists; ``CarryonError/Code/keys`` when a key cannot be obtained
-    ///   (the keys kept so far stay as they were).
-    ///
-    /// With `onlyMissing`, only keys the store does not have or that were invalidated are
-    /// obtained (keys left for after the download, with ``Configuration/prefetchKeys`` off).
-    public func renewKeys(_ id: String, lifetime: KeyLifetime? = nil, onlyMissing: Bool = false) async throws(CarryonError) -> [String] {
-        let id = try await resolveID(id)
-        guard let asset = try await index.asset(id), asset.planned else {
-            throw CarryonError(.invalidState, "\(id) has not read its playlists yet: resume it first")
-        }
-        let fetcher = playlistFetcher(for: asset)
-        // The playlists are read again for the keys they name; nothing is written but the keys.
-        // A recording's are the ones it recorded (a finished one is read without the network).
-        let recording = asset.options.live == nil ? nil : try LiveRecording.load(from: library.bundleURL(for: id), masterKey: library.masterKey)
-        let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: asset.selection?.variant.uri,
-                                                             additionalVariants: asset.selection?.additionalVariants ?? [],
-                                                             recording: recording), fetcher: fetcher)
-        var keys = planned.plan.keys
-        if onlyMissing {
-            let valid = Set(try await KeyStore(library: library).keys(of: id)
-                .filter { !$0.isInvalidated }.map(\.id))
-            keys.removeAll { valid.contains($0.id) }
-        }
-        try await obtainKeys(keys, for: id, fetcher: fetcher, lifetime: lifetime, alsoUsing: planned.plan.keys)
-        return keys.map(\.id)
     }
 
     /// Reads a task's playlists, chooses what it will download and obtains its keys (unless
@@ -172,73 +139,6 @@ extension DownloadSession {
             throw CarryonError(.disk, "cannot create \(bundle.path): \(error.localizedDescription)", cause: error)
         }
         return bundle
-    }
-
-    /// Obtains and seals the content keys of a plan: those whose KID the user holds (given with
-    /// ``hold(_:for:requiringUse:)`` or kept in the key store), checked against their first samples; the
-    /// others as ``ContentKeyFetcher`` obtains them. All are obtained before any is stored, so a
-    /// failure leaves the key store as it was.
-    ///
-    /// - Throws: ``CarryonError/Code/keys`` when a key cannot be obtained or a held key is wrong,
-    ///   or a key given one by one for the asset is for a KID it does not use (`keys` and
-    ///   `alsoUsing`: the stream's keys stored already); ``CarryonError/Code/keySystem`` when
-    ///   nothing given opens the system a key needs.
-    func obtainKeys(_ keys: [DownloadPlan.PlannedKey], for id: String, fetcher: PlaylistFetcher,
-                    lifetime: KeyLifetime? = nil, alsoUsing stored: [DownloadPlan.PlannedKey] = []) async throws(CarryonError) {
-        let given = givenKeys[id] ?? (HeldKeys(), [])
-        let asset = try await index.asset(id)
-        // A recording's keys may change as it goes: keys given for it are kept for its later rounds.
-        let isRecording = asset?.options.live != nil
-        guard !keys.isEmpty || (!given.required.isEmpty && !isRecording) else {
-            if !isRecording { givenKeys[id] = nil }
-            return
-        }
-        let store = KeyStore(library: library)
-        let kept = try await store.heldKeys(of: id)
-        // Keys given now over keys kept (a wrong one sealed for a worker is replaced).
-        let held = kept.overridden(by: given.keys)
-        let keyFetcher = ContentKeyFetcher(fetcher: fetcher, providers: configuration.keyProviders, licenseURL: asset?.options.licenseURL)
-        var obtained: [(key: DownloadPlan.PlannedKey, response: ContentKeyResponse, isHeld: Bool)] = []
-        var used: [String: String] = [:]
-        var notices: [DownloadPlan.PlaylistNotice] = []
-        for key in keys {
-            if !held.isEmpty, let keyID = try await heldKeyID(of: key, fetcher: fetcher), let bytes = held.keys[keyID] {
-                do {
-                    if let notice = try await checkHeldKey(bytes, keyID: keyID, key: key, fetcher: fetcher, source: held.source(of: keyID)) {
-                        notices.append(notice)
-                    }
-                } catch {
-                    // A wrong key is not tried again by the next planning.
-                    if error.code == .keys { givenKeys[id] = nil }
-                    throw error
-                }
-                used[keyID] = key.id
-                obtained.append((key, ContentKeyResponse(key: bytes), true))
-                continue
-            }
-            // Awaited before the tuple is built: see SizeEstimator for the miscompile that a
-            // tuple built around an `await` meets in release builds.
-            let response = try await cancellable { try await keyFetcher.key(key, assetID: id) }
-            obtained.append((key, response, false))
-        }
-        if !isRecording {
-            try refuseUnused(given, used: used, kept: kept, keys: keys, stored: stored, for: id)
-        }
-        let keyLifetime = lifetime ?? configuration.keyLifetime
-        for (key, response, isHeld) in obtained {
-            try await store.store(response.key, id: key.id, assetID: id, uri: isHeld ? KeyStore.heldURI : response.source ?? key.uri, method: key.method,
-                                  keyFormat: key.keyFormat, lifetime: response.lifetime ?? keyLifetime, fence: tasks[id]?.run?.fence)
-        }
-        // Kept under their KIDs too, for the renditions an added selection brings; a
-        // recording's every key given, for the KIDs it meets later.
-        let keeping = isRecording ? Set(given.keys.keyIDs) : Set(used.filter { $0.value != "kid-" + $0.key }.keys)
-        for keyID in keeping.sorted() where used[keyID] != "kid-" + keyID {
-            guard let bytes = held.keys[keyID] else { continue }
-            try await store.store(bytes, id: "kid-" + keyID, assetID: id, uri: KeyStore.heldURI, method: "common encryption",
-                                  keyFormat: "held", lifetime: keyLifetime, fence: tasks[id]?.run?.fence)
-        }
-        givenKeys[id] = nil
-        if !notices.isEmpty, let asset { reportPlaylistWarnings(notices, for: asset) }
     }
 
     /// Admits a transfer by the library's storage rules (see `StorageManager.admit`): purges
