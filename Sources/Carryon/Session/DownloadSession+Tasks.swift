@@ -49,6 +49,13 @@ extension DownloadSession {
     func resume(_ id: String) async throws(CarryonError) {
         guard !isShutDown else { throw CarryonError(.cancelled, "the download session is shut down") }
         await settle(id)
+        if let run = tasks[id]?.run, tasks[id]?.machine.state != .running {
+            // A run still stopping after a suspend (which records the state and cancels the
+            // transfer without waiting): waited for, or this resume would find it there and be
+            // lost — as it was for a resume sent right after a suspend on a loaded machine.
+            await run.ended?.value
+            await settle(id)
+        }
         if let task = tasks[id], task.run != nil || task.isQueued { return }
         try await recordUnrecordedEnd(id)
         var machine = try await machine(id)
