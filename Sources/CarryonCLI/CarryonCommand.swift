@@ -37,20 +37,28 @@ struct CarryonCommand: AsyncParsableCommand {
         }
     }
 
-    /// The arguments that may hold a content key: the two after `--key`, a `--key=` value, and
-    /// any argument of 32 hexadecimal digits or more.
+    /// The arguments that may hold a content key: the two after `--key` (unless a location or an
+    /// option), a `--key=` value, and
+    /// any argument written as a key is (32 hexadecimal digits or more, with nothing but dashes,
+    /// colons and `0x` besides) — not a path or URL that has a UUID in it.
     static func possibleKeys(in arguments: [String]) -> [String] {
         var found: [String] = []
         for (index, argument) in arguments.enumerated() {
             if argument == "--key" {
-                found += arguments.dropFirst(index + 1).prefix(2)
+                // Not a location or an option, which may follow a key.
+                found += arguments.dropFirst(index + 1).prefix(2).filter { !$0.contains("/") && !$0.hasPrefix("-") }
             } else if argument.hasPrefix("--key=") {
                 found.append(String(argument.dropFirst(6)))
-            } else if argument.filter(\.isHexDigit).count >= 32 {
+            } else if looksLikeKey(argument) {
                 found.append(argument)
             }
         }
         return found.filter { !$0.isEmpty }
+    }
+
+    private static func looksLikeKey(_ argument: String) -> Bool {
+        let digits = argument.replacingOccurrences(of: "0x", with: "").replacingOccurrences(of: "0X", with: "")
+        return digits.allSatisfy { $0.isHexDigit || $0 == "-" || $0 == ":" } && digits.filter(\.isHexDigit).count >= 32
     }
 
     static let configuration = CommandConfiguration(

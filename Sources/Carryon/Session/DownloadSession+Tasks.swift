@@ -49,7 +49,7 @@ extension DownloadSession {
     func resume(_ id: String) async throws(CarryonError) {
         guard !isShutDown else { throw CarryonError(.cancelled, "the download session is shut down") }
         await settle(id)
-        if let run = tasks[id]?.run, tasks[id]?.machine.state != .running {
+        if let run = tasks[id]?.run, tasks[id]?.machine.state == .suspended {
             // A run still stopping after a suspend (which records the state and cancels the
             // transfer without waiting): waited for, or this resume would find it there and be
             // lost — as it was for a resume sent right after a suspend on a loaded machine.
