@@ -47,6 +47,10 @@ doc = {
   "/api/assets/{id}/selections": {"post": op("Add audio, subtitles or a variant, as carryon add does, and resume",
       {202: {"description": "Added", "content": {"application/json": {"schema": {"type": "object", "required": ["added", "asset"], "properties": {"added": {"type": "array", "items": {"type": "string"}}, "asset": {"$ref": "#/components/schemas/Asset"}}}}}},
        400: "error", 403: "error", 404: "error", 409: "error", 413: "error", 422: "error"}, body="NewSelections", params=idp, op_id="addSelections")},
+  "/api/assets/{id}/verify": {"post": op("Check its bundle as carryon verify does: every resource on disk read once, against the SHA-256 recorded as it was downloaded and for its structure (record=true records the digests an earlier release did not); with repair=true, damage found is mended from the origin by the asset's download (202), what cannot be mended recorded again as it was once the download stops",
+      {200: js("Verified"), 202: js("Verified"), 400: "error", 403: "error", 404: "error", 409: "error"},
+      params=idp + [{"name": "repair", "in": "query", "required": False, "schema": {"type": "boolean"}},
+                    {"name": "record", "in": "query", "required": False, "schema": {"type": "boolean"}}], op_id="verifyAsset")},
   "/api/assets/{id}/policy": {"put": op("Change its expiry and priority, as carryon policy does",
       {200: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="PolicyChange", params=idp, op_id="changePolicy")},
   "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, and under choices the same in every format's words, to choose what to download",
@@ -114,6 +118,19 @@ doc = {
            "properties": {"start": {"type": "number"}, "end": {"type": "number"}}},
        "live": {"type": "object", "required": ["fromStart"], "description": "a recording of a live stream: where it started, and the segments it missed (kept as EXT-X-GAP); absent for any other download",
            "properties": {"fromStart": {"type": "boolean"}, "missedSegments": {"type": "integer"}, "missedSeconds": {"type": "number"}}}}},
+   "Verified": {"type": "object", "required": ["report", "repairing", "asset"], "properties": {
+       "report": {"$ref": "#/components/schemas/VerificationReport"}, "repairing": {"type": "boolean", "description": "a repair of the damage started"},
+       "asset": {"$ref": "#/components/schemas/Asset"}}},
+   "VerificationReport": {"type": "object", "required": ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage"], "properties": {
+       "id": {"type": "string"}, "name": {"type": "string"}, "resources": {"type": "integer", "description": "resources on disk checked"},
+       "files": {"type": "integer"}, "bytes": {"type": "integer", "description": "bytes read"},
+       "hashed": {"type": "integer", "description": "resources checked against a recorded SHA-256; the others by length and structure"},
+       "recorded": {"type": "integer", "description": "digests recorded by this check"}, "seconds": {"type": "number"},
+       "damage": {"type": "array", "items": {"$ref": "#/components/schemas/Damage"}}}},
+   "Damage": {"type": "object", "required": ["kind", "file", "rendition", "uri", "message", "resource"], "properties": {
+       "kind": {"enum": ["missing", "truncated", "altered", "structure"]}, "file": {"type": "string"}, "rendition": {"type": "string"},
+       "uri": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}, "message": {"type": "string"},
+       "resource": {"type": "integer"}}},
    "PolicyChange": {"type": "object", "description": "an absent key leaves the setting as it is", "properties": {
        "expiresAt": {"type": ["string", "null"], "description": "ISO 8601 date and time that exists, at the latest 9999-12-31T23:59:59Z; null: never"},
        "priority": {"enum": ["default", "important"]}}},

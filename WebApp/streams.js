@@ -24,6 +24,7 @@ export function assetButtons(asset, name, actions, key) {
     (state === "not-downloaded" || state === "cancelled") && actions.download && button("Download", () => actions.download(), true),
     (state === "running" || state === "waiting") && button("Cancel", () => actions.cancel(asset.id)),
     (state === "suspended" || state === "failed") && button("Resume", () => actions.resume(asset.id)),
+    ["completed", "suspended", "failed"].includes(state) && actions.verify && button("Verify", () => actions.verify(asset.id)),
     asset && button("Delete", () => actions.remove(asset.id, name)),
   ];
 }

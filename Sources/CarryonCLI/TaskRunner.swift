@@ -14,6 +14,8 @@ struct TaskRunner {
     let json: Bool
     /// Whether each task's id ends the output (without `--json`), for scripts.
     var printID = true
+    /// Runs once the tasks have stopped, before the session shuts down (a repair's end).
+    var beforeShutdown: (@Sendable () async -> Void)? = nil
 
     /// One line of `--json` output.
     typealias EventLine = DownloadEventRecord
@@ -97,6 +99,7 @@ struct TaskRunner {
             }
             if ![.completed, .suspended].contains(state) || stopped != nil { failed = true }
         }
+        await beforeShutdown?()
         await session.shutdown()
         if let signal = interrupted.signal {
             // A recording stopped ends complete: stopping it is how it is meant to end.

@@ -9,9 +9,12 @@ Usage: webapp.py BASE STREAM SCREENSHOTS
 
 Opens BASE; presses the stream's Download button, takes the chooser's default (best quality,
 the default audio; "1:75" typed as the part's start first, refused in the dialog); watches the progress bar until the stream reads "Downloaded"; presses Play
-and waits until the video's currentTime passes 3 s; presses Delete and confirms; then looks at
+and waits until the video's currentTime passes 3 s; presses Verify (intact), damages a segment on
+disk, presses Verify (the damage listed) and Repair, and Verify again (intact); presses Delete and
+confirms; then looks at
 the page at a phone's width and checks every control has a label. Prints {initialState,
-choices, rangeRefusal, assetsAfterRefusal, progressSeen, downloadedState, currentTime, frames, kpis, deletedState, csp,
+choices, rangeRefusal, assetsAfterRefusal, progressSeen, downloadedState, currentTime, frames, kpis, verifiedIntact,
+damageTitle, damageLines, repairedIdentical, verifiedAfterRepair, deletedState, csp,
 unlabelled, phoneOverflow, tabStops, errors}.
 
 Exit status 3 with a message saying what to install when Chromium or Playwright is missing;
@@ -20,6 +23,7 @@ Exit status 3 with a message saying what to install when Chromium or Playwright 
 import json
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from chromium import require
@@ -122,8 +126,36 @@ def main():
                     return e.getAttribute('aria-label') || e.labels?.[0]?.innerText || e.innerText || e.tagName; }"""))
             result["tabStops"] = stops
 
-            step = "deleting"
+            step = "verifying, a file damaged, and repairing"
             page.locator("#close-player").click()
+            card.get_by_role("button", name=f"Verify {stream}").click()
+            wait_until("/is intact/.test(document.getElementById('status').innerText)", 30)
+            result["verifiedIntact"] = page.locator("#status").inner_text()
+            with urllib.request.urlopen(base + "api/assets") as answer:
+                bundle = Path(next(asset for asset in json.load(answer) if asset["name"] == stream)["bundlePath"])
+            segment = sorted(bundle.glob("*/*.m4s"))[0]
+            damaged = bytearray(segment.read_bytes())
+            original = bytes(damaged)
+            damaged[len(damaged) // 2] ^= 0xFF
+            segment.write_bytes(damaged)
+            card.get_by_role("button", name=f"Verify {stream}").click()
+            confirm = page.locator("dialog#confirm")
+            confirm.get_by_role("button", name="Repair").wait_for(timeout=30_000)
+            result["damageTitle"] = confirm.locator("h2").inner_text()
+            result["damageLines"] = confirm.locator("ul.damage li").all_inner_texts()
+            confirm.get_by_role("button", name="Repair").click()
+            wait_until("/Repairing/.test(document.getElementById('status').innerText)", 30)
+            card.locator('.state[data-state="completed"]').wait_for(timeout=60_000)
+            # The card may still read completed from before the repair: the segment tells.
+            deadline = time.monotonic() + 30
+            while segment.read_bytes() != original and time.monotonic() < deadline:
+                page.wait_for_timeout(100)
+            result["repairedIdentical"] = segment.read_bytes() == original
+            card.get_by_role("button", name=f"Verify {stream}").click()
+            wait_until("/is intact/.test(document.getElementById('status').innerText)", 30)
+            result["verifiedAfterRepair"] = page.locator("#status").inner_text()
+
+            step = "deleting"
             card.get_by_role("button", name=f"Delete {stream}").click()
             page.locator("dialog#confirm").get_by_role("button", name="Delete").click()
             card.locator('.state[data-state="not-downloaded"]').wait_for(timeout=30_000)

@@ -155,6 +155,21 @@ struct DownloadTaskStateMachineTests {
         #expect(machine.state == state)
     }
 
+    @Test("a repair or added media suspends a task that had stopped, ready to fetch", arguments: [DownloadState.completed, .suspended, .failed])
+    func readyToFetchMore(from state: DownloadState) throws {
+        var repaired = Machine(state: state)
+        #expect(try repaired.repair() == .none && repaired.state == .suspended)
+        var added = Machine(state: state)
+        #expect(try added.addMedia() == .none && added.state == .suspended)
+    }
+
+    @Test("a task waiting, running or cancelled is not repaired, and says so", arguments: [DownloadState.waiting, .running, .cancelled])
+    func repairRefused(from state: DownloadState) {
+        var machine = Machine(state: state)
+        #expect(throws: Machine.InvalidTransition(state: state, event: "repair")) { try machine.repair() }
+        #expect(machine.state == state)
+    }
+
     // MARK: A whole life
 
     @Test("a task can be suspended while running, resumed, failed, resumed again and completed")

@@ -125,7 +125,7 @@ struct PlanContinuationTests {
             #expect(try await library.index.renditions(of: "asset").map(\.duration) == [14])
             #expect(try await library.index.asset("asset")?.duration == 14)
             // What is on disk, by name.
-            try await library.index.markDone(try #require(rows.last?.id), bytes: 10, etag: nil, lastModified: nil, fence: nil)
+            try await library.index.markDone(try #require(rows.last?.id), bytes: 10, etag: nil, lastModified: nil, sha256: nil, fence: nil)
             #expect(try await library.index.onDiskKeys(of: "asset") == [ResourceRecord.onDiskKey(try #require(rows.last?.uri), offset: nil)])
 
             // A round naming seg6.ts again (as a whole plan of a stream repeating a segment).

@@ -38,7 +38,7 @@ struct ResponseWriterTests {
                 let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
                 #expect(descriptor >= 0)
                 writer.begin(.init(descriptor: descriptor, path: path, uri: origin.baseURL + "/s1.ts", offset: 0, expected: body.count,
-                                   limit: body.count, budget: nil, rateLimit: nil, progress: { meter.received($0) }))
+                                   limit: body.count, budget: nil, rateLimit: nil, progress: { meter.received($0) }, digest: RunningDigest()))
                 let written = try await task.futureResult.get()
                 await writer.close()
                 close(descriptor)

@@ -50,6 +50,9 @@ extension DaemonAPITests {
                 ("PUT", "/api/assets/{id}/policy", "assets/\(done)/policy", #"{"priority": "important"}"#, foreign, 403),
                 ("PUT", "/api/assets/{id}/policy", "assets/zzzzzzzzzz/policy", "{}", [], 404),
                 ("PUT", "/api/assets/{id}/policy", "assets/\(done)/policy", large, [], 413),
+                ("POST", "/api/assets/{id}/verify", "assets/\(done)/verify?repair=maybe", nil, [], 400),
+                ("POST", "/api/assets/{id}/verify", "assets/\(done)/verify", nil, foreign, 403),
+                ("POST", "/api/assets/{id}/verify", "assets/zzzzzzzzzz/verify", nil, [], 404),
                 ("GET", "/api/streams", "streams", nil, [], 400),
                 ("GET", "/api/streams", "streams?catalog=Nope", nil, [], 404),
                 ("GET", "/api/streams", "streams?url=\(daemon.origin)/nothing.m3u8", nil, [], 422),
@@ -75,6 +78,15 @@ extension DaemonAPITests {
             let busy = try await daemon.call("DELETE", "assets/\(done)")
             #expect(busy.status == 409 && daemon.error(busy.json)["code"] as? String == "busy", "\(busy.json ?? "")")
             reached.insert("DELETE /api/assets/{id} \(busy.status)")
+            // Nor is a repair of its files, which that process is writing.
+            let shown = try await daemon.call("GET", "assets/\(done)").json as? [String: Any]
+            let bundle = try #require(shown?["bundlePath"] as? String)
+            let files = FileManager.default.enumerator(atPath: bundle)?.compactMap { $0 as? String } ?? []
+            let segment = try #require(files.first { $0.hasSuffix(".m4s") })
+            try Data("damaged".utf8).write(to: URL(fileURLWithPath: bundle).appendingPathComponent(segment))
+            let repair = try await daemon.call("POST", "assets/\(done)/verify?repair=true")
+            #expect(repair.status == 409 && daemon.error(repair.json)["code"] is String, "\(repair.json ?? "")")
+            reached.insert("POST /api/assets/{id}/verify \(repair.status)")
 
             let document = try #require(try await daemon.call("GET", "openapi.json").json as? [String: Any])
             let paths = try #require(document["paths"] as? [String: [String: Any]])

@@ -68,4 +68,32 @@ struct EarlierLibraryTests {
             }
         }
     }
+
+    @Test("verify checks the 2026-11-25 library, which has no digests, by length and structure; --record records them for the next check")
+    func verifies() async throws {
+        try await withCopy { library in
+            struct Output: Decodable { var assets: [VerificationReport] }
+            let first = try await runCarryon(["verify", "--json", "--library", library.path])
+            #expect(first.status == 0, "\(first.standardError)")
+            let reports = try JSONDecoder().decode(Output.self, from: Data(first.standardOutput.utf8)).assets
+            #expect(reports.map(\.id) == [Self.clear, Self.encrypted])
+            #expect(reports.allSatisfy { $0.isIntact && $0.hashed == 0 && $0.resources > 0 && $0.bytes > 0 })
+
+            let recording = try await runCarryon(["verify", "--record", "--library", library.path])
+            #expect(recording.status == 0 && recording.standardOutput.contains("digests recorded"), "\(recording.standardOutput)\(recording.standardError)")
+            let second = try JSONDecoder().decode(Output.self, from: Data(try await runCarryon(["verify", "--json", "--library", library.path]).standardOutput.utf8))
+            #expect(second.assets.allSatisfy { $0.isIntact && $0.hashed == $0.resources && $0.recorded == 0 })
+
+            // A TS file whose sync bytes are broken is found by its digest now, and by its structure.
+            let folder = library.appendingPathComponent("bundles/\(Self.clear)")
+            let segment = try #require(FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String }.sorted().first { $0.hasSuffix(".ts") })
+            var bytes = try Data(contentsOf: folder.appendingPathComponent(segment))
+            bytes[188] = 0
+            try bytes.write(to: folder.appendingPathComponent(segment))
+            let damaged = try await runCarryon(["verify", Self.clear, "--library", library.path])
+            #expect(damaged.status == 1)
+            #expect(damaged.standardOutput.contains("altered: \(segment)") && damaged.standardOutput.contains("MPEG-TS packet 2 (at byte 188) has no sync byte"),
+                    "\(damaged.standardOutput)")
+        }
+    }
 }

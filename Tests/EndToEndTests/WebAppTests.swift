@@ -5,7 +5,7 @@ import Testing
 
 /// The daemon's web app in a real browser: `carryon serve --catalog`, Debian's Chromium driven by
 /// Playwright (`Tests/Browser/webapp.py`) doing what a person does — Download, watch the
-/// progress, Play, Delete — under the page's own Content-Security-Policy.
+/// progress, Play, Verify and Repair, Delete — under the page's own Content-Security-Policy.
 @Suite("The web app in Chromium", .heavy)
 struct WebAppTests {
     /// What `webapp.py` saw.
@@ -25,9 +25,14 @@ struct WebAppTests {
         var tabStops: [String]
         var deletedState: String
         var phoneOverflow: Int
+        var verifiedIntact: String
+        var damageTitle: String
+        var damageLines: [String]
+        var repairedIdentical: Bool
+        var verifiedAfterRepair: String
     }
 
-    @Test("a catalog stream is downloaded with its Download button, its progress seen to completion, played with Play past 3 s, and deleted with Delete")
+    @Test("a catalog stream is downloaded with its Download button, its progress seen to completion, played with Play past 3 s, verified, damaged and repaired, and deleted with Delete")
     func journey() async throws {
         guard let python = findExecutable("python3") else {
             throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
@@ -67,6 +72,11 @@ struct WebAppTests {
                 #expect(journey.downloadedState.hasPrefix("Downloaded · "), "\(journey.downloadedState)")
                 #expect(journey.currentTime > 3 && journey.frames > 0, "played past 3 s: \(journey.currentTime) s, \(journey.frames) frames")
                 #expect(journey.kpis.contains("Startup time") && journey.kpis.contains("Indicated bitrate\n455 kbit/s"), "\(journey.kpis)")
+                #expect(journey.verifiedIntact.hasPrefix("Sample is intact: "), "\(journey.verifiedIntact)")
+                #expect(journey.damageTitle == "Sample: 1 damaged" && journey.damageLines.count == 1
+                        && journey.damageLines.first?.hasPrefix("altered: ") == true, "\(journey.damageTitle) \(journey.damageLines)")
+                #expect(journey.repairedIdentical, "Repair put the segment back as the origin has it")
+                #expect(journey.verifiedAfterRepair.hasPrefix("Sample is intact: "), "\(journey.verifiedAfterRepair)")
                 #expect(journey.deletedState == "Not downloaded")
                 #expect(journey.unlabelled.isEmpty, "every control is labelled: \(journey.unlabelled)")
                 #expect(journey.tabStops.contains("Play Sample") && journey.tabStops.contains("Delete Sample"),

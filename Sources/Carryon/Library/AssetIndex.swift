@@ -99,9 +99,14 @@ protocol AssetIndex: Sendable {
     func pendingCount(of resourceIDs: [Int64]) async throws(CarryonError) -> Int
     /// The bytes asset `id`'s resources not on disk are expected to take.
     func pendingBytes(of id: String) async throws(CarryonError) -> Int
-    /// Records resource `resourceID` on disk with `bytes` bytes and the response's validators;
-    /// with `fence`, refused (``CarryonError/Code/busy``) unless the run still holds the asset.
-    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError)
+    /// Records resource `resourceID` on disk with `bytes` bytes, the response's validators and
+    /// the bytes' SHA-256 (lowercase hex); with `fence`, refused (``CarryonError/Code/busy``)
+    /// unless the run still holds the asset.
+    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, sha256: String?, fence: Fence?) async throws(CarryonError)
+    /// Records resources `resourceIDs` of asset `id` as not on disk, to be fetched again (a
+    /// repair): their size, validators and digest are forgotten; what is in their files stays
+    /// until the fetch puts new bytes in place.
+    func markPending(_ resourceIDs: [Int64], of id: String) async throws(CarryonError)
     /// Moves resources of asset `id` to fresh locations (their signed URLs expired); with
     /// `fence`, refused unless the run still holds the asset.
     func relocate(_ moves: [(id: Int64, uri: String)], of id: String, fence: Fence?) async throws(CarryonError)
@@ -139,7 +144,8 @@ protocol AssetIndex: Sendable {
     /// `requeueAt`, it waits in its owner's queue until then. Refused when the claim is lost.
     func endRun(_ fence: Fence, state: DownloadState, error: String?, requeueAt: Date?, at date: Date) async throws(CarryonError)
     /// Records `state` for asset `id` unless another live instance holds it; returns that
-    /// holder (nothing written) or nil (written).
+    /// holder (nothing written) or nil (written). `error` replaces the error message when given
+    /// (an empty one clears it).
     func setStateUnlessHeld(_ state: DownloadState, of id: String, by instance: String, error: String?,
                             _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
     /// Leaves `request` for the live instance holding asset `id` (with `onlyIfUnheld`, leaves

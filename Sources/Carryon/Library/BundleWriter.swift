@@ -92,14 +92,19 @@ struct BundleWriter: Sendable {
 
     /// Puts a fetched resource in place: a whole file renamed to its final name; a byte range
     /// copied into its shared file at its offset (the shared file keeps its temporary name
-    /// until every range of it is in: see ``finishSharedFile(_:of:)``).
+    /// until every range of it is in: see ``finishSharedFile(_:of:)``), or into the file under
+    /// its final name when that is where it is (a range fetched again by a repair).
     @concurrent
     func place(_ resource: ResourceRecord, in bundle: URL) async throws {
         let part = Self.partialFile(of: resource, in: bundle)
         guard let offset = resource.rangeOffset else {
             return try BundleFiles.rename(part, to: bundle.appending(path: resource.fileName, directoryHint: .notDirectory))
         }
-        let shared = FilePath(bundle.appending(path: "\(resource.fileName).part", directoryHint: .notDirectory).path)
+        var shared = FilePath(bundle.appending(path: "\(resource.fileName).part", directoryHint: .notDirectory).path)
+        let final = bundle.appending(path: resource.fileName, directoryHint: .notDirectory).path
+        if !FileManager.default.fileExists(atPath: shared.string), FileManager.default.fileExists(atPath: final) {
+            shared = FilePath(final)
+        }
         try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(part.path)) { reader in
             try await FileSystem.shared.withFileHandle(forWritingAt: shared, options: .modifyFile(createIfNecessary: true)) { writer in
                 var position: Int64 = 0

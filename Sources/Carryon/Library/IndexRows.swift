@@ -84,8 +84,8 @@ enum IndexRows {
         "\(resource.uri) \(resource.rangeOffset ?? -1) \(resource.fileName)"
     }
 
-    /// `resource` of a new plan with what the old plan's `old` had fetched: its state, size
-    /// and validators.
+    /// `resource` of a new plan with what the old plan's `old` had fetched: its state, size,
+    /// validators and digest.
     static func keeping(_ resource: ResourceRecord, from old: ResourceRecord) -> ResourceRecord {
         var resource = resource
         resource.state = old.state
@@ -94,6 +94,7 @@ enum IndexRows {
         resource.exactSize = old.exactSize
         resource.etag = old.etag
         resource.lastModified = old.lastModified
+        resource.sha256 = old.sha256
         return resource
     }
 

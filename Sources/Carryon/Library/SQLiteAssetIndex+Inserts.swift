@@ -2,7 +2,7 @@ import GRDB
 import GRDBSQLite
 
 /// Inserts resource rows through one prepared statement whose values are bound with SQLite's C
-/// API: GRDB's `StatementArguments` box each of the sixteen values of a row, which for a plan of
+/// API: GRDB's `StatementArguments` box each of the seventeen values of a row, which for a plan of
 /// a million segments cost three of the four seconds its rows took to insert.
 ///
 /// A value equal to the one the previous row bound is not bound again: `sqlite3_reset` keeps a
@@ -13,15 +13,15 @@ struct ResourceInsert {
     private let statement: Statement
     /// The text or integer last bound to each parameter (1-based; index 0 unused), for the
     /// columns that repeat.
-    private var boundText: [String?] = Array(repeating: nil, count: 17)
-    private var boundInteger: [Int?] = Array(repeating: nil, count: 17)
-    private var bound = Array(repeating: false, count: 17)
+    private var boundText: [String?] = Array(repeating: nil, count: 18)
+    private var boundInteger: [Int?] = Array(repeating: nil, count: 18)
+    private var bound = Array(repeating: false, count: 18)
 
     init(_ db: Database) throws {
         statement = try db.makeStatement(sql: """
             INSERT INTO resource (assetId, renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state,
-            bytes, expectedBytes, exactSize, startTime, duration, etag, lastModified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            bytes, expectedBytes, exactSize, startTime, duration, etag, lastModified, sha256)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 
@@ -45,6 +45,7 @@ struct ResourceInsert {
         try check(sqlite3_bind_double(handle, 14, resource.duration))
         try bindRepeating(resource.etag, 15)
         try bindRepeating(resource.lastModified, 16)
+        try bind(resource.sha256, 17)
         let code = sqlite3_step(handle)
         guard code == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: lastMessage) }
     }

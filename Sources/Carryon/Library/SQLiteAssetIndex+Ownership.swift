@@ -121,7 +121,7 @@ extension SQLiteAssetIndex {
             try db.execute(sql: """
                 UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, epoch = epoch + (owner IS NOT NULL), changes = changes + 1,
                 queuedBy = NULL, queuedAt = NULL, request = NULL, progress = NULL, updatedAt = ?,
-                errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
+                errorMessage = CASE WHEN ? THEN NULLIF(?, '') ELSE errorMessage END WHERE id = ? AND epoch = ?
                 """, arguments: [state, IndexDate(context.now), error != nil, error, id, current.row.epoch])
             return nil
         }

@@ -166,6 +166,13 @@ extension SQLiteAssetIndex {
             // AssetIndex.latestAssetIDs(of:)), not found in a pass over every asset.
             try db.create(index: "asset_by_url", on: "asset", columns: ["url", "createdAt"])
         }
+        migrator.registerMigration("v10: resource digests") { db in
+            // Each resource's SHA-256, computed as it is written (see BundleVerifier); resources
+            // an earlier release fetched have none until `verify --record`.
+            try db.alter(table: "resource") { t in
+                t.add(column: "sha256", .text)
+            }
+        }
         return migrator
     }
 }

@@ -36,11 +36,18 @@ final class SQLiteAssetIndex: AssetIndex {
     /// fresh library, or the first run of a new release) race to migrate it: GRDB reads which
     /// migrations are applied outside their transactions, so the loser's migration meets a
     /// table the winner made, and rolls back. It then reads again and finds nothing left to do.
+    ///
+    /// After migrating, the write-ahead log is emptied into the database: the migrations of a
+    /// fresh library write about 400 KB of it (every schema page, once a migration), which would
+    /// otherwise take room from the first downloads until SQLite checkpoints on its own.
     private static func migrate(_ database: DatabasePool) throws {
+        if try database.read({ try migrator.hasCompletedMigrations($0) }) { return }
         var attempt = 0
         while true {
             do {
                 try migrator.migrate(database)
+                // Best effort: another process reading the index keeps its part of the log.
+                try? database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
                 return
             } catch {
                 attempt += 1
@@ -313,6 +320,21 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
+    func markPending(_ resourceIDs: [Int64], of id: String) async throws(CarryonError) {
+        guard !resourceIDs.isEmpty else { return }
+        try await write { db in
+            let update = try db.makeStatement(sql: """
+                UPDATE resource SET state = 'pending', bytes = NULL, etag = NULL, lastModified = NULL, sha256 = NULL
+                WHERE id = ? AND assetId = ?
+                """)
+            for resourceID in resourceIDs {
+                update.setUncheckedArguments([resourceID, id])
+                try update.execute()
+            }
+            try db.execute(sql: "UPDATE asset SET changes = changes + 1 WHERE id = ?", arguments: [id])
+        }
+    }
+
     func relocate(_ moves: [(id: Int64, uri: String)], of id: String, fence: Fence?) async throws(CarryonError) {
         guard !moves.isEmpty else { return }
         try await write { db in
@@ -325,14 +347,14 @@ final class SQLiteAssetIndex: AssetIndex {
         }
     }
 
-    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError) {
+    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, sha256: String?, fence: Fence?) async throws(CarryonError) {
         try await write { db in
             if let fence { try Self.check(fence, db) }
             let wasDone = try fence == nil
                 && String.fetchOne(db.cachedStatement(sql: "SELECT state FROM resource WHERE id = ?"), arguments: [resourceID]) == "done"
             // Once per resource: the statement is compiled once per connection.
-            try db.cachedStatement(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?")
-                .execute(arguments: [bytes, etag, lastModified, resourceID])
+            try db.cachedStatement(sql: "UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ?, sha256 = ? WHERE id = ?")
+                .execute(arguments: [bytes, etag, lastModified, sha256, resourceID])
             // Outside a run (a fetch playback waited for, ending after it), a change to count
             // unless another run recorded it already; a run's changes are counted when it is
             // claimed and when it ends (see AssetFigures).

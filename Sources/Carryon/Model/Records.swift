@@ -142,6 +142,10 @@ struct ResourceRecord: Codable, Sendable {
     /// Validators from the first response, for `If-Range` when resuming.
     var etag: String?
     var lastModified: String?
+    /// The SHA-256 of the resource's bytes (lowercase hex), computed as they were written; nil
+    /// until it is on disk, and for a resource an earlier release fetched (see
+    /// ``BundleVerifier``).
+    var sha256: String? = nil
 
     var byteRange: ClosedRange<Int>? {
         guard let rangeOffset, let rangeLength else { return nil }
@@ -160,7 +164,7 @@ extension RenditionRecord {
 extension ResourceRecord {
     enum CodingKeys: String, CodingKey {
         case id, assetID = "assetId", renditionKey, ordinal, kind, uri, rangeOffset, rangeLength, fileName, state, bytes, expectedBytes,
-             exactSize, startTime, duration, etag, lastModified
+             exactSize, startTime, duration, etag, lastModified, sha256
     }
 }
 

@@ -207,7 +207,7 @@ extension DownloadSession {
         // A run whose task another process has claimed puts nothing in place.
         try await checkClaim(assetID)
         try await BundleWriter(library: library).place(resource, in: bundle)
-        try await resourceDone(resource, bytes: result.bytes, validators: result.validators)
+        try await resourceDone(resource, bytes: result.bytes, validators: result.validators, sha256: result.sha256)
     }
 
     /// Refuses to go on once another process has claimed task `assetID` from this session's
@@ -237,11 +237,11 @@ extension DownloadSession {
         tasks[id]?.run?.concurrency?.throttled(at: ContinuousClock.now)
     }
 
-    func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators) async throws {
+    func resourceDone(_ resource: ResourceRecord, bytes: Int, validators: ResourceFetcher.Validators, sha256: String?) async throws {
         let id = resource.assetID
         tasks[id]?.run?.concurrency?.completed(bytes, at: ContinuousClock.now)
         try await index.markDone(resource.id!, bytes: bytes, etag: validators.etag, lastModified: validators.lastModified,
-                                 fence: tasks[id]?.run?.fence)
+                                 sha256: sha256, fence: tasks[id]?.run?.fence)
         // A fetch that playback still waited for can end after the run: the index then says
         // whether the rendition is complete.
         let run = tasks[id]?.run

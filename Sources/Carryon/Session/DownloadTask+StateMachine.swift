@@ -99,12 +99,22 @@ struct DownloadTaskStateMachine: Sendable, Hashable {
     /// suspended or failed) is suspended, ready to fetch them. A task downloading now must be
     /// suspended first; a cancelled one has no bundle.
     mutating func addMedia() throws(InvalidTransition) -> Action {
+        try readyToFetchMore(event: "add media selections to")
+    }
+
+    /// Damaged resources were marked to be fetched again (a repair): as for ``addMedia()``.
+    mutating func repair() throws(InvalidTransition) -> Action {
+        try readyToFetchMore(event: "repair")
+    }
+
+    /// A task that had stopped is suspended, ready to fetch what its plan gained.
+    private mutating func readyToFetchMore(event: String) throws(InvalidTransition) -> Action {
         switch state {
         case .completed, .suspended, .failed:
             state = .suspended
             return .none
         case .waiting, .running, .cancelled:
-            throw InvalidTransition(state: state, event: "add media selections to")
+            throw InvalidTransition(state: state, event: event)
         }
     }
 

@@ -5,8 +5,8 @@ import NIOFileSystem
 /// Streams read from disk: a local file (or a range of it) copied into the partial file.
 extension ResourceFetcher {
     /// Copies a local file (or a range of it) into the partial file: for streams read from disk.
-    func copyLocal(_ uri: String, range: ClosedRange<Int>?, into partPath: String,
-                           progress: @Sendable (Int) -> Void) async throws -> Int {
+    func copyLocal(_ uri: String, range: ClosedRange<Int>?, into partPath: String, digest: RunningDigest,
+                   progress: @Sendable (Int) -> Void) async throws -> Int {
         // The checked path: with the rule's folders, the one its symbolic links lead to now.
         let url = URL(fileURLWithPath: try rule.filePath(uri))
         let source = FilePath(url.path)
@@ -30,6 +30,7 @@ extension ResourceFetcher {
                     for try await chunk in reader.readChunks(in: Int64(bytes.lowerBound)...Int64(bytes.upperBound), chunkLength: .kibibytes(256)) {
                         try budget?.take(chunk.readableBytes, for: uri)
                         try await writer.write(contentsOf: chunk, toAbsoluteOffset: Int64(copied))
+                        chunk.withUnsafeReadableBytes { digest.update($0, at: copied) }
                         copied += chunk.readableBytes
                         progress(chunk.readableBytes)
                     }

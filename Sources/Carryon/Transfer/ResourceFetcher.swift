@@ -72,6 +72,9 @@ struct ResourceFetcher: Sendable {
         var uri: String = ""
         /// The locations that failed before ``uri`` served it, each with its error.
         var failures: [(uri: String, error: CarryonError)] = []
+        /// The SHA-256 of the bytes in the partial file (lowercase hex), computed as they were
+        /// written (see ``RunningDigest``).
+        var sha256: String = ""
     }
 
     /// What one successful request gave: the complete length, the response's status and the
@@ -131,10 +134,13 @@ struct ResourceFetcher: Sendable {
         // read, so that nothing (an index written by an older release, a playback request)
         // reaches a file a remote stream names.
         try rule.check(uri, namedBy: nil)
+        // One digest across the attempts: a retry that resumes after the bytes written goes on
+        // hashing from them.
+        let digest = RunningDigest()
         if URIReference.scheme(of: uri)?.lowercased() == "file" {
-            let copied = try await copyLocal(uri, range: range, into: partPath, progress: progress)
-            return Result(bytes: copied,
-                          validators: validators, attempts: 1, transferred: copied)
+            let copied = try await copyLocal(uri, range: range, into: partPath, digest: digest, progress: progress)
+            return Result(bytes: copied, validators: validators, attempts: 1, transferred: copied,
+                          sha256: try digest.finish(length: copied, path: partPath))
         }
         // Kept across attempts, also from an attempt that fails after its response's head: the
         // next one resumes with If-Range on them.
@@ -146,9 +152,10 @@ struct ResourceFetcher: Sendable {
             try Task.checkCancellation()
             do {
                 let outcome = try await attemptFetch(uri, range: range, into: partPath, validators: validators, limit: limit,
-                                                     progress: progress)
+                                                     digest: digest, progress: progress)
                 return Result(bytes: outcome.total, validators: validators.withLock { $0 }, attempts: attempt,
-                              status: outcome.status, transferred: outcome.received)
+                              status: outcome.status, transferred: outcome.received,
+                              sha256: try digest.finish(length: outcome.total, path: partPath))
             } catch let stall as StallError {
                 lastCause = stall.description
                 guard case .retry(let delay) = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1)) else {
@@ -197,7 +204,7 @@ struct ResourceFetcher: Sendable {
     /// The stall meter is held while a chunk waits for the rate limit, and while this fetch
     /// decides on the response's head: the server is not slow then.
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              limit: Int, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
+                              limit: Int, digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try await fileSize(path)
         let expectedTotal = range?.count
@@ -242,7 +249,7 @@ struct ResourceFetcher: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
-                              requestedStart: requestedStart, validators: validators, limit: limit) { bytes in
+                              requestedStart: requestedStart, validators: validators, limit: limit, digest: digest) { bytes in
                 meter.received(bytes)
                 progress(bytes)
             }
@@ -256,7 +263,7 @@ struct ResourceFetcher: Sendable {
     /// wanted), and `writer` writes the body there as it arrives.
     private func receive(_ task: HTTPClient.Task<Int>, into writer: ResponseWriter, uri: String, range: ClosedRange<Int>?,
                          partPath: String, existing: Int, requestedStart: Int?, validators: Locked<Validators>, limit: Int,
-                         progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
+                         digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let head = try await writer.head.get()
         let body: (offset: Int, expected: Int?)
         do {
@@ -267,6 +274,8 @@ struct ResourceFetcher: Sendable {
                 return Attempt(total: existing, status: Int(head.status.code), received: 0)
             }
             body = placed
+            // The bytes kept before the body's (a partial file an earlier process left).
+            try digest.catchUp(to: body.offset, from: partPath)
         } catch {
             writer.refuse(error)
             task.cancel()
@@ -281,7 +290,7 @@ struct ResourceFetcher: Sendable {
             throw error
         }
         writer.begin(.init(descriptor: descriptor, path: partPath, uri: uri, offset: body.offset, expected: body.expected, limit: limit,
-                           budget: budget, rateLimit: rateLimit, progress: progress))
+                           budget: budget, rateLimit: rateLimit, progress: progress, digest: digest))
         let received: Int
         do {
             received = try await task.futureResult.get()

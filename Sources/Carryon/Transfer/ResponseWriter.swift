@@ -10,7 +10,8 @@ import Glibc
 /// to the partial file chunk by chunk, on an event loop, as it arrives.
 ///
 /// Each chunk is checked (against the length announced or allowed, and the storage budget),
-/// paced by the task's rate limit, written with `pwrite(2)` at its place and counted on
+/// paced by the task's rate limit, written with `pwrite(2)` at its place, hashed (see
+/// ``RunningDigest``) and counted on
 /// ``eventLoop``, as curl and nginx write what they read: no chunk waits for a task or a
 /// file-system thread to write it, and none is held in memory once written. The client runs
 /// the request on a connection of that loop when its pool has one free there, else on another
@@ -42,6 +43,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         var rateLimit: RateLimit?
         /// Told each chunk's length once it is written (and tells the stall meter).
         var progress: @Sendable (Int) -> Void
+        /// Hashes each chunk once it is written.
+        var digest: RunningDigest
     }
 
     /// The loop the client calls this writer on.
@@ -234,6 +237,7 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
                 }
                 done += result
             }
+            body.digest.update(bytes, at: position)
         }
         written += buffer.readableBytes
         body.progress(buffer.readableBytes)

@@ -49,12 +49,7 @@ extension DaemonAPI {
 
     /// `POST /api/purge[?dryRun=true]`: the plan, carried out unless it is a dry run.
     func purge(_ request: Request) async throws -> Response {
-        let dryRun: Bool
-        switch request.uri.queryParameters.get("dryRun") {
-        case nil, "false", "0": dryRun = false
-        case "true", "1", "": dryRun = true
-        case let value?: throw APIError(400, "bad-request", "dryRun=\(value) is not true or false")
-        }
+        let dryRun = try Self.flag("dryRun", in: request)
         let storage = StorageManager(library: session.library)
         return try APIJSON.response(dryRun ? try await storage.plan() : try await storage.purge(with: session))
     }

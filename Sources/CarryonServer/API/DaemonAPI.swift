@@ -15,6 +15,7 @@ import NIOCore
 /// | `GET /api/assets/{id}` | one asset |
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
+/// | `POST /api/assets/{id}/verify` | checks the bundle as `carryon verify` does (`?record=true` records missing digests): `{report, repairing, asset}`; `?repair=true` starts mending the damage from the origin: 202 |
 /// | `POST /api/assets/{id}/selections` | adds `{audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}` as `carryon add` does, and resumes: 202, `{added, asset}` |
 /// | `PUT /api/assets/{id}/policy` | changes `{expiresAt, priority}` (an ISO 8601 date or `null`; `default` or `important`): the asset |
 /// | `GET /api/streams?url=…` (or `?catalog=NAME`) | what `carryon inspect --sizes --json` reports of the stream, a media playlist's segments left out: its tracks and their sizes, to choose from |
@@ -109,6 +110,7 @@ public struct DaemonAPI: Sendable {
         Route("GET", "assets/{id}"), Route("DELETE", "assets/{id}"),
         Route("POST", "assets/{id}/cancel"), Route("POST", "assets/{id}/suspend"), Route("POST", "assets/{id}/resume"),
         Route("POST", "assets/{id}/selections"), Route("PUT", "assets/{id}/policy"), Route("GET", "assets/{id}/logs"),
+        Route("POST", "assets/{id}/verify"),
         Route("GET", "streams"), Route("GET", "catalog"), Route("GET", "storage"), Route("PUT", "storage"), Route("POST", "purge"),
         Route("GET", "events"), Route("GET", "openapi.json"),
     ]
@@ -141,6 +143,7 @@ public struct DaemonAPI: Sendable {
             return try APIJSON.response(try await task.snapshot())
         case ("POST", "assets/{id}/selections"): return try await addSelections(request, to: try await session.task(id: id))
         case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
+        case ("POST", "assets/{id}/verify"): return try await verify(request, task: try await session.task(id: id))
         case ("GET", "streams"): return try await inspectStream(request)
         case ("GET", "assets/{id}/logs"): return try await logs(request, of: try await session.task(id: id).id)
         case ("GET", "catalog"):

@@ -348,6 +348,67 @@ enum OpenAPIDocument {
         ]
       }
     },
+    "/api/assets/{id}/verify": {
+      "post": {
+        "operationId": "verifyAsset",
+        "summary": "Check its bundle as carryon verify does: every resource on disk read once, against the SHA-256 recorded as it was downloaded and for its structure (record=true records the digests an earlier release did not); with repair=true, damage found is mended from the origin by the asset's download (202), what cannot be mended recorded again as it was once the download stops",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Verified"
+                }
+              }
+            }
+          },
+          "202": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Verified"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/Error"
+          },
+          "403": {
+            "$ref": "#/components/responses/Error"
+          },
+          "404": {
+            "$ref": "#/components/responses/Error"
+          },
+          "409": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/id"
+          },
+          {
+            "name": "repair",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          {
+            "name": "record",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "boolean"
+            }
+          }
+        ]
+      }
+    },
     "/api/assets/{id}/policy": {
       "put": {
         "operationId": "changePolicy",
@@ -965,6 +1026,118 @@ enum OpenAPIDocument {
                 "type": "number"
               }
             }
+          }
+        }
+      },
+      "Verified": {
+        "type": "object",
+        "required": [
+          "report",
+          "repairing",
+          "asset"
+        ],
+        "properties": {
+          "report": {
+            "$ref": "#/components/schemas/VerificationReport"
+          },
+          "repairing": {
+            "type": "boolean",
+            "description": "a repair of the damage started"
+          },
+          "asset": {
+            "$ref": "#/components/schemas/Asset"
+          }
+        }
+      },
+      "VerificationReport": {
+        "type": "object",
+        "required": [
+          "id",
+          "name",
+          "resources",
+          "files",
+          "bytes",
+          "hashed",
+          "recorded",
+          "seconds",
+          "damage"
+        ],
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "resources": {
+            "type": "integer",
+            "description": "resources on disk checked"
+          },
+          "files": {
+            "type": "integer"
+          },
+          "bytes": {
+            "type": "integer",
+            "description": "bytes read"
+          },
+          "hashed": {
+            "type": "integer",
+            "description": "resources checked against a recorded SHA-256; the others by length and structure"
+          },
+          "recorded": {
+            "type": "integer",
+            "description": "digests recorded by this check"
+          },
+          "seconds": {
+            "type": "number"
+          },
+          "damage": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Damage"
+            }
+          }
+        }
+      },
+      "Damage": {
+        "type": "object",
+        "required": [
+          "kind",
+          "file",
+          "rendition",
+          "uri",
+          "message",
+          "resource"
+        ],
+        "properties": {
+          "kind": {
+            "enum": [
+              "missing",
+              "truncated",
+              "altered",
+              "structure"
+            ]
+          },
+          "file": {
+            "type": "string"
+          },
+          "rendition": {
+            "type": "string"
+          },
+          "uri": {
+            "type": "string"
+          },
+          "offset": {
+            "type": "integer"
+          },
+          "length": {
+            "type": "integer"
+          },
+          "message": {
+            "type": "string"
+          },
+          "resource": {
+            "type": "integer"
           }
         }
       },

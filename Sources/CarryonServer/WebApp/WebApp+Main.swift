@@ -4,7 +4,7 @@ extension WebApp {
     static let main = #"""
 // The web app of `carryon serve`: the catalog's streams to download and play, progress live
 // from the daemon's event stream, the player, the library and its storage.
-import { h, replaceChildren, announce, confirmDialog } from "./dom.js";
+import { h, replaceChildren, announce, confirmDialog, formatBytes } from "./dom.js";
 import { call, callPage, subscribe } from "./api.js";
 import { streamsView, openChooser } from "./streams.js";
 import { libraryView, storageView } from "./library.js";
@@ -23,6 +23,28 @@ const actions = {
   play(id) { openPlayer(id, state.assets.get(id)?.name ?? id); },
   cancel(id) { return act(() => call("POST", `assets/${id}/cancel`), `Cancelled ${nameOf(id)}`); },
   resume(id) { return act(() => call("POST", `assets/${id}/resume`), `Resuming ${nameOf(id)}`); },
+  /** Checks the asset's files (`POST …/verify`); damage found is listed, with a Repair button
+   *  that mends it from the origin. */
+  async verify(id) {
+    const name = nameOf(id);
+    let result;
+    try {
+      result = await call("POST", `assets/${id}/verify`);
+    } catch (error) {
+      return announce(error.text ?? error.message, true);
+    }
+    const { report } = result;
+    const checked = `${report.files} files checked, ${formatBytes(report.bytes)} read`;
+    if (report.damage.length === 0) return announce(`${name} is intact: ${checked}`);
+    const lines = report.damage.slice(0, 20).map((damage) => h("li", {}, `${damage.kind}: ${damage.file} — ${damage.message}`));
+    const more = report.damage.length > 20 ? h("p", {}, `and ${report.damage.length - 20} more`) : null;
+    const body = h("div", {}, h("p", {}, `${report.damage.length} damaged (${checked}):`), h("ul", { class: "damage" }, lines), more,
+      h("p", {}, "Repair fetches exactly these files again from where they were downloaded."));
+    if (!(await confirmDialog(`${name}: ${report.damage.length} damaged`, body, "Repair"))) {
+      return announce(`${name}: ${report.damage.length} damaged, not repaired`, true);
+    }
+    await act(() => call("POST", `assets/${id}/verify?repair=true`), `Repairing ${name} from the origin`);
+  },
   async remove(id, name) {
     const body = h("p", {}, "Its downloaded files, keys and logs are removed from this machine.");
     if (!(await confirmDialog(`Delete ${name}?`, body, "Delete"))) return;

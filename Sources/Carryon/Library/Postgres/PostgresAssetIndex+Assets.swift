@@ -152,7 +152,7 @@ extension PostgresAssetIndex {
 
     /// The resource columns a plan writes, in order (its `id` left to the table).
     private static let resourceColumns = ["assetId", "renditionKey", "ordinal", "kind", "uri", "rangeOffset", "rangeLength", "fileName",
-                                          "state", "bytes", "expectedBytes", "exactSize", "startTime", "duration", "etag", "lastModified"]
+                                          "state", "bytes", "expectedBytes", "exactSize", "startTime", "duration", "etag", "lastModified", "sha256"]
 
     /// Inserts `resources` in their order, a few hundred rows a statement (a plan can have a
     /// million; a statement takes at most 65,535 values).
@@ -169,7 +169,7 @@ extension PostgresAssetIndex {
                            .text(resource.uri), SQLValue(resource.rangeOffset), SQLValue(resource.rangeLength), .text(resource.fileName),
                            .text(resource.state.rawValue), SQLValue(resource.bytes), SQLValue(resource.expectedBytes),
                            .boolean(resource.exactSize), .real(resource.startTime), .real(resource.duration),
-                           SQLValue(resource.etag), SQLValue(resource.lastModified)]
+                           SQLValue(resource.etag), SQLValue(resource.lastModified), SQLValue(resource.sha256)]
             }
             try await transaction.execute("INSERT INTO resource (\(resourceColumns.joined(separator: ", "))) VALUES "
                                           + Array(repeating: row, count: chunk.count).joined(separator: ", "), values)
@@ -274,6 +274,19 @@ extension PostgresAssetIndex {
         try await count("SELECT COALESCE(SUM(expectedBytes), 0)::BIGINT AS count FROM resource WHERE assetId = ? AND state = 'pending'", [.text(id)])
     }
 
+    func markPending(_ resourceIDs: [Int64], of id: String) async throws(CarryonError) {
+        guard !resourceIDs.isEmpty else { return }
+        try await write { transaction in
+            for resourceID in resourceIDs {
+                try await transaction.execute("""
+                    UPDATE resource SET state = 'pending', bytes = NULL, etag = NULL, lastModified = NULL, sha256 = NULL
+                    WHERE id = ? AND assetId = ?
+                    """, [.integer(resourceID), .text(id)])
+            }
+            try await transaction.execute("UPDATE asset SET changes = changes + 1 WHERE id = ?", [.text(id)])
+        }
+    }
+
     func relocate(_ moves: [(id: Int64, uri: String)], of id: String, fence: Fence?) async throws(CarryonError) {
         guard !moves.isEmpty else { return }
         let moves = moves.map { Move(id: $0.id, uri: $0.uri) }
@@ -290,7 +303,7 @@ extension PostgresAssetIndex {
         var uri: String
     }
 
-    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, fence: Fence?) async throws(CarryonError) {
+    func markDone(_ resourceID: Int64, bytes: Int, etag: String?, lastModified: String?, sha256: String?, fence: Fence?) async throws(CarryonError) {
         try await write { transaction in
             try await Self.commitWithoutWaiting(transaction)
             if let fence { try await Self.check(fence, transaction) }
@@ -298,8 +311,8 @@ extension PostgresAssetIndex {
             if fence == nil {
                 wasDone = try await transaction.row("SELECT state FROM resource WHERE id = ?", [.integer(resourceID)])?["state"] as String? == "done"
             }
-            try await transaction.execute("UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ? WHERE id = ?",
-                                          [SQLValue(bytes), SQLValue(etag), SQLValue(lastModified), .integer(resourceID)])
+            try await transaction.execute("UPDATE resource SET state = 'done', bytes = ?, etag = ?, lastModified = ?, sha256 = ? WHERE id = ?",
+                                          [SQLValue(bytes), SQLValue(etag), SQLValue(lastModified), SQLValue(sha256), .integer(resourceID)])
             // Outside a run, a change to count unless another run recorded it already (see
             // SQLiteAssetIndex.markDone).
             if fence == nil, !wasDone {

@@ -139,7 +139,7 @@ extension PostgresAssetIndex {
             try await transaction.execute("""
                 UPDATE asset SET state = ?, owner = NULL, leaseUntil = NULL, epoch = epoch + CASE WHEN owner IS NULL THEN 0 ELSE 1 END,
                 changes = changes + 1, queuedBy = NULL, queuedAt = NULL, request = NULL, progress = NULL, updatedAt = ?,
-                errorMessage = CASE WHEN ? THEN ? ELSE errorMessage END WHERE id = ? AND epoch = ?
+                errorMessage = CASE WHEN ? THEN NULLIF(?, '') ELSE errorMessage END WHERE id = ? AND epoch = ?
                 """, [.text(state.rawValue), SQLValue(context.now), .boolean(error != nil), SQLValue(error), .text(id), .integer(current.row.epoch)])
             try await Self.notify(id, transaction)
             return nil

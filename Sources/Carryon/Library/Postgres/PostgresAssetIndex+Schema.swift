@@ -142,6 +142,9 @@ extension PostgresAssetIndex {
         END;
         $$;
         """),
+        ("v2: resource digests", """
+        ALTER TABLE resource ADD COLUMN sha256 TEXT;
+        """),
     ]
 
     /// `sql`'s statements, one by one (the extended protocol runs one at a time): each ends
