@@ -9,8 +9,9 @@
 #   --runs N     timed runs of verify; the table shows the median and the range (default 3)
 #
 # Each byte once: `verify` runs once under `strace -f -y -e trace=pread64,read`, and the bytes
-# its reads returned from files under the library's `bundles/` are summed and compared with the
-# bytes of the resources the index records (the playlists and manifest.json are not read).
+# its reads returned from media files under the library's `bundles/` are summed and compared with
+# the bytes of the resources the index records (the renditions' playlists, which it reads to
+# tell a rendition encrypted whole, are counted apart).
 # Timed runs read from the page cache (a library this size fits in memory); when
 # /proc/sys/vm/drop_caches is writable, a run from a cold cache is timed too.
 #
@@ -73,15 +74,20 @@ PY
 
 echo "== each byte once (strace)"
 strace -f -y -e trace=pread64,read -o "$work/trace" "$carryon" verify --library "$library" > /dev/null
-read_bytes=$(python3 - "$work/trace" "$library/bundles/" <<'PY'
+# Media files and playlists apart: verify reads each rendition's local playlist too, to tell a
+# rendition encrypted whole (AES-128: ciphertext, no structure to check).
+read -r read_bytes playlist_bytes < <(python3 - "$work/trace" "$library/bundles/" <<'PY'
 import re, sys
-total = 0
+media = playlists = 0
 pattern = re.compile(r'(?:pread64|read)\(\d+<([^>]*)>.*\)\s+=\s+(\d+)')
 for line in open(sys.argv[1], errors="replace"):
     match = pattern.search(line)
     if match and match.group(1).startswith(sys.argv[2]):
-        total += int(match.group(2))
-print(total)
+        if match.group(1).endswith((".m3u8", ".mpd", ".json")):
+            playlists += int(match.group(2))
+        else:
+            media += int(match.group(2))
+print(media, playlists)
 PY
 )
 
@@ -101,15 +107,16 @@ if (sync && echo 3 > /proc/sys/vm/drop_caches) 2>/dev/null; then
     read -r cold _ < <(timed)
 fi
 
-python3 - "$recorded" "$read_bytes" "$cold" "${seconds[*]}" "${peaks[*]}" "$copies" <<'PY'
+python3 - "$recorded" "$read_bytes" "$cold" "${seconds[*]}" "${peaks[*]}" "$copies" "$playlist_bytes" <<'PY'
 import statistics, sys
 recorded, read, cold = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 seconds = [float(value) for value in sys.argv[4].split()]
 peaks = [int(value) for value in sys.argv[5].split()]
+playlists = int(sys.argv[7])
 gib = recorded / 2**30
 median = statistics.median(seconds)
 print(f"library: {sys.argv[6]} assets, {recorded:,} bytes of resources ({gib:.2f} GiB)")
-print(f"bytes read from the bundles: {read:,} ({read / recorded:.4f} x the resources' bytes)")
+print(f"bytes read from the bundles' media files: {read:,} ({read / recorded:.4f} x the resources' bytes); and {playlists:,} of their playlists")
 print(f"verify, page cache warm: median {median:.2f} s ({min(seconds):.2f}-{max(seconds):.2f}), {recorded / median / 2**20:,.0f} MiB/s; peak RSS {max(peaks) / 1024:.1f} MiB")
 print(f"verify, page cache dropped: {cold} s" if cold != "-" else "verify, page cache dropped: not measured (/proc/sys/vm/drop_caches is not writable here)")
 if read != recorded:

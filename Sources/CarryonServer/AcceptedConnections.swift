@@ -36,7 +36,8 @@ extension HTTPServerBuilder {
 }
 
 /// Hummingbird's ``HTTP1Channel``, each connection wrapped in an ``AcceptedConnection`` and,
-/// with `limits`, guarded by a ``ConnectionGuard``.
+/// with `limits`, guarded by a ``ConnectionGuard``; a plain HTTP connection sends the files
+/// responders name with `sendfile(2)` (``FileRegionWriter``).
 struct ClosingDroppedConnections: ServerChildChannel {
     let http1: HTTP1Channel
     let limits: ConnectionLimits?
@@ -55,10 +56,16 @@ struct ClosingDroppedConnections: ServerChildChannel {
                 return channel.eventLoop.makeFailedFuture(error)
             }
         }
+        let plain = tls == nil
         return http1.setup(channel: channel, logger: logger).flatMapThrowing { connection in
+            let pipeline = channel.pipeline.syncOperations
+            if plain {
+                // Below Hummingbird's codec, where a body may be a file region.
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                try pipeline.addHandler(FileRegionWriter(), position: .after(decoder))
+            }
             if let limits {
                 // Right after the decoder: heads arrive whole, with their header lines as sent.
-                let pipeline = channel.pipeline.syncOperations
                 let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
                 let connectionGuard = ConnectionGuard(limits: limits, open: open)
                 try pipeline.addHandler(connectionGuard, position: .after(decoder))

@@ -15,6 +15,8 @@ import Foundation
 public final class OfflineLibrary: Sendable {
     /// The library folder.
     public let root: URL
+    /// ``root``'s path, without a trailing slash.
+    let rootPath: String
     /// Where the index is: SQLite in the library folder, or a PostgreSQL database a fleet shares.
     public let indexLocation: IndexLocation
     /// The index of the library's assets, renditions, resources, keys and settings: the one
@@ -40,6 +42,9 @@ public final class OfflineLibrary: Sendable {
     ///   be created or the index cannot be opened or migrated.
     public init(root: URL, masterKey: MasterKey? = nil, index: IndexLocation = .sqlite) throws(CarryonError) {
         self.root = root.standardizedFileURL
+        var rootPath = self.root.path
+        while rootPath.count > 1, rootPath.hasSuffix("/") { rootPath.removeLast() }
+        self.rootPath = rootPath
         self.appMasterKey = masterKey
         self.indexLocation = index
         do {
@@ -78,6 +83,13 @@ public final class OfflineLibrary: Sendable {
     /// The bundle folder of an asset.
     public func bundleURL(for id: String) -> URL {
         root.appending(path: "bundles", directoryHint: .isDirectory).appending(path: id, directoryHint: .isDirectory)
+    }
+
+    /// The path of the bundle folder of an asset, as ``bundleURL(for:)`` gives it, without a
+    /// trailing slash: for the playback server's requests, each of which a `URL` built per path
+    /// component cost a tenth of the time spent on.
+    public func bundlePath(for id: String) -> String {
+        rootPath + "/bundles/" + id
     }
 
 }

@@ -109,12 +109,17 @@ public struct AssetLogs: Sendable {
 
     /// Appends a line to the access log of asset `id`.
     public func access(_ entry: Entry, for id: String) {
-        append(entry, to: accessLogURL(for: id), fields: Self.accessFields)
+        append(entry, to: folderPath(for: id) + "/access.log", fields: Self.accessFields)
     }
 
     /// Appends a line to the error log of asset `id`.
     public func error(_ entry: Entry, for id: String) {
-        append(entry, to: errorLogURL(for: id), fields: Self.errorFields)
+        append(entry, to: folderPath(for: id) + "/error.log", fields: Self.errorFields)
+    }
+
+    /// ``folder(for:)``'s path, made without a `URL` (a line a request, for a busy server).
+    private func folderPath(for id: String) -> String {
+        library.rootPath + "/logs/" + id
     }
 
     /// The most characters of a URI a line keeps; a longer one (a request made to fill the
@@ -143,12 +148,12 @@ public struct AssetLogs: Sendable {
     /// Logging never fails the work it records: a line that cannot be written is dropped.
     /// Lines are appended with O_APPEND, one write each, so processes writing the same log do
     /// not interleave within a line.
-    private func append(_ entry: Entry, to url: URL, fields: [String]) {
-        let path = url.path
+    private func append(_ entry: Entry, to path: String, fields: [String]) {
         var descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == ENOENT {
             // The asset's first line: its folder is made then, not looked for at every line.
-            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(atPath: String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]),
+                                                     withIntermediateDirectories: true)
             descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         }
         guard descriptor >= 0 else { return }
@@ -158,7 +163,7 @@ public struct AssetLogs: Sendable {
         var info = stat()
         if fstat(descriptor, &info) == 0, Int(info.st_size) + line.utf8.count > Self.maximumLogBytes, info.st_size > 0 {
             // Rotated: the full log replaces the one rotated before, and this line begins a new one.
-            if rename(path, rotatedURL(url).path) == 0 {
+            if rename(path, path + ".1") == 0 {
                 close(descriptor)
                 descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { return }

@@ -39,7 +39,13 @@ public enum W3CLogValue: Sendable, Hashable {
         case .decimal(let number, let digits):
             guard number.isFinite else { return "-" }
             let clampedDigits = min(max(digits, 0), 17)
-            return String(format: "%.\(clampedDigits)f", locale: nil, number)
+            // C's own formatting into a buffer on the stack: what `String(format:)` writes, without
+            // its Foundation string (a line a request in a busy server's access log).
+            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 350) { buffer in
+                let count = withVaList([number]) { vsnprintf(buffer.baseAddress!, 350, "%.\(clampedDigits)f", $0) }
+                guard count > 0, count < 350 else { return String(format: "%.\(clampedDigits)f", locale: nil, number) }
+                return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: Int(count)), as: UTF8.self)
+            }
         case .date(let date):
             return UTCComponents(date).dateText
         case .time(let date):

@@ -40,6 +40,8 @@ public struct PlaybackSource: Sendable {
     public let leases: PlaybackLeases
     /// The formats whose manifests it serves: the session's, else Carryon's.
     var formats: [any StreamFormat]
+    /// What it remembers of the completed assets it serves, shared by its copies.
+    let served = ServedAssets()
 
     /// Creates a source that serves the bundles of `library`.
     ///
@@ -87,7 +89,15 @@ public struct PlaybackSource: Sendable {
             return .key(try await KeyStore(library: library)
                 .key(keyID, of: assetID, now: now(), sessionStartedAt: sessionStartedAt))
         }
-        guard var asset = try await library.index.asset(assetID) else {
+        let clock = ContinuousClock.now
+        let bundle = library.bundlePath(for: assetID)
+        let manifestPath = bundle + "/manifest.json"
+        let cached = served.entry(assetID, manifestPath: manifestPath, now: clock)
+        // Stamped before the index is read: a manifest rewritten after it is seen next time.
+        let stamp = cached == nil ? ServedAssets.ManifestStamp.of(manifestPath) : nil
+        var read = cached?.asset
+        if read == nil { read = try await library.index.asset(assetID) }
+        guard var asset = read else {
             throw CarryonError(.unknownAsset, "no asset has the id \(assetID)")
         }
         await leases.hold(assetID)
@@ -95,16 +105,15 @@ public struct PlaybackSource: Sendable {
             // A download that has just begun is reading the playlists: wait for them.
             asset = try await waitUntilPlanned(assetID) ?? asset
         }
-        let bundle = library.bundleURL(for: assetID)
         if path == LocalManifest.main.path {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no playlists yet") }
-            return .playlist(try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory)))
+            return .playlist(try Self.readText(bundle + "/" + path))
         }
         // A manifest the asset's format writes beside main.m3u8 (DASH's main.mpd), its own way.
         let format = formats.first { $0.name == asset.format }
         if let manifest = format?.localManifests.first(where: { $0.path == path }), let format {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no \(path) yet") }
-            var text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
+            var text = try Self.readText(bundle + "/" + path)
             if asset.state != .completed, await !isDownloading(assetID) {
                 let done = try await library.index.doneResources(of: assetID)
                 text = try format.cut(text, of: manifest, onDisk: Set(done.map { Self.resourceKey($0.fileName, offset: $0.rangeOffset) }))
@@ -119,14 +128,16 @@ public struct PlaybackSource: Sendable {
             guard asset.planned else { throw CarryonError(.notFound, "\(assetID) has no manifests yet: its stream has not been read") }
             throw CarryonError(.notFound, "\(assetID) has no \(path) (it is \(format?.displayName ?? asset.format), not \(other.displayName))")
         }
-        let renditions = try await library.index.renditions(of: assetID)
+        var renditions = cached?.renditions ?? []
+        if cached == nil { renditions = try await library.index.renditions(of: assetID) }
+        if cached == nil, let stamp { served.remember(asset, renditions: renditions, manifest: stamp, at: clock) }
         if let rendition = renditions.first(where: { "\($0.key)/index.m3u8" == path }) {
-            let text = try Self.readText(bundle.appending(path: path, directoryHint: .notDirectory))
+            let text = try Self.readText(bundle + "/" + path)
             if asset.state == .completed { return .playlist(text) }
             if await isDownloading(assetID) { return .playlist(text) }
             return .playlist(try await onDisk(text, rendition: rendition, asset: assetID))
         }
-        return try await file(path, of: assetID, range: range)
+        return try await file(path, of: assetID, range: range, known: cached?.files[path])
     }
 
     /// The W3C Clear Key licence for a player's licence `request` (`{"kids": […]}`) for asset
@@ -167,23 +178,31 @@ public struct PlaybackSource: Sendable {
 
     /// Records a request a player made: a line in the asset's access log (or error log, for
     /// a failure), with the variant's bandwidth as the indicated bitrate, and the time it was
-    /// played, which keeps a purge away from it.
+    /// played (once a minute while it plays), which keeps a purge away from it.
     public func record(_ entry: AssetLogs.Entry, for assetID: String, failed: Bool) async {
         var entry = entry
-        guard let asset = (try? await library.index.asset(assetID)) ?? nil else { return }
+        var known = served.remembered(assetID)?.asset
+        if known == nil { known = (try? await library.index.asset(assetID)) ?? nil }
+        guard let asset = known else { return }
         entry.indicatedBitrate = entry.indicatedBitrate ?? asset.selection?.variant.bandwidth
         let logs = AssetLogs(library: library)
         if failed { logs.error(entry, for: assetID) } else {
             logs.access(entry, for: assetID)
-            try? await StorageManager(library: library).markPlayed(assetID)
+            // Once a minute while it plays, not at every segment: a write to the index each.
+            if served.shouldRecordPlay(of: assetID, now: .now) { try? await StorageManager(library: library).markPlayed(assetID) }
         }
     }
 
     // MARK: Files
 
-    private func file(_ path: String, of assetID: String, range: ClosedRange<Int>?) async throws(CarryonError) -> PlaybackContent {
-        let bundle = library.bundleURL(for: assetID)
-        var rows = try await resources(path, of: assetID)
+    /// `known`: the file's rows as remembered (see ``ServedAssets``), read from the index when nil.
+    private func file(_ path: String, of assetID: String, range: ClosedRange<Int>?, known: [ResourceRecord]?) async throws(CarryonError) -> PlaybackContent {
+        let bundle = library.bundlePath(for: assetID)
+        var rows: [ResourceRecord]
+        if let known { rows = known } else {
+            rows = try await resources(path, of: assetID)
+            served.remember(rows, of: path, for: assetID)
+        }
         guard !rows.isEmpty else { throw CarryonError(.notFound, "\(path) is not a file of \(assetID)") }
         let ranges = rows.contains { $0.rangeOffset != nil }
         let size = ranges ? rows.map { ($0.rangeOffset ?? 0) + ($0.rangeLength ?? 0) }.max() ?? 0 : nil
@@ -208,10 +227,10 @@ public struct PlaybackSource: Sendable {
             missing = needed(rows).filter { $0.state != .done }
             guard missing.isEmpty else { throw CarryonError(.notFound, "\(path) of \(assetID) is still not downloaded") }
         }
-        let final = bundle.appending(path: path, directoryHint: .notDirectory)
-        if let bytes = BundleFiles.size(of: final) { return .file(path: final.path, size: size ?? bytes) }
-        let part = bundle.appending(path: path + ".part", directoryHint: .notDirectory)
-        if let size, BundleFiles.size(of: part) != nil { return .file(path: part.path, size: size) }
+        let final = bundle + "/" + path
+        if let bytes = BundleFiles.size(atPath: final) { return .file(path: final, size: size ?? bytes) }
+        let part = final + ".part"
+        if let size, BundleFiles.size(atPath: part) != nil { return .file(path: part, size: size) }
         throw CarryonError(.notFound, "\(path) of \(assetID) is recorded as downloaded but is not on disk")
     }
 
@@ -291,7 +310,9 @@ public struct PlaybackSource: Sendable {
     /// percent-decoded, no empty, `.` or `..` component, no component starting with a dot, no
     /// NUL, not the origin's copies, the manifest, or a file in progress.
     static func bundlePath(_ path: String) -> String? {
-        guard let decoded = path.removingPercentEncoding, !decoded.contains("\0") else { return nil }
+        // Most paths have nothing to decode: Foundation's decoding is not asked then.
+        guard let decoded = path.utf8.contains(UInt8(ascii: "%")) ? path.removingPercentEncoding : path,
+              !decoded.contains("\0") else { return nil }
         let components = decoded.split(separator: "/", omittingEmptySubsequences: false)
         guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else { return nil }
         let joined = components.joined(separator: "/")
@@ -299,9 +320,9 @@ public struct PlaybackSource: Sendable {
         return joined
     }
 
-    static func readText(_ url: URL) throws(CarryonError) -> String {
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw CarryonError(.notFound, "\(url.path) is missing from the bundle")
+    static func readText(_ path: String) throws(CarryonError) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CarryonError(.notFound, "\(path) is missing from the bundle")
         }
         return String(decoding: data, as: UTF8.self)
     }

@@ -147,9 +147,11 @@ struct PlaybackResponder: HTTPResponder {
                                        .cacheControl: "no-store"]
             return Response(status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: body))
         case .file(let file, let size):
-            let modified = (try? FileManager.default.attributesOfItem(atPath: file)[.modificationDate] as? Date) ?? Date(timeIntervalSince1970: 0)
+            var info = stat()
+            let modified = stat(file, &info) == 0
+                ? Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9) : Date(timeIntervalSince1970: 0)
             return try await FileResponder.respond(file: file, size: size, modified: modified, to: request, context: context,
-                                                   includeBody: request.method != .head, fileIO: fileIO)
+                                                   includeBody: request.method != .head, fileIO: fileIO, sendFile: server.tls == nil)
         }
     }
 
