@@ -1,4 +1,5 @@
-// HLSBenchmark: times `Playlist.parse` and parse + `MediaPlaylist` resolution on playlist files.
+// HLSBenchmark: times `Playlist.parse`, parse + `MediaPlaylist` resolution, and `PlaylistReading`
+// (both in one pass) on playlist files.
 //
 //     swift run -c release HLSBenchmark [--json] [--iterations N] [--budget SECONDS] FILE...
 //
@@ -28,6 +29,8 @@ struct Options {
     var url = "https://cdn.example.com/vod/playlist.m3u8"
     /// Skip the parse + resolve measurement (for profiling the parser alone).
     var parseOnly = false
+    /// Time only the resolution of a playlist parsed once (for profiling the resolver alone).
+    var resolveOnly = false
     var files: [String] = []
 }
 
@@ -40,6 +43,7 @@ func usage() -> Never {
           --budget S      seconds per measurement when --iterations is not given (default 2)
           --url URL       the playlist URL segments are resolved against
           --parse-only    time Playlist.parse only, not parse + MediaPlaylist (for profiling)
+          --resolve-only  time MediaPlaylist of a playlist parsed once, reported as +resolve (for profiling)
 
         """
     printError(text)
@@ -71,6 +75,7 @@ func parseOptions() -> Options {
             guard let value = arguments.popFirst() else { usage() }
             options.url = value
         case "--parse-only": options.parseOnly = true
+        case "--resolve-only": options.resolveOnly = true
         case "-h", "--help": usage()
         default:
             if argument.hasPrefix("-") { usage() }
@@ -166,6 +171,9 @@ struct FileResult {
     var warnings: Int
     var parse: Timing
     var resolve: Timing
+    /// `PlaylistReading`: parse and resolve in one pass, keeping no line (how Carryon reads a
+    /// media playlist it downloads).
+    var onePass: Timing
     /// Peak resident set size after the parse runs, before any resolution (MiB; the process's
     /// peak so far, so for the first file alone it is the parser's).
     var parsePeakRSS: Double
@@ -243,8 +251,9 @@ for path in options.files {
     var resolve = Timing(median: 0, min: 0, runs: 0)
     if !options.parseOnly {
         do {
+            let once = options.resolveOnly ? try Playlist.parse(text) : nil
             resolve = try measure(options) {
-                let parsed = try Playlist.parse(text)
+                let parsed = try once ?? Playlist.parse(text)
                 let media = try MediaPlaylist(parsed.playlist, url: options.url, warnings: parsed.warnings)
                 // The resolved counts (a segment is a URI line, but say what the resolver found).
                 segments = media.segments.count
@@ -256,8 +265,21 @@ for path in options.files {
             exit(1)
         }
     }
+    var onePass = Timing(median: 0, min: 0, runs: 0)
+    if !options.parseOnly && !options.resolveOnly {
+        let utf8 = Array(text.utf8)
+        do {
+            onePass = try measure(options) {
+                guard case .media(let media) = try PlaylistReading(bytes: utf8, url: options.url) else { return 0 }
+                return media.segments.count &+ (media.segments.last?.uri.utf8.count ?? 0)
+            }
+        } catch {
+            printError("HLSBenchmark: \(path): reading in one pass: \(error)\n")
+            exit(1)
+        }
+    }
     results.append(FileResult(path: path, bytes: bytes, lines: lines, segments: segments, warnings: warnings,
-                              parse: parse, resolve: resolve, parsePeakRSS: parsePeakRSS, peakRSS: peakRSSMiB()))
+                              parse: parse, resolve: resolve, onePass: onePass, parsePeakRSS: parsePeakRSS, peakRSS: peakRSSMiB()))
 }
 
 if options.json {
@@ -268,6 +290,7 @@ if options.json {
             "warnings":\(r.warnings),\
             "parse_ms":{"median":\(format(r.parse.median, 4)),"min":\(format(r.parse.min, 4)),"runs":\(r.parse.runs)},\
             "resolve_ms":{"median":\(format(r.resolve.median, 4)),"min":\(format(r.resolve.min, 4)),"runs":\(r.resolve.runs)},\
+            "one_pass_ms":{"median":\(format(r.onePass.median, 4)),"min":\(format(r.onePass.min, 4)),"runs":\(r.onePass.runs)},\
             "parse_peak_rss_mib":\(format(r.parsePeakRSS, 1)),"peak_rss_mib":\(format(r.peakRSS, 1))}
             """)
     }
@@ -275,13 +298,13 @@ if options.json {
 } else {
     print(pad("file", 28, left: true) + pad("bytes", 12) + pad("segments", 10)
           + pad("parse med", 12) + pad("parse min", 12) + pad("+resolve med", 14) + pad("+resolve min", 14)
-          + pad("runs", 7) + pad("peak RSS", 11))
+          + pad("1-pass med", 12) + pad("runs", 7) + pad("peak RSS", 11))
     for r in results {
         let name = r.path.split(separator: "/").last.map(String.init) ?? r.path
         print(pad(name, 28, left: true) + pad(String(r.bytes), 12) + pad(String(r.segments), 10)
               + pad(format(r.parse.median) + " ms", 12) + pad(format(r.parse.min) + " ms", 12)
               + pad(format(r.resolve.median) + " ms", 14) + pad(format(r.resolve.min) + " ms", 14)
-              + pad(String(r.parse.runs), 7) + pad(format(r.peakRSS, 0) + " MiB", 11))
+              + pad(format(r.onePass.median) + " ms", 12) + pad(String(r.parse.runs), 7) + pad(format(r.peakRSS, 0) + " MiB", 11))
     }
     print("checksum \(checksum)")
 }

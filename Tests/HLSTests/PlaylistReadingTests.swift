@@ -119,6 +119,27 @@ struct PlaylistReadingTests {
         }
     }
 
+    /// The one-pass check tells ASCII eight bytes at a time: a byte past 0x7F anywhere — in a
+    /// whole word, in the bytes after the last one — must still be looked at.
+    @Test func utf8CheckSeesEveryByte() {
+        func check(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer { Playlist.isUTF8($0) } }
+        for length in 0...19 {
+            let ascii = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            #expect(check(ascii))
+            for place in 0..<length {
+                var invalid = ascii
+                invalid[place] = 0xFF
+                #expect(!check(invalid), "0xFF at \(place) of \(length)")
+                var valid = ascii
+                valid[place] = 0xC3
+                valid.insert(0xA9, at: place + 1)  // é
+                #expect(check(valid), "é at \(place) of \(length)")
+            }
+        }
+        #expect(!check(Array("seg-\u{1F600}.ts".utf8).dropLast(4) + [0xF0, 0x9F]))
+        #expect(!check([0x61, 0xC0, 0xAF]))  // an overlong "/"
+    }
+
     @Test func aMediaPlaylistIsResolvedWithItsWarnings() throws {
         let text = "#EXTM3U\n#EXTINF:4,\na.ts\n#EXTINF:6,\nb.ts\n#EXT-X-ENDLIST\n"
         guard case .media(let media) = try PlaylistReading(bytes: Array(text.utf8), url: Self.url) else {

@@ -127,30 +127,37 @@ struct URIReferenceTests {
         #expect(URIReference.queryParameter("a", in: "https://a/b") == nil)
     }
 
-    /// The shortcut for a reference of one plain segment must give what RFC 3986's steps give,
-    /// and step aside wherever they could do more than append.
-    @Test func plainSegmentShortcutAgreesWithTheGeneralSteps() {
+    /// The shortcut for a relative path, an absolute path or an absolute URI must give what
+    /// RFC 3986's steps give, and step aside wherever they could do more than append.
+    @Test func directShortcutAgreesWithTheGeneralSteps() {
         let bases = ["https://cdn.example/v/main.m3u8", "https://cdn.example", "https://cdn.example/", "http://a:8080/b/c/d;p?q",
                      "file:///tmp/x/vod.m3u8", "https://cdn.example/a/./b/../c/index.m3u8", "https://cdn.example/..",
                      "urn:isbn:123", "https://user@cdn.example/v/?q=1#f", "https://cdn.example/v/x.m3u8?token=a/b:c"]
         let references = ["seg1.m4s", "seg1.m4s?sig=a/b:c&x=.", "seg1.m4s#t=1", ".", "..", "...", ".hidden", "a..b", "",
-                          "?q", "#f", "a:b", "a/b", "/abs", "//host/x", "data:,x", "g;x=1", "%2e%2e", "é.ts", "seg 1.ts"]
+                          "?q", "#f", "a:b", "a/b", "/abs", "//host/x", "data:,x", "g;x=1", "%2e%2e", "é.ts", "seg 1.ts",
+                          "1080p/seg1.ts", "a/./b", "a/../b", "a/.", "a/..", "./a", "../a", "a/b/", "/", "/..", "/a/../b",
+                          "/vod/abc/seg_1.m4s?token=x/../y&exp=1", "/a#f/../g", "https://other.example/a/b.ts?x=1",
+                          "HTTPS://Other.Example/A", "https://h", "https://h/./a", "https://h/a/..", "https:x", "h+t-1.x://y/z",
+                          "1a://x/y", "skd://key-id", "https://h?q", "https://h#f", "a/b:c", "/a:b"]
         var shortcuts = 0
         for base in bases {
             let components = URIReference.Components(base)
             let prefix = URIReference.directoryPrefix(of: components)
+            let origin = URIReference.origin(of: components)
             for reference in references {
                 let general = URIReference.resolve(reference, against: base)
-                if let prefix, let fast = URIReference.resolvePlainSegment(reference, under: prefix) {
+                if let fast = URIReference.resolveDirectly(reference, prefix: prefix, origin: origin) {
                     shortcuts += 1
                     #expect(fast == general, "\(reference) against \(base)")
                 }
             }
         }
-        // The shortcut is taken where it can be, and never for a dot segment, a scheme or a path.
-        #expect(shortcuts > 40)
-        #expect(URIReference.resolvePlainSegment("..", under: "https://a/") == nil)
-        #expect(URIReference.resolvePlainSegment("a:b", under: "https://a/") == nil)
+        // The shortcut is taken where it can be, and never for a dot segment, a scheme without an
+        // authority, another authority or an empty path.
+        #expect(shortcuts > 150)
+        for reference in ["..", "a/..", "/a/./b", "https://h/../a", "a:b", "data:,x", "//host/x", "?q", ""] {
+            #expect(URIReference.resolveDirectly(reference, prefix: "https://a/", origin: "https://a") == nil, "\(reference)")
+        }
         #expect(URIReference.directoryPrefix(of: URIReference.Components("https://a/b/../c")) == nil)
     }
 }

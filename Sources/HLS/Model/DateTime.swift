@@ -2,85 +2,149 @@
 /// `EXT-X-DATERANGE` (e.g. `2010-02-19T14:54:23.031+08:00`).
 ///
 /// Keeps the text as written (so it is written back unchanged) beside the instant it denotes.
+/// A date written the way ``init(secondsSince1970:)`` writes one — UTC, milliseconds, as
+/// `EXT-X-PROGRAM-DATE-TIME` on every segment of many playlists has it — keeps only the
+/// instant, and makes its text when asked.
 public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible {
-    /// The text as written.
-    public let text: String
+    /// The text as written, when it is not the canonical text of ``secondsSince1970``.
+    let written: String?
     /// The instant, in seconds since 1970-01-01T00:00:00Z.
     public let secondsSince1970: Double
+
+    /// The text as written.
+    public var text: String { written ?? Self.canonicalText(secondsSince1970) }
 
     /// Parses `YYYY-MM-DDThh:mm:ss[.fff…](Z|±hh:mm|±hhmm|±hh)`; nil when the text is not such
     /// a date or names an impossible one.
     public init?(_ text: String) {
         // Read the UTF-8 in place: dates are on every segment of some playlists.
         var copy = text
-        guard let seconds = copy.withUTF8({ Self.parse($0) }) else { return nil }
-        self.text = text
-        self.secondsSince1970 = seconds
+        guard let date = copy.withUTF8({ Self(bytes: $0, text: text) }) else { return nil }
+        self = date
     }
 
-    /// The instant a date's text denotes, or nil.
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        var index = 0
-        func number(_ count: Int) -> Int? {
-            guard index + count <= bytes.count else { return nil }
-            let value = Number.decimalInteger(bytes[index..<index + count])
-            index += count
+    /// A date from its parts (as ``Segment`` keeps them).
+    init(written: String?, secondsSince1970: Double) {
+        self.written = written
+        self.secondsSince1970 = secondsSince1970
+    }
+
+    /// Whether the date was written exactly as ``init(secondsSince1970:)`` writes it.
+    var isCanonical: Bool { written == nil }
+
+    /// Parses a date from its UTF-8 bytes; `text`, when given, is the same date as a String (to
+    /// keep instead of making one).
+    init?(bytes: UnsafeBufferPointer<UInt8>, text: String? = nil) {
+        let canonical = Self.isCanonicalText(bytes)
+        guard let seconds = canonical ? Self.parseCanonical(bytes) : Self.parseAnyForm(bytes) else { return nil }
+        self.secondsSince1970 = seconds
+        self.written = canonical ? nil : (text ?? String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Whether `bytes` are exactly what ``canonicalText(_:)`` makes of the instant they denote:
+    /// `YYYY-MM-DDThh:mm:ss.fffZ` with an hour below 24 and a second below 60, when they are a
+    /// date at all (the marks' places are checked here, the digits by ``parseCanonical(_:)``).
+    private static func isCanonicalText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z"),
+              bytes[11] < UInt8(ascii: "2") || bytes[12] < UInt8(ascii: "4"), bytes[17] < UInt8(ascii: "6")
+        else { return false }
+        return true
+    }
+
+    /// The instant of `YYYY-MM-DDThh:mm:ss.fffZ` (the places of the marks already checked), as
+    /// ``parseAnyForm(_:)`` computes it, in straight-line code: many playlists date every segment.
+    private static func parseCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var invalid: UInt8 = 0
+        @inline(__always) func digit(_ index: Int) -> Int {
+            let value = bytes[index] &- UInt8(ascii: "0")
+            invalid |= value > 9 ? 1 : 0
+            return Int(value)
+        }
+        let year = digit(0) * 1000 + digit(1) * 100 + digit(2) * 10 + digit(3)
+        let month = digit(5) * 10 + digit(6)
+        let day = digit(8) * 10 + digit(9)
+        let hour = digit(11) * 10 + digit(12)
+        let minute = digit(14) * 10 + digit(15)
+        let milliseconds = digit(17) * 10_000 + digit(18) * 1000 + digit(20) * 100 + digit(21) * 10 + digit(22)
+        guard invalid == 0, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+              hour < 24, minute <= 59
+        else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        return Double(days * 86400 + hour * 3600 + minute * 60) + Double(milliseconds) / 1000
+    }
+
+    /// The instant of a date in any of the forms ``init(_:)`` reads, or nil.
+    private static func parseAnyForm(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        let count = bytes.count
+        // `YYYY-MM-DDThh:mm` at fixed places: read in place, as dates are on every segment of
+        // some playlists.
+        guard count >= 17, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: "t") || bytes[10] == UInt8(ascii: " "),
+              bytes[13] == UInt8(ascii: ":")
+        else { return nil }
+        var invalid = false
+        func digits(_ from: Int, _ count: Int) -> Int {
+            var value = 0
+            for index in from..<from + count {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                invalid = invalid || digit > 9
+                value = value &* 10 &+ Int(digit)
+            }
             return value
         }
-        func expect(_ characters: StaticString) -> Bool {
-            guard index < bytes.count else { return false }
-            let found = characters.withUTF8Buffer { $0.contains(bytes[index]) }
-            guard found else { return false }
-            index += 1
-            return true
-        }
-        guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              expect("Tt "), let hour = number(2), expect(":"), let minute = number(2)
-        else { return nil }
+        let year = digits(0, 4), month = digits(5, 2), day = digits(8, 2), hour = digits(11, 2), minute = digits(14, 2)
+        guard !invalid else { return nil }
+        var index = 16
         var second = 0.0
-        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+        if bytes[index] == UInt8(ascii: ":") {
+            // Two digits, then optionally a decimal mark (ISO 8601 allows a comma) and at least one digit.
             index += 1
-            let start = index
-            while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
-                || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
+            guard index + 2 <= count else { return nil }
+            var mantissa = digits(index, 2)
+            guard !invalid else { return nil }
+            index += 2
+            var fractionDigits = 0
+            if index < count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: ",") {
                 index += 1
+                let start = index
+                while index < count, bytes[index] &- UInt8(ascii: "0") <= 9 {
+                    if index - start < 13 {
+                        mantissa = mantissa &* 10 &+ Int(bytes[index] &- UInt8(ascii: "0"))
+                        fractionDigits += 1
+                    }
+                    index += 1
+                }
+                guard index > start else { return nil }
             }
-            let field = UnsafeBufferPointer(rebasing: bytes[start..<index])
-            func isMark(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ".") || byte == UInt8(ascii: ",") }
-            // Two digits, then optionally a decimal mark and at least one digit.
-            guard field.count >= 2, !isMark(field[0]), !isMark(field[1]),
-                  field.count == 2 || (field.count > 3 && isMark(field[2]) && !field[3...].contains(where: isMark))
-            else { return nil }
-            let value: Double?
-            if field.count > 2 && field[2] == UInt8(ascii: ",") {
-                // A decimal comma (ISO 8601 allows it): read a copy with a point.
-                let copy = field.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
-                value = copy.withUnsafeBufferPointer { Number.decimalFloat($0) }
-            } else {
-                value = Number.decimalFloat(field)
-            }
-            guard let value else { return nil }
-            second = value
+            // At most 15 digits are read (a 13th decimal of a second is past what the instant's
+            // Double holds), so the quotient is the correctly rounded value.
+            second = Double(mantissa) / Number.powerOfTen(fractionDigits)
         }
         var offsetSeconds = 0
-        if index < bytes.count, bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
+        guard index < count else { return nil }
+        if bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
             index += 1
-        } else if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+        } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let hours = number(2) else { return nil }
+            guard index + 2 <= count else { return nil }
+            let hours = digits(index, 2)
+            index += 2
             var minutes = 0
-            if index < bytes.count {
-                _ = expect(":")
-                guard let value = number(2) else { return nil }
-                minutes = value
+            if index < count {
+                if bytes[index] == UInt8(ascii: ":") { index += 1 }
+                guard index + 2 <= count else { return nil }
+                minutes = digits(index, 2)
+                index += 2
             }
-            guard hours <= 23, minutes <= 59 else { return nil }
+            guard !invalid, hours <= 23, minutes <= 59 else { return nil }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil
         }
-        guard index == bytes.count, (1...12).contains(month), day >= 1,
+        guard index == count, (1...12).contains(month), day >= 1,
               day <= Self.daysIn(month: month, year: year), minute <= 59, second < 61,
               hour < 24 || (hour == 24 && minute == 0 && second == 0)
         else { return nil }
@@ -91,6 +155,12 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
     /// Makes a date from an instant, written in UTC with milliseconds
     /// (`2024-05-01T10:00:00.000Z`).
     public init(secondsSince1970 seconds: Double) {
+        self.written = nil
+        self.secondsSince1970 = Double(Int((seconds * 1000).rounded())) / 1000
+    }
+
+    /// An instant in UTC with milliseconds: `2024-05-01T10:00:00.000Z`.
+    private static func canonicalText(_ seconds: Double) -> String {
         let milliseconds = Int((seconds * 1000).rounded())
         let days = Int((Double(milliseconds) / 86_400_000).rounded(.down))
         var rest = milliseconds - days * 86_400_000
@@ -103,9 +173,8 @@ public struct DateTime: Sendable, Hashable, Comparable, CustomStringConvertible 
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        self.text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):"
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):"
             + "\(pad(rest / 1000, 2)).\(pad(rest % 1000, 3))Z"
-        self.secondsSince1970 = Double(milliseconds) / 1000
     }
 
     public var description: String { text }

@@ -8,20 +8,26 @@ public struct Line: Sendable {
     public var content: Content {
         didSet {
             storedSource = nil
-            sourceIsURI = false
+            sourceIsCanonical = false
         }
     }
 
-    /// Whether the line was read from exactly the text of its URI (a URI line without white
-    /// space around it). Its source is then that URI, and need not be kept a second time.
-    private var sourceIsURI: Bool
+    /// Whether the line was read from exactly the canonical text of its content (a URI line
+    /// without white space around it, `#EXTINF:3.904,`, a date written as Carryon writes one).
+    /// Its source is then that text, made when asked, and need not be kept.
+    private(set) var sourceIsCanonical: Bool
 
-    /// The text the line was read from, unless ``sourceIsURI``.
-    private var storedSource: Substring?
+    /// The text the line was read from, unless ``sourceIsCanonical``.
+    private(set) var storedSource: Substring?
 
     /// The text the line was parsed from (without its line terminator), while unchanged.
     public var source: Substring? {
-        if sourceIsURI, case .uri(let uri) = content { return uri[...] }
+        if sourceIsCanonical {
+            if case .uri(let uri) = content { return uri[...] }
+            var text = ""
+            try? content.write(to: &text)
+            return text[...]
+        }
         return storedSource
     }
 
@@ -41,7 +47,7 @@ public struct Line: Sendable {
     /// line whose content was changed is).
     public mutating func makeCanonical() {
         storedSource = nil
-        sourceIsURI = false
+        sourceIsCanonical = false
     }
 
     /// The tag on this line, if it is one.
@@ -57,7 +63,7 @@ public struct Line: Sendable {
 extension Line {
     /// Creates a line with the given content.
     public init(_ content: Content) {
-        self.init(content: content, sourceIsURI: false, storedSource: nil)
+        self.init(content: content, sourceIsCanonical: false, storedSource: nil)
     }
 
     /// Creates a tag line.
@@ -68,12 +74,12 @@ extension Line {
 
     /// A parsed line and the text it was read from.
     init(_ content: Content, source: Substring) {
-        self.init(content: content, sourceIsURI: false, storedSource: source)
+        self.init(content: content, sourceIsCanonical: false, storedSource: source)
     }
 
-    /// A parsed URI line whose text is exactly `uri`.
-    init(parsedURI uri: String) {
-        self.init(content: .uri(uri), sourceIsURI: true, storedSource: nil)
+    /// A parsed line whose text is exactly the canonical text of `content`.
+    init(canonical content: Content) {
+        self.init(content: content, sourceIsCanonical: true, storedSource: nil)
     }
 }
 

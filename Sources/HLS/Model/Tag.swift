@@ -200,7 +200,4 @@ enum TagName: String, CaseIterable, Sendable {
     case sessionData = "EXT-X-SESSION-DATA"
     case sessionKey = "EXT-X-SESSION-KEY"
     case contentSteering = "EXT-X-CONTENT-STEERING"
-
-    /// The name's bytes, for matching without making a String per line.
-    static let table: [(name: TagName, bytes: [UInt8])] = allCases.map { ($0, Array($0.rawValue.utf8)) }
 }

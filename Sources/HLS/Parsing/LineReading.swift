@@ -34,7 +34,7 @@ private struct ClosureSink: LineSink {
     static var keepsSource: Bool { false }
     let body: (Line, Int, UnsafeBufferPointer<UInt8>) throws(PlaylistError) -> Void
 
-    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
+    mutating func take(_ line: consuming Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
         try body(line, number, text)
     }
 }

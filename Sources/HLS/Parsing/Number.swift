@@ -51,7 +51,7 @@ enum Number {
             }
             guard index == count, digits > 0 else { return nil }
             if digits <= 15 {
-                let value = Double(mantissa) / powersOfTen[fractionDigits]
+                let value = Double(mantissa) / powerOfTen(fractionDigits)
                 return negative ? -value : value
             }
         }
@@ -87,13 +87,29 @@ enum Number {
             index += 1
         }
         guard digits > 0 else { return nil }
-        if exact && fractionDigits < powersOfTen.count {
+        if exact && fractionDigits <= 22 {
             // Clinger's fast path: both operands are exact, so the quotient is correctly rounded.
-            let value = Double(mantissa) / powersOfTen[fractionDigits]
+            let value = Double(mantissa) / powerOfTen(fractionDigits)
             return negative ? -value : value
         }
         guard let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
         return value
+    }
+
+    /// Whether `bytes` are exactly what ``format(_:)`` writes for the number they read as: no
+    /// sign, no zero before another integer digit, a fraction that does not end in zero, and at
+    /// most 15 digits in all (so that no shorter text reads back as the same value).
+    static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count > 0, count <= 16 else { return false }
+        var index = 0
+        while index < count, bytes[index] &- UInt8(ascii: "0") <= 9 { index += 1 }
+        guard index > 0, index == 1 || bytes[0] != UInt8(ascii: "0") else { return false }
+        if index == count { return count <= 15 }
+        guard bytes[index] == UInt8(ascii: "."), index + 1 < count else { return false }
+        index += 1
+        while index < count, bytes[index] &- UInt8(ascii: "0") <= 9 { index += 1 }
+        return index == count && bytes[count - 1] != UInt8(ascii: "0")
     }
 
     static func decimalFloat(_ text: some StringProtocol, signed: Bool = false) -> Double? {
@@ -128,10 +144,34 @@ enum Number {
         return rounded
     }
 
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
-        var value = 1.0
-        for _ in 0..<exponent { value *= 10 }
-        return value
+    /// 10 to the power `exponent`, exactly, for 0...22 (the powers a Double holds exactly).
+    static func powerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        case 22: 1e22
+        default: preconditionFailure("10^\(exponent) is not exact in a Double")
+        }
     }
 
     /// Writes a double as HLS decimal floating point: the shortest text that reads back as the

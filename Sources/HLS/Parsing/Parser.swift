@@ -59,10 +59,29 @@ extension Playlist {
     /// ``parse(bytes:options:)`` does, with the same errors and warnings, but keeping nothing.
     static func read<Sink: LineSink>(bytes: UnsafeBufferPointer<UInt8>, options: ParseOptions,
                                      into sink: inout Sink) throws(PlaylistError) -> ParseEnding {
-        // The copy a String would make is dropped at once: only the check is wanted.
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw invalidUTF8(bytes) }
+        guard isUTF8(bytes) else { throw invalidUTF8(bytes) }
         var parser = Parser(text: nil, bytes: bytes, options: options)
         return try parser.run(into: &sink)
+    }
+
+    /// Whether `bytes` are UTF-8. ASCII, as nearly every playlist is, is told eight bytes at a
+    /// time without a copy; anything else is checked by making the String a parse would (and
+    /// dropping it).
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        var high: UInt64 = 0
+        while index + 8 <= bytes.count {
+            high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        if high & 0x8080_8080_8080_8080 == 0 { return true }
+        return String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// The error for `bytes` that are not UTF-8, naming the first line that is not.
@@ -96,7 +115,7 @@ protocol LineSink {
 
     /// Line `number` (1-based), and its bytes as written without the line terminator, valid
     /// only during the call.
-    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError)
+    mutating func take(_ line: consuming Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError)
 }
 
 /// The sink of ``Playlist/parse(_:options:)-(String,_)``: every line, kept.
@@ -110,7 +129,7 @@ struct LineCollector: LineSink {
         lines.reserveCapacity(capacity)
     }
 
-    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) {
+    mutating func take(_ line: consuming Line, number: Int, text: UnsafeBufferPointer<UInt8>) {
         lines.append(line)
     }
 }
@@ -135,6 +154,10 @@ struct Parser {
     /// (in strict mode; otherwise the resolvers ignore the tags of the other kind).
     var firstMediaTag: (line: Int, name: String)?
     var firstMultivariantTag: (line: Int, name: String)?
+    /// Whether the line just read is exactly the canonical text of its content (so that its
+    /// text need not be kept): a URI without white space around it, an `EXTINF` or
+    /// `EXT-X-PROGRAM-DATE-TIME` written as ``Playlist/write()`` writes one.
+    var lineIsCanonical = false
 
     init(text: String?, bytes: UnsafeBufferPointer<UInt8>, options: Playlist.ParseOptions) {
         self.text = text
@@ -209,9 +232,10 @@ struct Parser {
             let content = try parseLine(line)
             if !Sink.keepsSource {
                 try sink.take(Line(content), number: lineNumber, text: line)
-            } else if case .uri(let uri) = content, uri.utf8.count == line.count {
-                // The line is its URI: keep the text once (and spare a retain of the input).
-                try sink.take(Line(parsedURI: uri), number: lineNumber, text: line)
+            } else if lineIsCanonical {
+                // The line is the canonical text of what it says: keep that once (and spare a
+                // retain of the input).
+                try sink.take(Line(canonical: content), number: lineNumber, text: line)
             } else if let text {
                 let utf8 = text.utf8
                 let source = text[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: contentEnd)]
@@ -273,6 +297,7 @@ struct Parser {
     static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
     private mutating func parseLine(_ line: UnsafeBufferPointer<UInt8>) throws(PlaylistError) -> Line.Content {
+        lineIsCanonical = false
         if !sawHeader {
             if line.count >= 7, line[0] == UInt8(ascii: "#"), line[1] == UInt8(ascii: "E"),
                line[2] == UInt8(ascii: "X"), line[3] == UInt8(ascii: "T"), line[4] == UInt8(ascii: "M"),
@@ -304,7 +329,11 @@ struct Parser {
         while start < end, Parser.isSpace(line[start]) { start += 1 }
         while end > start, Parser.isSpace(line[end - 1]) { end -= 1 }
         if start == end { return .blank }
-        if start > 0 || end < line.count { try recover("uri-space", .structure, line, "white space around a URI is ignored") }
+        if start > 0 || end < line.count {
+            try recover("uri-space", .structure, line, "white space around a URI is ignored")
+        } else {
+            lineIsCanonical = true
+        }
         return .uri(String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self))
     }
 
@@ -330,19 +359,30 @@ struct Parser {
         let name = UnsafeBufferPointer(rebasing: line[1..<nameEnd])
         let value: UnsafeBufferPointer<UInt8>? = colon < line.count ? UnsafeBufferPointer(rebasing: line[(colon + 1)...]) : nil
 
-        // EXTINF is most lines of a media playlist: match it first.
-        let known: TagName?
-        if name.count == 6, name[3] == UInt8(ascii: "I"), name[4] == UInt8(ascii: "N"), name[5] == UInt8(ascii: "F") {
-            known = .inf
-        } else {
-            known = TagName.lookup(name)
-        }
-        guard let known else {
-            return .unknown(name: String(decoding: name, as: UTF8.self), value: value.map { String(decoding: $0, as: UTF8.self) })
-        }
+        // EXTINF is most lines of a media playlist, EXT-X-PROGRAM-DATE-TIME all the others of
+        // some: read them here, without the general decoder's set-up.
+        let known: TagName
         let tag: Tag
         do throws(TagError) {
-            tag = try decode(known, value: value)
+            if name.count == 6, name[3] == UInt8(ascii: "I"), name[4] == UInt8(ascii: "N"), name[5] == UInt8(ascii: "F") {
+                known = .inf
+                if let value, !value.isEmpty {
+                    tag = .inf(try Inf(reading: value, recoveries: recoveries))
+                    lineIsCanonical = Inf.isCanonical(value)
+                } else {
+                    tag = try decode(known, value: value)
+                }
+            } else if let found = TagName.lookup(name) {
+                known = found
+                if known == .programDateTime, let value, let date = DateTime(bytes: value) {
+                    tag = .programDateTime(date)
+                    lineIsCanonical = date.isCanonical
+                } else {
+                    tag = try decode(known, value: value)
+                }
+            } else {
+                return .unknown(name: String(decoding: name, as: UTF8.self), value: value.map { String(decoding: $0, as: UTF8.self) })
+            }
         } catch {
             throw self.error(error.code, whole, error.message)
         }

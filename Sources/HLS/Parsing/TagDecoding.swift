@@ -170,22 +170,49 @@ extension Parser {
 }
 
 extension TagName {
-    /// The names' bytes in memory that lives as long as the process, so that matching a name
-    /// neither retains nor releases anything (``table`` retains each entry's array as it is
-    /// read). Never written after it is made, hence safe to share.
-    nonisolated(unsafe) private static let names: [(name: TagName, bytes: UnsafeBufferPointer<UInt8>)] = allCases.map { name in
-        let utf8 = Array(name.rawValue.utf8)
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: utf8.count)
-        _ = storage.initialize(from: utf8)
-        return (name, UnsafeBufferPointer(storage))
-    }
-
-    /// The known tag named by these bytes (the text between `#` and `:`), if any.
+    /// The known tag named by these bytes (the text between `#` and `:`), if any: the one name
+    /// of that length with that seventh byte (the sixth for the two of six bytes), if the bytes
+    /// are that name.
     static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> TagName? {
-        guard let start = name.baseAddress else { return nil }
-        for entry in names where entry.bytes.count == name.count {
-            if memcmp(entry.bytes.baseAddress!, start, name.count) == 0 { return entry.name }
+        guard let start = name.baseAddress, name.count >= 6 else { return nil }
+        let candidate: (name: TagName, text: StaticString)
+        switch (name.count, name.count == 6 ? name[5] : name[6]) {
+        case (6, UInt8(ascii: "F")): candidate = (.inf, "EXTINF")
+        case (6, UInt8(ascii: "U")): candidate = (.m3u, "EXTM3U")
+        case (9, UInt8(ascii: "G")): candidate = (.gap, "EXT-X-GAP")
+        case (9, UInt8(ascii: "K")): candidate = (.key, "EXT-X-KEY")
+        case (9, UInt8(ascii: "M")): candidate = (.map, "EXT-X-MAP")
+        case (10, UInt8(ascii: "P")): candidate = (.part, "EXT-X-PART")
+        case (10, UInt8(ascii: "S")): candidate = (.skip, "EXT-X-SKIP")
+        case (11, UInt8(ascii: "M")): candidate = (.media, "EXT-X-MEDIA")
+        case (11, UInt8(ascii: "S")): candidate = (.start, "EXT-X-START")
+        case (12, UInt8(ascii: "D")): candidate = (.define, "EXT-X-DEFINE")
+        case (13, UInt8(ascii: "B")): candidate = (.bitrate, "EXT-X-BITRATE")
+        case (13, UInt8(ascii: "E")): candidate = (.endList, "EXT-X-ENDLIST")
+        case (13, UInt8(ascii: "V")): candidate = (.version, "EXT-X-VERSION")
+        case (14, UInt8(ascii: "P")): candidate = (.partInf, "EXT-X-PART-INF")
+        case (15, UInt8(ascii: "B")): candidate = (.byteRange, "EXT-X-BYTERANGE")
+        case (15, UInt8(ascii: "D")): candidate = (.dateRange, "EXT-X-DATERANGE")
+        case (16, UInt8(ascii: "S")): candidate = (.streamInf, "EXT-X-STREAM-INF")
+        case (17, UInt8(ascii: "S")): candidate = (.sessionKey, "EXT-X-SESSION-KEY")
+        case (18, UInt8(ascii: "P")): candidate = (.preloadHint, "EXT-X-PRELOAD-HINT")
+        case (18, UInt8(ascii: "S")): candidate = (.sessionData, "EXT-X-SESSION-DATA")
+        case (19, UInt8(ascii: "D")): candidate = (.discontinuity, "EXT-X-DISCONTINUITY")
+        case (19, UInt8(ascii: "I")): candidate = (.iFramesOnly, "EXT-X-I-FRAMES-ONLY")
+        case (19, UInt8(ascii: "P")): candidate = (.playlistType, "EXT-X-PLAYLIST-TYPE")
+        case (20, UInt8(ascii: "M")): candidate = (.mediaSequence, "EXT-X-MEDIA-SEQUENCE")
+        case (20, UInt8(ascii: "S")): candidate = (.serverControl, "EXT-X-SERVER-CONTROL")
+        case (20, UInt8(ascii: "T")): candidate = (.targetDuration, "EXT-X-TARGETDURATION")
+        case (22, UInt8(ascii: "C")): candidate = (.contentSteering, "EXT-X-CONTENT-STEERING")
+        case (22, UInt8(ascii: "R")): candidate = (.renditionReport, "EXT-X-RENDITION-REPORT")
+        case (23, UInt8(ascii: "P")): candidate = (.programDateTime, "EXT-X-PROGRAM-DATE-TIME")
+        case (24, UInt8(ascii: "I")): candidate = (.iFrameStreamInf, "EXT-X-I-FRAME-STREAM-INF")
+        case (26, UInt8(ascii: "I")): candidate = (.independentSegments, "EXT-X-INDEPENDENT-SEGMENTS")
+        case (28, UInt8(ascii: "D")): candidate = (.discontinuitySequence, "EXT-X-DISCONTINUITY-SEQUENCE")
+        default: return nil
         }
-        return nil
+        // The name as a StaticString (the raw value, which the tests check): compared in place,
+        // with nothing made or retained.
+        return memcmp(candidate.text.utf8Start, start, name.count) == 0 ? candidate.name : nil
     }
 }

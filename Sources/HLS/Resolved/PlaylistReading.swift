@@ -98,7 +98,7 @@ private struct ResolvingSink: LineSink {
     static var keepsSource: Bool { false }
     var resolver: MediaResolver
 
-    mutating func take(_ line: Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
+    mutating func take(_ line: consuming Line, number: Int, text: UnsafeBufferPointer<UInt8>) throws(PlaylistError) {
         try resolver.take(line, number: number, text: text)
     }
 }

@@ -2,7 +2,9 @@
 ///
 /// A long playlist has a million of these, so what few segments have — a title, IPTV
 /// attributes, partial segments, a program date — is kept in one box that most segments do not
-/// have, and the fields are ordered to leave no padding: 112 bytes a segment.
+/// have, and the fields are ordered to leave no padding: 112 bytes a segment. A program date
+/// is kept as its instant, and its text only when not written as Carryon writes one, as some
+/// playlists give one on every segment.
 public struct Segment: Sendable, Hashable {
     /// The absolute URI of the segment's resource.
     public var uri: String
@@ -20,12 +22,16 @@ public struct Segment: Sendable, Hashable {
     var sharedInitSection: Shared<InitSection>?
     /// What few segments have; nil when the segment has none of it.
     private var extras: Shared<Extras>?
-    /// The `EXT-X-BITRATE` in effect, in kbit/s.
-    public var bitrate: Int?
-    /// ``line``, in the four bytes left after ``bitrate``.
+    /// ``bitrate``, `Int.min` (which no bitrate is) for none: an optional would take a byte more,
+    /// and with the byte range's, eight bytes more a segment.
+    private var storedBitrate: Int
+    /// ``byteRange``'s offset and length; the length `Int.min` (which no range has) for none.
+    private var rangeOffset: Int
+    private var rangeLength: Int
+    /// The instant of ``programDateTime``; minus infinity (which no date is) for none.
+    private var programDateSeconds: Double
+    /// ``line``, in four bytes.
     private var storedLine: UInt32
-    /// The segment's sub-range of its resource, offsets resolved; nil for the whole resource.
-    public var byteRange: ResolvedByteRange?
     /// Whether an `EXT-X-DISCONTINUITY` precedes the segment.
     public var discontinuity: Bool
     /// `EXT-X-GAP`: the segment is missing and must not be loaded.
@@ -38,7 +44,8 @@ public struct Segment: Sendable, Hashable {
     private struct Extras: Sendable, Hashable {
         var title = ""
         var attributes: [Attribute] = []
-        var programDateTime: DateTime?
+        /// The text of ``programDateTime`` when it is not the canonical text of its instant.
+        var programDateText: String?
         var parts: [PartialSegment] = []
 
         static let none = Extras()
@@ -56,10 +63,15 @@ public struct Segment: Sendable, Hashable {
         self.duration = duration
         self.keys = keys
         self.sharedInitSection = sharedInitSection
-        let extras = Extras(title: title, attributes: attributes, programDateTime: programDateTime, parts: parts)
-        self.extras = extras == .none ? nil : Shared(extras)
-        self.bitrate = bitrate
-        self.byteRange = byteRange
+        self.programDateSeconds = programDateTime?.secondsSince1970 ?? -.infinity
+        if title.isEmpty, attributes.isEmpty, programDateTime?.written == nil, parts.isEmpty {
+            self.extras = nil
+        } else {
+            self.extras = Shared(Extras(title: title, attributes: attributes, programDateText: programDateTime?.written, parts: parts))
+        }
+        self.storedBitrate = bitrate ?? .min
+        self.rangeOffset = byteRange?.offset ?? 0
+        self.rangeLength = byteRange?.length ?? .min
         self.discontinuity = discontinuity
         self.isGap = isGap
         self.isDurationKnown = isDurationKnown
@@ -91,6 +103,21 @@ public struct Segment: Sendable, Hashable {
         set { changeExtras { $0.parts = newValue } }
     }
 
+    /// The `EXT-X-BITRATE` in effect, in kbit/s.
+    public var bitrate: Int? {
+        get { storedBitrate == .min ? nil : storedBitrate }
+        set { storedBitrate = newValue ?? .min }
+    }
+
+    /// The segment's sub-range of its resource, offsets resolved; nil for the whole resource.
+    public var byteRange: ResolvedByteRange? {
+        get { rangeLength == .min ? nil : ResolvedByteRange(offset: rangeOffset, length: rangeLength) }
+        set {
+            rangeOffset = newValue?.offset ?? 0
+            rangeLength = newValue?.length ?? .min
+        }
+    }
+
     /// The 1-based line of the URI in the playlist (at most 4 294 967 295: a playlist of more
     /// lines would be gigabytes of text).
     public var line: Int {
@@ -109,8 +136,16 @@ public struct Segment: Sendable, Hashable {
 
     /// `EXT-X-PROGRAM-DATE-TIME` given for this segment.
     public var programDateTime: DateTime? {
-        get { extras?.value.programDateTime }
-        set { changeExtras { $0.programDateTime = newValue } }
+        get {
+            programDateSeconds == -.infinity ? nil
+                : DateTime(written: extras?.value.programDateText, secondsSince1970: programDateSeconds)
+        }
+        set {
+            programDateSeconds = newValue?.secondsSince1970 ?? -.infinity
+            if newValue?.written != extras?.value.programDateText {
+                changeExtras { $0.programDateText = newValue?.written }
+            }
+        }
     }
 
     /// The segment's end time in seconds from the start of the playlist.

@@ -146,20 +146,85 @@ public enum URIReference {
         return scheme + "://" + authority + directory
     }
 
-    /// `reference` resolved under `prefix` (from ``directoryPrefix(of:)``) when it is one plain
-    /// path segment — no scheme, no `/`, not `.` or `..`, not empty — with any query and
-    /// fragment; nil otherwise, for the general steps.
-    static func resolvePlainSegment(_ reference: String, under prefix: String) -> String? {
-        var length = 0
-        var dots = 0
-        for byte in reference.utf8 {
-            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: ":") { return nil }
-            if byte == UInt8(ascii: ".") { dots += 1 }
-            length += 1
+    /// `scheme://authority` of a base, for references that are absolute paths; nil when the base
+    /// has no authority.
+    static func origin(of base: Components) -> String? {
+        guard let scheme = base.scheme, let authority = base.authority else { return nil }
+        return scheme + "://" + authority
+    }
+
+    /// `reference` resolved by appending, where RFC 3986's steps come to that, read in one pass
+    /// over its UTF-8; nil otherwise, for the general steps. Three kinds of reference, none with
+    /// a `.` or `..` path segment, make most segment URIs of real playlists:
+    ///
+    /// - a relative path (`seg123.m4s?sig=…`, `1080p/seg1.ts`): `prefix` + reference, `prefix`
+    ///   from ``directoryPrefix(of:)``;
+    /// - an absolute path (`/vod/abc/seg1.m4s?token=…`): `origin` + reference, `origin` from
+    ///   ``origin(of:)``;
+    /// - an absolute URI with an authority (`https://cdn.example/seg1.ts`): the reference itself.
+    static func resolveDirectly(_ reference: String, prefix: String?, origin: String?) -> String? {
+        enum Kind { case relativePath, absolutePath, absoluteURI }
+        let found = reference.utf8.withContiguousStorageIfAvailable { utf8 -> Kind? in
+            let count = utf8.count
+            // `#`, `.`, `/`, `:` and `?`, all below 64: one test skips every other byte.
+            let delimiters: UInt64 = 1 << 35 | 1 << 46 | 1 << 47 | 1 << 58 | 1 << 63
+            func isDelimiter(_ byte: UInt8) -> Bool { byte < 64 && (delimiters >> UInt64(byte)) & 1 != 0 }
+            // The scheme, if any: the text before a `:` that comes before any `/`, `?` or `#`.
+            var index = 0
+            while index < count, !isDelimiter(utf8[index]) || utf8[index] == UInt8(ascii: ".") { index += 1 }
+            let kind: Kind
+            var pathStart = 0
+            if index < count, utf8[index] == UInt8(ascii: ":") {
+                // Only `scheme://authority…`; `data:`, `urn:` and the like take the general steps.
+                guard index > 0, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(utf8[0] | 0x20),
+                      UnsafeBufferPointer(rebasing: utf8[..<index]).allSatisfy({ byte in
+                          (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                              || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                      }),
+                      index + 2 < count, utf8[index + 1] == UInt8(ascii: "/"), utf8[index + 2] == UInt8(ascii: "/")
+                else { return nil }
+                pathStart = index + 3
+                while pathStart < count, utf8[pathStart] != UInt8(ascii: "/"), utf8[pathStart] != UInt8(ascii: "?"),
+                      utf8[pathStart] != UInt8(ascii: "#") {
+                    pathStart += 1
+                }
+                kind = .absoluteURI
+            } else if count > 0, utf8[0] == UInt8(ascii: "/") {
+                // `//host/…` names another authority: the general steps.
+                guard count == 1 || utf8[1] != UInt8(ascii: "/") else { return nil }
+                kind = .absolutePath
+            } else {
+                // An empty path (`?q`, `#f`, ``) takes the base's path: the general steps.
+                guard count > 0, utf8[0] != UInt8(ascii: "?"), utf8[0] != UInt8(ascii: "#") else { return nil }
+                kind = .relativePath
+            }
+            // No `.` or `..` segment in the path, which ends at `?` or `#`.
+            index = pathStart
+            while index < count {
+                let byte = utf8[index]
+                if !isDelimiter(byte) {
+                    index += 1
+                    continue
+                }
+                if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                if byte == UInt8(ascii: "."), index == pathStart || utf8[index - 1] == UInt8(ascii: "/") {
+                    var next = index + 1
+                    if next < count, utf8[next] == UInt8(ascii: ".") { next += 1 }
+                    if next == count || utf8[next] == UInt8(ascii: "/") || utf8[next] == UInt8(ascii: "?")
+                        || utf8[next] == UInt8(ascii: "#") {
+                        return nil
+                    }
+                }
+                index += 1
+            }
+            return kind
         }
-        guard length > 0, !(dots == length && dots <= 2) else { return nil }
-        return prefix + reference
+        switch found {
+        case .relativePath?: return prefix.map { $0 + reference }
+        case .absolutePath?: return origin.map { $0 + reference }
+        case .absoluteURI?: return reference
+        case nil, .some(nil): return nil
+        }
     }
 
     /// RFC 3986 section 5.2.3.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The variables of a playlist (`EXT-X-DEFINE`) and their substitution into `{$name}`
 /// references (RFC 8216bis section 4.3).
 ///
@@ -54,14 +62,7 @@ struct Variables {
     /// Replaces every `{$name}` in `text`.
     func substitute(_ text: String) throws(TagError) -> String {
         // Fast path: most strings hold no reference.
-        var utf8 = text.utf8.makeIterator()
-        var sawBrace = false
-        var hasReference = false
-        while let byte = utf8.next() {
-            if sawBrace && byte == UInt8(ascii: "$") { hasReference = true; break }
-            sawBrace = byte == UInt8(ascii: "{")
-        }
-        guard hasReference else { return text }
+        guard Self.mayHoldReference(text) else { return text }
 
         var result = ""
         var rest = text[...]
@@ -84,6 +85,20 @@ struct Variables {
         }
         result += rest
         return result
+    }
+
+    /// Whether `text` has `{$` in it, read in place where its UTF-8 is (a segment URI's is).
+    private static func mayHoldReference(_ text: String) -> Bool {
+        let found = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard let base = utf8.baseAddress else { return false }
+            var offset = 0
+            while offset < utf8.count, let brace = memchr(base + offset, Int32(UInt8(ascii: "{")), utf8.count - offset) {
+                offset = UnsafeRawPointer(brace) - UnsafeRawPointer(base) + 1
+                if offset < utf8.count, base[offset] == UInt8(ascii: "$") { return true }
+            }
+            return false
+        }
+        return found ?? text.contains("{$")
     }
 
     func substitute(_ text: String?) throws(TagError) -> String? {

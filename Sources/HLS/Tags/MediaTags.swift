@@ -22,6 +22,13 @@ public struct Inf: Sendable, Hashable {
     /// Whether the duration is given: false for the negative durations of IPTV playlists.
     public var isDurationKnown: Bool { duration >= 0 }
 
+    /// Whether an `EXTINF` value is exactly what ``Playlist/write()`` writes for the tag it reads
+    /// as: a duration in the form ``Number/format(_:)`` writes, a comma, and the title.
+    static func isCanonical(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let comma = value.firstIndex(of: UInt8(ascii: ",")) else { return false }
+        return Number.isCanonical(UnsafeBufferPointer(rebasing: value[..<comma]))
+    }
+
     /// Reads the value of an `EXTINF` tag: `duration,[title]`, with IPTV attributes between the
     /// duration and the comma read leniently.
     init(reading value: UnsafeBufferPointer<UInt8>, recoveries: Recoveries) throws(TagError) {

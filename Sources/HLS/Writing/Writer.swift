@@ -13,7 +13,7 @@ extension Playlist {
         output.reserveCapacity(lines.count * 32)
         for (index, line) in lines.enumerated() {
             if index > 0 { output += "\n" }
-            if let source = line.source {
+            if let source = line.storedSource {
                 output += source
             } else {
                 do throws(PlaylistError) {
