@@ -45,6 +45,8 @@ let package = Package(
             name: "Carryon",
             dependencies: [
                 "HLS", "DASH", "CCarryonZlib",
+                // The verification's thread at the least CPU and I/O priority (Concurrency/BackgroundExecutor.swift).
+                "CCarryonSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, which GRDB is built on: a plan's million rows are bound with it
@@ -160,7 +162,7 @@ let package = Package(
             // CarryonCLI is a dependency so that `swift test` builds the `carryon` binary the
             // tests run.
             dependencies: [
-                "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport", "CarryonIndexTestSupport",
+                "Carryon", "CarryonServer", "HLS", "CarryonCLI", "CarryonTestSupport", "CarryonIndexTestSupport", "CCarryonSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -51,6 +51,8 @@ doc = {
       {200: js("Verified"), 202: js("Verified"), 400: "error", 403: "error", 404: "error", 409: "error"},
       params=idp + [{"name": "repair", "in": "query", "required": False, "schema": {"type": "boolean"}},
                     {"name": "record", "in": "query", "required": False, "schema": {"type": "boolean"}}], op_id="verifyAsset")},
+  "/api/verification": {"get": op("The library's last background check (carryon serve --verify-daily or --verify-every): every asset's bundle verified at the least CPU and disk priority, the damaged ones' reports; last is null when the library was never checked, everySeconds and nextAt null when this daemon does not check it",
+      {200: js("VerificationState")}, op_id="libraryVerification")},
   "/api/assets/{id}/policy": {"put": op("Change its expiry and priority, as carryon policy does",
       {200: js("Asset"), 400: "error", 403: "error", 404: "error", 413: "error"}, body="PolicyChange", params=idp, op_id="changePolicy")},
   "/api/streams": {"get": op("What carryon inspect --sizes --json reports of a stream (url, or a catalog stream's name), a media playlist's segments left out: its tracks and their sizes, and under choices the same in every format's words, to choose what to download",
@@ -121,6 +123,16 @@ doc = {
    "Verified": {"type": "object", "required": ["report", "repairing", "asset"], "properties": {
        "report": {"$ref": "#/components/schemas/VerificationReport"}, "repairing": {"type": "boolean", "description": "a repair of the damage started"},
        "asset": {"$ref": "#/components/schemas/Asset"}}},
+   "VerificationState": {"type": "object", "required": ["last", "everySeconds", "nextAt"], "properties": {
+       "last": {"oneOf": [{"$ref": "#/components/schemas/LibraryVerification"}, {"type": "null"}]},
+       "everySeconds": {"type": ["integer", "null"], "description": "seconds between checks; null without a schedule"},
+       "nextAt": {"type": ["string", "null"], "format": "date-time", "description": "when the next check is due"}}},
+   "LibraryVerification": {"type": "object", "required": ["startedAt", "finishedAt", "assets", "resources", "files", "bytes", "damaged", "failures"], "properties": {
+       "startedAt": {"type": "string", "format": "date-time"}, "finishedAt": {"type": "string", "format": "date-time"},
+       "assets": {"type": "integer", "description": "assets checked"}, "resources": {"type": "integer"}, "files": {"type": "integer"},
+       "bytes": {"type": "integer", "description": "bytes read"},
+       "damaged": {"type": "array", "items": {"$ref": "#/components/schemas/VerificationReport"}, "description": "the report of each asset with damage"},
+       "failures": {"type": "object", "additionalProperties": {"type": "string"}, "description": "assets that could not be checked, by id, with why"}}},
    "VerificationReport": {"type": "object", "required": ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage"], "properties": {
        "id": {"type": "string"}, "name": {"type": "string"}, "resources": {"type": "integer", "description": "resources on disk checked"},
        "files": {"type": "integer"}, "bytes": {"type": "integer", "description": "bytes read"},

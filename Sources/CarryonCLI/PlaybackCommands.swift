@@ -28,7 +28,9 @@ struct Serve: AsyncParsableCommand {
             /suspend and /resume, POST /api/assets/ID/selections (as `carryon add`), GET \
             /api/assets/ID/logs, GET /api/catalog (the --catalog file's streams with their \
             offline state; POST /api/assets takes {"catalog": NAME} too), GET and PUT /api/storage, POST /api/purge (?dryRun=true \
-            to see what would go), GET /api/events (Server-Sent Events: every task's events as \
+            to see what would go), POST /api/assets/ID/verify, GET /api/verification (the last \
+            check of the whole library, which --verify-daily makes once a day at the least CPU \
+            and disk priority), GET /api/events (Server-Sent Events: every task's events as \
             `download --json` prints them); GET /api/openapi.json describes it all. Downloads run in \
             this process; Ctrl-C or SIGTERM suspends them, and `carryon serve --resume` (or \
             `carryon resume`) continues them. The API takes http(s) stream URLs only, local files \
@@ -49,6 +51,7 @@ struct Serve: AsyncParsableCommand {
               carryon serve --port 8080 --json
               carryon serve --catalog Streams.plist --allow-files /srv/media
               carryon serve --resume
+              carryon serve --verify-daily
               carryon serve --worker --index postgres://carryon@db.internal/carryon --library /mnt/fleet/library
               carryon serve --bind 0.0.0.0 --host mediabox.local --port 8080 --token-file ~/.carryon-token --tls-cert fullchain.pem --tls-key privkey.pem
               curl -X POST "$BASE/api/assets" -d '{"url": "https://cdn.example/show/main.m3u8"}'
@@ -70,6 +73,14 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Resume the library's suspended downloads on start, in this process.")
     var resume = false
 
+    @Flag(name: .customLong("verify-daily"), help: ArgumentHelp(
+        "Check the whole library once a day, in the background at the least CPU and disk priority, as `carryon verify` does: damage goes to each asset's error log and to standard error (a JSON line with --json); GET /api/verification shows the last check."))
+    var verifyDaily = false
+
+    @Option(name: .customLong("verify-every"), help: ArgumentHelp(
+        "Check the library this often instead of daily (30d, 12h, 90m, 45s); implies --verify-daily.", valueName: "duration"))
+    var verifyEvery: String?
+
     @Flag(help: "Also work for the fleet, as `carryon worker` does: claim the downloads queued with `carryon enqueue`; Ctrl-C or SIGTERM hands them back to the queue.")
     var worker = false
 
@@ -86,6 +97,9 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
+        if let verifyEvery, parseDuration(verifyEvery) == nil {
+            throw ValidationError("--verify-every takes a duration such as 12h, 90m or 30d, not \"\(verifyEvery)\"")
+        }
         for folder in allowFiles {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
@@ -113,16 +127,26 @@ struct Serve: AsyncParsableCommand {
         try await library.withSession(configuration: configuration) { [streams] session in
             let token = try tokenFile.map(Self.token(keptIn:))
             var playback = try server.makeServer(PlaybackSource(library: session.library, session: session), token: token)
-            playback.api = DaemonAPI(session: session, streams: rule, catalog: streams)
+            var api = DaemonAPI(session: session, streams: rule, catalog: streams)
+            api.verificationInterval = verificationInterval
+            playback.api = api
             try await resumeSuspended(in: session)
             if worker {
                 do { try await session.joinFleet() } catch { throw fail(error) }
                 printNote("working for the fleet: claiming downloads queued with `carryon enqueue`")
             }
+            // The library checked in the background, on its own schedule, once the server
+            // listens (its line first) and until it stops.
+            let interval = verificationInterval
+            let verification = Locked<Task<Void, Never>?>(nil)
+            defer { verification.withLock { $0?.cancel() } }
             do {
                 try await playback.run { handle in
                     if json { try? printJSONLine(ListeningLine(url: handle.baseURL)) } else { print(handle.baseURL) }
                     fflush(nil)
+                    if let interval {
+                        verification.withLock { $0 = Task { await Self.verify(session, every: interval, json: json) } }
+                    }
                 }
             } catch {
                 throw fail("the playback server stopped: \(oneLine(String(describing: error)))", hint: "Check that the port is free (--port 0 picks a free port).")
@@ -132,6 +156,44 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// Between two checks of the library: `--verify-every`, a day with `--verify-daily`, nil for none.
+    var verificationInterval: Duration? {
+        if let verifyEvery, let seconds = parseDuration(verifyEvery) { return .milliseconds(Int64(min(seconds, 1e12) * 1000)) }
+        return verifyDaily ? .seconds(86_400) : nil
+    }
+
+    /// Checks the library every `interval`, saying on standard error what each check found (with
+    /// `--json`, as a JSON line on standard output, after the listening line).
+    static func verify(_ session: DownloadSession, every interval: Duration, json: Bool) async {
+        await session.verifyLibrary(every: interval) { outcome in
+            switch outcome {
+            case .success(let check):
+                if json {
+                    try? printJSONLine(VerificationLine(verification: check))
+                } else if check.isIntact {
+                    printNote("verified the library: \(check.assets) assets, \(formatBytes(check.bytes)) read, intact")
+                } else {
+                    var lines = ["verified the library: \(check.assets) assets, \(formatBytes(check.bytes)) read; damaged:"]
+                    for report in check.damaged {
+                        lines.append("  \(report.id) \(report.name): \(report.damage.count) resource\(report.damage.count == 1 ? "" : "s") (`carryon verify \(report.id) --repair` mends)")
+                    }
+                    for (id, message) in check.failures.sorted(by: { $0.key < $1.key }) {
+                        lines.append("  \(id): not checked: \(message)")
+                    }
+                    printNote(lines.joined(separator: "\n"))
+                }
+            case .failure(let error):
+                printNote("the library could not be verified: \(error.message)")
+            }
+        }
+    }
+
+    /// What `--json` prints after each check of the library.
+    struct VerificationLine: Encodable {
+        let event = "verified"
+        var verification: LibraryVerification
+    }
+
     /// The token kept in the file at `path`: read when the file exists, else a new random one,
     /// written there readable by its owner only.
     static func token(keptIn path: String) throws -> String {

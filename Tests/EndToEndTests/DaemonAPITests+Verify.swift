@@ -40,4 +40,21 @@ extension DaemonAPITests {
             #expect((((after.json as? [String: Any])?["report"] as? [String: Any])?["damage"] as? [Any])?.isEmpty == true)
         }
     }
+
+    @Test("GET /api/verification without a schedule: every field null until the library is checked, then the last check, its nulls written out")
+    func libraryVerification() async throws {
+        try await withDaemon { daemon in
+            let never = try await daemon.call("GET", "verification")
+            #expect(never.status == 200)
+            let empty = try #require(never.json as? [String: Any])
+            #expect(empty.keys.sorted() == ["everySeconds", "last", "nextAt"] && empty.values.allSatisfy { $0 is NSNull }, "\(empty)")
+            #expect(try await daemon.call("POST", "verification").status == 405)
+
+            let check = try await daemon.session.verifyLibrary()
+            let answered = try #require(try await daemon.call("GET", "verification").json as? [String: Any])
+            let last = try #require(answered["last"] as? [String: Any], "\(answered)")
+            #expect(last["assets"] as? Int == check.assets && (last["damaged"] as? [Any])?.isEmpty == true, "\(last)")
+            #expect(answered["everySeconds"] is NSNull && answered["nextAt"] is NSNull)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import CarryonServer
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -111,6 +112,71 @@ struct DaemonCommandTests {
             try Data("short\n".utf8).write(to: URL(fileURLWithPath: file))
             let refused = try await runCarryon(["serve", "--token-file", file, "--library", folder.path])
             #expect(refused.status == 1 && refused.standardError.contains(file) && refused.standardError.contains("16 letters and digits"), "\(refused.standardError)")
+        }
+    }
+
+    @Test("serve --verify-every checks the library at start, names the damage (a JSON line, the asset's error log, GET /api/verification), and a restart waits out the interval; a bad duration is a usage error")
+    func verifiesTheLibrary() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = ["--library", folder.path]
+            try await Origin(root: sampleMedia.path).withRunning { origin in
+                let download = try await runCarryon(["download", origin.baseURL + "/fmp4/main.m3u8", "--audio", "none", "--subtitles", "none"] + library)
+                #expect(download.status == 0, "\(download.standardError)")
+                let id = String(download.standardOutput.split(separator: "\n").last ?? "")
+                let bundle = folder.appendingPathComponent("bundles/\(id)")
+                let segment = try #require(FileManager.default.enumerator(atPath: bundle.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".m4s") }.sorted().first)
+                let original = try Data(contentsOf: bundle.appendingPathComponent(segment))
+                try original.prefix(original.count / 3).write(to: bundle.appendingPathComponent(segment))
+
+                let server = try RunningProcess(carryon: ["serve", "--json", "--verify-every", "1h"] + library)
+                var lines = server.lines.makeAsyncIterator()
+                func object(_ line: String?) -> [String: Any] {
+                    line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
+                }
+                let listening = object(await lines.next())
+                let base = try #require((listening["url"] as? String).flatMap(URL.init(string:)), "\(listening)")
+                let port = try #require(base.port)
+                func get(_ path: String) async throws -> [String: Any] {
+                    let answer = try await rawHTTP(port: port, "GET \(base.path)/api/\(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+                    return (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
+                }
+                let verified = object(await lines.next())
+                #expect(verified["event"] as? String == "verified", "\(verified)")
+                let check = try #require(verified["verification"] as? [String: Any])
+                let damaged = try #require(check["damaged"] as? [[String: Any]])
+                #expect(check["assets"] as? Int == 1 && damaged.count == 1 && damaged.first?["id"] as? String == id, "\(check)")
+                let damage = try #require(damaged.first?["damage"] as? [[String: Any]])
+                #expect(damage.count == 1 && damage.first?["kind"] as? String == "truncated" && damage.first?["file"] as? String == segment, "\(damage)")
+
+                let state = try await get("verification")
+                let last = try #require(state["last"] as? [String: Any], "\(state)")
+                #expect(state["everySeconds"] as? Int == 3600 && (last["damaged"] as? [Any])?.count == 1, "\(state)")
+                let started = try #require((last["startedAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+                let next = try #require((state["nextAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+                #expect(next.timeIntervalSince(started) == 3600)
+                let logs = try await get("assets/\(id)/logs")
+                let errors = try #require(logs["error"] as? [[String: String]])
+                #expect(errors.contains { $0["x-event"] == "verify" && $0["x-error-code"] == "damaged-truncated" }, "\(errors)")
+                server.kill(SIGTERM)
+                #expect(await server.wait() == 0)
+
+                // Started again within the hour: no check, the last one still the last.
+                let checked = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("verification.json").path)[.modificationDate] as? Date
+                let again = try RunningProcess(carryon: ["serve", "--verify-daily"] + library)
+                var againLines = again.lines.makeAsyncIterator()
+                let againBase = try #require(await againLines.next().flatMap(URL.init(string:)))
+                let againPort = try #require(againBase.port)
+                let answer = try await rawHTTP(port: againPort, "GET \(againBase.path)/api/verification HTTP/1.1\r\nHost: 127.0.0.1:\(againPort)\r\nConnection: close\r\n\r\n")
+                let againState = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
+                #expect(againState["everySeconds"] as? Int == 86_400, "\(againState)")
+                let againNext = (againState["nextAt"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }
+                #expect(againNext.map { $0.timeIntervalSince(started) } == 86_400)
+                again.kill(SIGTERM)
+                #expect(await again.wait() == 0)
+                #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("verification.json").path)[.modificationDate] as? Date == checked)
+            }
+            let refused = try await runCarryon(["serve", "--verify-every", "daily"] + library)
+            #expect(refused.status != 0 && refused.standardError.contains("--verify-every") && refused.standardError.contains("daily"), "\(refused.standardError)")
         }
     }
 }

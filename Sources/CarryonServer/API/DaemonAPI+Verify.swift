@@ -46,4 +46,32 @@ extension DaemonAPI {
         case let value?: throw APIError(400, "bad-request", "\(name)=\(value) is not true or false")
         }
     }
+
+    /// What `GET /api/verification` answers: the library's last check and the schedule.
+    struct VerificationState: Encodable {
+        /// The last check the library records (by this daemon or an earlier one), or nil.
+        var last: LibraryVerification?
+        /// Seconds between checks; nil when this daemon does not check (no `--verify-daily`).
+        var everySeconds: Int64?
+        /// When the next check is due; nil without a schedule.
+        var nextAt: Date?
+
+        func encode(to encoder: any Encoder) throws {
+            // The nulls written out: a client tells "never checked" from a field it missed.
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(last, forKey: .last)
+            try container.encode(everySeconds, forKey: .everySeconds)
+            try container.encode(nextAt, forKey: .nextAt)
+        }
+
+        enum CodingKeys: String, CodingKey { case last, everySeconds, nextAt }
+    }
+
+    /// `GET /api/verification`: the last check and, with a schedule, when the next is due.
+    func verificationState() -> VerificationState {
+        let last = LibraryVerification.last(in: session.library)
+        guard let interval = verificationInterval else { return VerificationState(last: last) }
+        return VerificationState(last: last, everySeconds: interval.components.seconds,
+                                 nextAt: last?.nextAt(every: interval) ?? Date())
+    }
 }

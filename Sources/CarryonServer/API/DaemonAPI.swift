@@ -16,6 +16,7 @@ import NIOCore
 /// | `DELETE /api/assets/{id}` | deletes it, its bundle and keys: 204 |
 /// | `POST /api/assets/{id}/cancel`, `…/suspend`, `…/resume` | steers its download: the asset |
 /// | `POST /api/assets/{id}/verify` | checks the bundle as `carryon verify` does (`?record=true` records missing digests): `{report, repairing, asset}`; `?repair=true` starts mending the damage from the origin: 202 |
+/// | `GET /api/verification` | the library's last background check (`serve --verify-daily`): `{last, everySeconds, nextAt}`, `last` a `LibraryVerification` or `null` |
 /// | `POST /api/assets/{id}/selections` | adds `{audio, subtitles, minBitrate, maxBitrate, minResolution, maxResolution}` as `carryon add` does, and resumes: 202, `{added, asset}` |
 /// | `PUT /api/assets/{id}/policy` | changes `{expiresAt, priority}` (an ISO 8601 date or `null`; `default` or `important`): the asset |
 /// | `GET /api/streams?url=…` (or `?catalog=NAME`) | what `carryon inspect --sizes --json` reports of the stream, a media playlist's segments left out: its tracks and their sizes, to choose from |
@@ -44,6 +45,9 @@ public struct DaemonAPI: Sendable {
     public let catalog: StreamCatalog?
     /// The session's events, numbered, for `GET /api/events`.
     let events: EventFeed
+    /// How often the library is checked in the background (`carryon serve --verify-daily`), for
+    /// `GET /api/verification`; nil when it is not.
+    public var verificationInterval: Duration?
 
     /// The largest request body read.
     static let maximumBody = 64 << 10
@@ -110,7 +114,7 @@ public struct DaemonAPI: Sendable {
         Route("GET", "assets/{id}"), Route("DELETE", "assets/{id}"),
         Route("POST", "assets/{id}/cancel"), Route("POST", "assets/{id}/suspend"), Route("POST", "assets/{id}/resume"),
         Route("POST", "assets/{id}/selections"), Route("PUT", "assets/{id}/policy"), Route("GET", "assets/{id}/logs"),
-        Route("POST", "assets/{id}/verify"),
+        Route("POST", "assets/{id}/verify"), Route("GET", "verification"),
         Route("GET", "streams"), Route("GET", "catalog"), Route("GET", "storage"), Route("PUT", "storage"), Route("POST", "purge"),
         Route("GET", "events"), Route("GET", "openapi.json"),
     ]
@@ -144,6 +148,7 @@ public struct DaemonAPI: Sendable {
         case ("POST", "assets/{id}/selections"): return try await addSelections(request, to: try await session.task(id: id))
         case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
         case ("POST", "assets/{id}/verify"): return try await verify(request, task: try await session.task(id: id))
+        case ("GET", "verification"): return try APIJSON.response(verificationState())
         case ("GET", "streams"): return try await inspectStream(request)
         case ("GET", "assets/{id}/logs"): return try await logs(request, of: try await session.task(id: id).id)
         case ("GET", "catalog"):

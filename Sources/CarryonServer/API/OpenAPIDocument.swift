@@ -409,6 +409,24 @@ enum OpenAPIDocument {
         ]
       }
     },
+    "/api/verification": {
+      "get": {
+        "operationId": "libraryVerification",
+        "summary": "The library's last background check (carryon serve --verify-daily or --verify-every): every asset's bundle verified at the least CPU and disk priority, the damaged ones' reports; last is null when the library was never checked, everySeconds and nextAt null when this daemon does not check it",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/VerificationState"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/api/assets/{id}/policy": {
       "put": {
         "operationId": "changePolicy",
@@ -1046,6 +1064,92 @@ enum OpenAPIDocument {
           },
           "asset": {
             "$ref": "#/components/schemas/Asset"
+          }
+        }
+      },
+      "VerificationState": {
+        "type": "object",
+        "required": [
+          "last",
+          "everySeconds",
+          "nextAt"
+        ],
+        "properties": {
+          "last": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/LibraryVerification"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "everySeconds": {
+            "type": [
+              "integer",
+              "null"
+            ],
+            "description": "seconds between checks; null without a schedule"
+          },
+          "nextAt": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "format": "date-time",
+            "description": "when the next check is due"
+          }
+        }
+      },
+      "LibraryVerification": {
+        "type": "object",
+        "required": [
+          "startedAt",
+          "finishedAt",
+          "assets",
+          "resources",
+          "files",
+          "bytes",
+          "damaged",
+          "failures"
+        ],
+        "properties": {
+          "startedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "finishedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "assets": {
+            "type": "integer",
+            "description": "assets checked"
+          },
+          "resources": {
+            "type": "integer"
+          },
+          "files": {
+            "type": "integer"
+          },
+          "bytes": {
+            "type": "integer",
+            "description": "bytes read"
+          },
+          "damaged": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/VerificationReport"
+            },
+            "description": "the report of each asset with damage"
+          },
+          "failures": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            },
+            "description": "assets that could not be checked, by id, with why"
           }
         }
       },
