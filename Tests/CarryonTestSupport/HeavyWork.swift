@@ -43,11 +43,16 @@ public enum HeavyWork {
     /// recording an issue and cancelling it when it runs past `hangLimit` of its own time (the
     /// wait for the turn not counted). The processes it started and did not wait for are waited
     /// for after it, and checked for a crash.
-    package static func run(_ name: String, hangLimit: Duration, _ body: @Sendable () async throws -> Void) async throws {
+    ///
+    /// A test that is itself many programs (a fleet: workers, a server, a database) takes
+    /// `turns` slots at once, every one to run with no other heavy test beside it.
+    package static func run(_ name: String, hangLimit: Duration, turns count: Int = 1,
+                            _ body: @Sendable () async throws -> Void) async throws {
         let held = holdsTurn
-        let waited = held ? .zero : await turns.take()
+        let count = min(max(count, 1), slots)
+        let waited = held ? .zero : await turns.take(count)
         let began = ContinuousClock.now
-        defer { if !held { turns.give(name, ran: ContinuousClock.now - began) } }
+        defer { if !held { turns.give(name, ran: ContinuousClock.now - began, count: count) } }
         let children = StartedChildren()
         do {
             try await $children.withValue(children) {
@@ -109,14 +114,18 @@ private final class StartedChildren: @unchecked Sendable {
 public struct HeavyTrait: TestTrait, SuiteTrait, TestScoping {
     /// How long the test may run, once its turn began, before it is taken to hang.
     public var hangLimit: Duration
+    /// Whether the test takes every slot, so that no other heavy test runs beside it.
+    public var alone = false
 
     public var isRecursive: Bool { true }
 
     public func provideScope(for test: Test, testCase: Test.Case?,
                              performing function: @Sendable () async throws -> Void) async throws {
         guard !HeavyWork.holdsTurn else { return try await function() }
-        let limit = test.traits.compactMap { ($0 as? HeavyTrait)?.hangLimit }.max() ?? hangLimit
-        try await HeavyWork.run(test.name, hangLimit: limit, function)
+        let traits = test.traits.compactMap { $0 as? HeavyTrait }
+        let limit = traits.map(\.hangLimit).max() ?? hangLimit
+        let alone = traits.contains { $0.alone } || self.alone
+        try await HeavyWork.run(test.name, hangLimit: limit, turns: alone ? HeavyWork.slots : 1, function)
     }
 }
 
@@ -126,6 +135,12 @@ extension Trait where Self == HeavyTrait {
 
     /// Runs within the bound on heavy tests, taken to hang after `hangLimit` of its own time.
     public static func heavy(hangsAfter hangLimit: Duration) -> Self { HeavyTrait(hangLimit: hangLimit) }
+
+    /// Runs with no other heavy test beside it (it takes every slot; pure tests still run),
+    /// taken to hang after `hangLimit` of its own time: for a test that is itself many programs
+    /// keeping time with each other (a fleet's workers, their leases, a database, a paced origin),
+    /// which four heavy tests beside it on two cores slowed twentyfold.
+    public static func heavyAlone(hangsAfter hangLimit: Duration) -> Self { HeavyTrait(hangLimit: hangLimit, alone: true) }
 }
 
 /// The turns of ``HeavyWork``: at most `slots` taken at once; those who wait are served in the
@@ -134,7 +149,8 @@ final class Turns: @unchecked Sendable {
     private let slots: Int
     private let lock = NSLock()
     private var taken = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// Who waits, first first, with how many slots each wants.
+    private var waiting: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     private var served = 0
     private var peak = 0
     private var longestWait = Duration.zero
@@ -144,19 +160,24 @@ final class Turns: @unchecked Sendable {
         self.slots = slots
     }
 
-    /// Waits for a turn; returns how long it waited.
-    func take() async -> Duration {
+    /// How many wait for a turn now.
+    var waitingCount: Int { lock.withLock { waiting.count } }
+
+    /// Waits for a turn of `count` slots (at most ``slots``); returns how long it waited. Those
+    /// who wait are served in order: a test that wants every slot is not passed by the ones that
+    /// want one.
+    func take(_ count: Int = 1) async -> Duration {
         Self.installReport
         let clock = ContinuousClock()
         let start = clock.now
         await withCheckedContinuation { continuation in
             let now = lock.withLock {
-                if taken < slots {
-                    taken += 1
+                if waiting.isEmpty && taken + count <= slots {
+                    taken += count
                     peak = max(peak, taken)
                     return true
                 }
-                waiting.append(continuation)
+                waiting.append((count, continuation))
                 return false
             }
             if now { continuation.resume() }
@@ -169,17 +190,22 @@ final class Turns: @unchecked Sendable {
         return waited
     }
 
-    /// Gives a turn back, after `name` held it for `ran`: to the first who waits, if one does.
-    func give(_ name: String, ran: Duration) {
-        let next: CheckedContinuation<Void, Never>? = lock.withLock {
+    /// Gives a turn of `count` slots back, after `name` held it for `ran`: to those who wait
+    /// first, as many as now fit.
+    func give(_ name: String, ran: Duration, count: Int = 1) {
+        let ready: [CheckedContinuation<Void, Never>] = lock.withLock {
             runs.append((name, ran))
-            guard !waiting.isEmpty else {
-                taken -= 1
-                return nil
+            taken -= count
+            var ready: [CheckedContinuation<Void, Never>] = []
+            while let first = waiting.first, taken + first.count <= slots {
+                waiting.removeFirst()
+                taken += first.count
+                peak = max(peak, taken)
+                ready.append(first.continuation)
             }
-            return waiting.removeFirst()
+            return ready
         }
-        next?.resume()
+        for continuation in ready { continuation.resume() }
     }
 
     private static let installReport: Void = {
@@ -191,7 +217,7 @@ final class Turns: @unchecked Sendable {
             }
             let total = runs.reduce(Duration.zero) { $0 + $1.time }
             let slowest = runs.sorted { $0.time > $1.time }.prefix(5).map { "\(seconds($0.time)) \($0.name)" }
-            let line = "heavy tests: \(served) ran, at most \(peak) at once (\(turns.slots) slots: CARRYON_TEST_HEAVY_SLOTS, by default twice the cores), "
+            let line = "heavy tests: \(served) ran, at most \(peak) slots taken at once (\(turns.slots) slots: CARRYON_TEST_HEAVY_SLOTS, by default twice the cores), "
                 + "\(seconds(total)) of their own time in all; the longest wait for a turn \(seconds(longest))\n"
                 + slowest.map { "  \($0)\n" }.joined()
             FileHandle.standardOutput.write(Data(line.utf8))

@@ -1,4 +1,5 @@
-import CarryonTestSupport
+@testable import CarryonTestSupport
+@testable import Carryon
 import Foundation
 import Testing
 
@@ -65,5 +66,33 @@ struct ChildProcessTests {
             }
         }.value
         #expect(refusal.contains("without a heavy-work turn") && refusal.contains(".heavy"), "\(refusal)")
+    }
+
+    @Test("a test that takes every slot waits for those running, is not passed by one that came after it, and runs alone")
+    func aloneTakesEverySlot() async throws {
+        let turns = Turns(slots: 4)
+        let log = Locked<[String]>([])
+        _ = await turns.take()
+        _ = await turns.take()
+        let alone = Task {
+            _ = await turns.take(4)
+            log.withLock { $0.append("alone") }
+        }
+        // The one that wants every slot is in line before the next one comes.
+        while turns.waitingCount == 0 { await Task.yield() }
+        let later = Task {
+            _ = await turns.take()
+            log.withLock { $0.append("later") }
+        }
+        while turns.waitingCount < 2 { await Task.yield() }
+        #expect(log.withLock { $0 }.isEmpty, "two slots free, but the first in line wants four")
+        turns.give("one", ran: .zero)
+        turns.give("two", ran: .zero)
+        await alone.value
+        #expect(log.withLock { $0 } == ["alone"], "the later one waits while every slot is taken")
+        turns.give("alone", ran: .zero, count: 4)
+        await later.value
+        #expect(log.withLock { $0 } == ["alone", "later"])
+        turns.give("later", ran: .zero)
     }
 }

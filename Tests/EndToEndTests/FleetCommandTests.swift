@@ -7,7 +7,7 @@ import Testing
 /// A fleet as it runs in the field: hosts apart (a network namespace each, PostgreSQL and the
 /// origin reached over the virtual network, never a shared loopback), one PostgreSQL index, one
 /// library folder for the bundles, workers that are stopped and killed while they download.
-@Suite("A fleet of workers", .heavy(hangsAfter: .seconds(600)), .serialized)
+@Suite("A fleet of workers", .heavyAlone(hangsAfter: .seconds(600)), .serialized)
 struct FleetCommandTests {
     /// The titles queued: each a copy of the sample's 270p rendition (three segments, 345 KB).
     static let titles = 30
