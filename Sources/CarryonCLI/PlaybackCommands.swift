@@ -78,7 +78,7 @@ struct Serve: AsyncParsableCommand {
     var verifyDaily = false
 
     @Option(name: .customLong("verify-every"), help: ArgumentHelp(
-        "Check the library this often instead of daily (30d, 12h, 90m, 45s); implies --verify-daily.", valueName: "duration"))
+        "Check the library this often instead of daily (30d, 12h, 90m; from 1m to 3650d); implies --verify-daily.", valueName: "duration"))
     var verifyEvery: String?
 
     @Flag(help: "Also work for the fleet, as `carryon worker` does: claim the downloads queued with `carryon enqueue`; Ctrl-C or SIGTERM hands them back to the queue.")
@@ -97,8 +97,12 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func validate() throws {
-        if let verifyEvery, parseDuration(verifyEvery) == nil {
-            throw ValidationError("--verify-every takes a duration such as 12h, 90m or 30d, not \"\(verifyEvery)\"")
+        if let verifyEvery {
+            // Under a minute the checks would follow each other without rest; past ten years the
+            // next one's date is past what a date in JSON can say.
+            guard let seconds = parseDuration(verifyEvery), seconds >= 60, seconds <= 3650 * 86_400 else {
+                throw ValidationError("--verify-every takes a duration from 1m to 3650d, such as 12h, 90m or 30d, not \"\(verifyEvery)\"")
+            }
         }
         for folder in allowFiles {
             var isFolder: ObjCBool = false
@@ -158,7 +162,7 @@ struct Serve: AsyncParsableCommand {
 extension Serve {
     /// Between two checks of the library: `--verify-every`, a day with `--verify-daily`, nil for none.
     var verificationInterval: Duration? {
-        if let verifyEvery, let seconds = parseDuration(verifyEvery) { return .milliseconds(Int64(min(seconds, 1e12) * 1000)) }
+        if let verifyEvery, let seconds = parseDuration(verifyEvery) { return .milliseconds(Int64(seconds * 1000)) }
         return verifyDaily ? .seconds(86_400) : nil
     }
 

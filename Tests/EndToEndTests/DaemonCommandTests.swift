@@ -115,7 +115,7 @@ struct DaemonCommandTests {
         }
     }
 
-    @Test("serve --verify-every checks the library at start, names the damage (a JSON line, the asset's error log, GET /api/verification), and a restart waits out the interval; a bad duration is a usage error")
+    @Test("serve --verify-every checks the library at start, names the damage (a JSON line, the asset's error log, GET /api/verification), and a restart waits out the interval; a bad, tiny or huge duration is a usage error")
     func verifiesTheLibrary() async throws {
         try await withTemporaryDirectory { folder in
             let library = ["--library", folder.path]
@@ -175,8 +175,10 @@ struct DaemonCommandTests {
                 #expect(await again.wait() == 0)
                 #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("verification.json").path)[.modificationDate] as? Date == checked)
             }
-            let refused = try await runCarryon(["serve", "--verify-every", "daily"] + library)
-            #expect(refused.status != 0 && refused.standardError.contains("--verify-every") && refused.standardError.contains("daily"), "\(refused.standardError)")
+            for careless in ["daily", "0.5s", "99999999999d"] {
+                let refused = try await runCarryon(["serve", "--verify-every", careless] + library)
+                #expect(refused.status != 0 && refused.standardError.contains("--verify-every") && refused.standardError.contains(careless), "\(refused.standardError)")
+            }
         }
     }
 }

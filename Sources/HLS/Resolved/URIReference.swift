@@ -46,10 +46,15 @@ public enum URIReference {
         }
 
         static func isScheme(_ text: Substring) -> Bool {
-            guard let first = text.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
+            isScheme(text.utf8)
+        }
+
+        /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` (RFC 3986 section 3.1), on UTF-8.
+        static func isScheme<Bytes: Collection<UInt8>>(_ utf8: Bytes) -> Bool {
+            guard let first = utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first | 0x20) else {
                 return false
             }
-            return text.utf8.allSatisfy { byte in
+            return utf8.allSatisfy { byte in
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                     || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             }
@@ -176,11 +181,7 @@ public enum URIReference {
             var pathStart = 0
             if index < count, utf8[index] == UInt8(ascii: ":") {
                 // Only `scheme://authority…`; `data:`, `urn:` and the like take the general steps.
-                guard index > 0, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(utf8[0] | 0x20),
-                      UnsafeBufferPointer(rebasing: utf8[..<index]).allSatisfy({ byte in
-                          (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                              || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                      }),
+                guard Components.isScheme(UnsafeBufferPointer(rebasing: utf8[..<index])),
                       index + 2 < count, utf8[index + 1] == UInt8(ascii: "/"), utf8[index + 2] == UInt8(ascii: "/")
                 else { return nil }
                 pathStart = index + 3
