@@ -1,7 +1,7 @@
 import ArgumentParser
 import CarryonServer
 
-/// `--max-connections`, `--head-timeout` and `--idle-timeout`: the ``ConnectionLimits`` of a
+/// `--max-connections`, `--head-timeout`, `--idle-timeout` and `--send-timeout`: the ``ConnectionLimits`` of a
 /// server, shared by `serve`, `play` and `origin`.
 struct ConnectionLimitOptions: ParsableArguments {
     @Option(name: .customLong("max-connections"), help: ArgumentHelp(
@@ -16,15 +16,20 @@ struct ConnectionLimitOptions: ParsableArguments {
         "Seconds a connection may wait idle for its next request before it is closed.", valueName: "seconds"))
     var idleTimeout: Int = Int(ConnectionLimits().idleTimeout.components.seconds)
 
+    @Option(name: .customLong("send-timeout"), help: ArgumentHelp(
+        "Seconds an answer may wait for its client to take any of it before the connection is closed.", valueName: "seconds"))
+    var sendTimeout: Int = Int(ConnectionLimits().sendTimeout.components.seconds)
+
     func validate() throws {
         guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000 (got \(maxConnections))") }
-        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout)] where !(1...86_400).contains(seconds) {
+        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout), ("--send-timeout", sendTimeout)] where !(1...86_400).contains(seconds) {
             throw ValidationError("\(flag) must be between 1 and 86400 seconds (got \(seconds))")
         }
     }
 
     /// The connection limits the options give.
     var limits: ConnectionLimits {
-        ConnectionLimits(headTimeout: .seconds(headTimeout), idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
+        ConnectionLimits(headTimeout: .seconds(headTimeout), idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections,
+                         sendTimeout: .seconds(sendTimeout))
     }
 }

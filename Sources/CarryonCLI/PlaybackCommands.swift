@@ -39,8 +39,9 @@ struct Serve: AsyncParsableCommand {
             from another web page (its Origin header). Bound beyond loopback, the API fetches \
             no stream from this machine, its loopback or link-local addresses unless \
             --allow-private-origins. A connection has --head-timeout seconds to send a \
-            request (408 after), --idle-timeout seconds idle between requests, and at most \
-            --max-connections are open at once (503 past it).
+            request (408 after), --idle-timeout seconds idle between requests, --send-timeout \
+            seconds to take any of an answer (closed after), and at most --max-connections are \
+            open at once (503 past it).
 
             A complete asset plays whole. An asset another carryon process is downloading plays \
             as it arrives: a request for a file not yet downloaded waits for it. An asset that \

@@ -38,6 +38,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var ended = false
     private var timer: Scheduled<Void>?
     private var context: ChannelHandlerContext?
+    /// The next check that an answer's client takes what is sent (see ``checkSending()``).
+    private var sendCheck: Scheduled<Void>?
+    /// The bytes waiting to go out at the last check, and when they last moved.
+    private var pending = 0
+    private var pendingMoved = NIODeadline.now()
 
     init(limits: ConnectionLimits, open: OpenConnections) {
         self.limits = limits
@@ -51,6 +56,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.cancel()
+        sendCheck?.cancel()
         self.context = nil
     }
 
@@ -61,6 +67,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
+        sendCheck?.cancel()
         if counted {
             counted = false
             open.leave()
@@ -118,7 +125,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head: answering = true
+        case .head:
+            answering = true
+            watchSending(context)
         case .body: break
         case .end:
             answering = false
@@ -144,6 +153,44 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: deadline) { [weak self] in
             self?.expire()
         }
+    }
+
+    /// Starts checking, every quarter of ``ConnectionLimits/sendTimeout``, that the client takes
+    /// what is sent, unless the checks run already.
+    private func watchSending(_ context: ChannelHandlerContext) {
+        guard sendCheck == nil, !ended else { return }
+        pending = 0
+        pendingMoved = .now()
+        scheduleSendCheck(context)
+    }
+
+    private func scheduleSendCheck(_ context: ChannelHandlerContext) {
+        let interval = max(limits.sendTimeout / 4, .milliseconds(10))
+        sendCheck = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .init(interval)) { [weak self] in
+            self?.checkSending()
+        }
+    }
+
+    /// Closes the connection when the bytes waiting to go out (NIO's, past what the kernel took)
+    /// have not moved for ``ConnectionLimits/sendTimeout``: the client takes nothing. The checks
+    /// go on while an answer is written and until nothing waits; then the idle limit applies.
+    private func checkSending() {
+        sendCheck = nil
+        guard let context, !ended else { return }
+        let now = NIODeadline.now()
+        let waiting = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        if waiting == 0 || waiting != pending {
+            pending = waiting
+            pendingMoved = now
+        } else if now - pendingMoved >= .init(limits.sendTimeout) {
+            ended = true
+            timer?.cancel()
+            timer = nil
+            context.close(promise: nil)
+            return
+        }
+        guard answering || waiting > 0 else { return }
+        scheduleSendCheck(context)
     }
 
     /// The deadline passed: a head or body too slow gets 408, an idle connection is closed.

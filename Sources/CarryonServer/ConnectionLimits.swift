@@ -17,8 +17,13 @@ import Foundation
 ///   of ``headTimeout``; a slower one gets `408` and the connection is closed.
 /// - At most ``maximumConnections`` are open at once: one more is answered
 ///   `503 Service Unavailable` with `Retry-After: 1` and closed, before anything it sends is read.
+/// - An answer whose client takes none of it for ``sendTimeout`` (the bytes waiting to go out do
+///   not move) is cut off: the connection is closed, as nginx's `send_timeout` does.
 ///
-/// Answers being written are never timed out: a player reading a segment slowly is a player.
+/// An answer is never timed out while its client takes it, however slowly: a player reading a
+/// segment slowly is a player. One that stops reading altogether (a paused player that keeps
+/// the connection, a client gone without a word, or one that means harm) no longer holds the
+/// connection, its file and its buffers for as long as it likes.
 ///
 /// ```swift
 /// var server = try PlaybackServer(source: PlaybackSource(library: library))
@@ -35,14 +40,19 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// The most connections open at once: 512 by default. Each open connection takes a file
     /// descriptor: raise the process's limit (`ulimit -n`, systemd's `LimitNOFILE=`) with it.
     public var maximumConnections: Int
+    /// How long an answer may wait for its client to take any of it before the connection is
+    /// closed: 60 seconds by default. Checked four times in that time, so a connection is closed
+    /// between one and one and a quarter times it after its client stopped reading.
+    public var sendTimeout: Duration
 
     /// Limits with the defaults, or those given.
     public init(headTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), minimumBodyRate: Int = 1_024,
-                maximumConnections: Int = 512) {
+                maximumConnections: Int = 512, sendTimeout: Duration = .seconds(60)) {
         self.headTimeout = headTimeout
         self.idleTimeout = idleTimeout
         self.minimumBodyRate = minimumBodyRate
         self.maximumConnections = maximumConnections
+        self.sendTimeout = sendTimeout
     }
 }
 

@@ -68,6 +68,36 @@ struct ConnectionLimitsTests {
         }
     }
 
+    @Test("an answer whose client stops reading is cut off once nothing moved for the send limit; one read slowly goes to its end")
+    func stalledReader() async throws {
+        try await withTemporaryDirectory { folder in
+            // Far more than the kernel's buffers on both sides hold, so that the answer waits in the server.
+            let length = 12 << 20
+            try Data(repeating: 0x47, count: length).write(to: folder.appendingPathComponent("big.ts"))
+            var origin = Origin(root: folder.path)
+            origin.limits = ConnectionLimits(headTimeout: .seconds(5), idleTimeout: .seconds(30), maximumConnections: 8, sendTimeout: .seconds(1))
+            try await origin.withRunning { handle in
+                let port = URL(string: handle.baseURL)!.port!
+                let request = "GET /big.ts HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+
+                // Reads nothing for 4 s, then all it can: what the kernel held, then the end.
+                let stalled = try SlowClient(port: port, receiveBuffer: 4096)
+                #expect(stalled.send(request))
+                try await Task.sleep(for: .seconds(4))
+                let cut = await stalled.readPaced(chunk: 65_536, pause: .zero, count: length + 4096, seconds: 20)
+                #expect(cut.closed, "the server closed the connection of a client that took nothing")
+                #expect(cut.bytes < length, "\(cut.bytes) bytes reached the stalled client: the answer was cut off")
+
+                // Reads what its 128 KiB buffer holds every 50 ms: slower than the server sends, never stopped.
+                let slow = try SlowClient(port: port, receiveBuffer: 65_536)
+                #expect(slow.send(request))
+                let whole = await slow.readPaced(chunk: 262_144, pause: .milliseconds(50), count: length, seconds: 60)
+                #expect(!whole.closed && whole.bytes >= length, "\(whole.bytes) bytes read, closed: \(whole.closed)")
+                #expect(whole.secondsOpen > 1.5, "read over \(whole.secondsOpen) s: longer than the send limit")
+            }
+        }
+    }
+
     @Test("a body announced at 50 MB of which 1 KB comes gets 408 once it falls below the minimum rate")
     func stalledBody() async throws {
         try await withServers { port, path in

@@ -82,13 +82,17 @@ public func rawHTTPStream(address: String = "127.0.0.1", port: Int, _ request: S
 
 /// A socket connected to `address`:`port` that has sent `request`; only loopback addresses
 /// (127.0.0.0/8): nothing a test sends leaves the machine.
-func connectedSocket(address text: String = "127.0.0.1", port: Int, sending request: String) throws -> Int32 {
+func connectedSocket(address text: String = "127.0.0.1", port: Int, sending request: String, receiveBuffer: Int32? = nil) throws -> Int32 {
     // Loopback, or the network tests' range (RFC 2544) that `NetworkNamespaces` gives its hosts.
     guard text.hasPrefix("127.") || text.hasPrefix("198.18.") || text.hasPrefix("198.19."), inet_addr(text) != INADDR_NONE else {
         throw TestSupportError("\(text) is neither a loopback address (127.0.0.0/8) nor a test network's (198.18.0.0/15)")
     }
     let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw TestSupportError("socket() failed") }
+    if var size = receiveBuffer {
+        // Before connecting, so that the window the client offers is this small from the start.
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)

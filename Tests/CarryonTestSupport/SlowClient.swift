@@ -11,9 +11,11 @@ public final class SlowClient: @unchecked Sendable {
     private let socket: Int32
     private let opened = ContinuousClock.now
 
-    /// Connects to `address`:`port` (loopback only), sending nothing yet.
-    public init(port: Int, address: String = "127.0.0.1") throws {
-        socket = try connectedSocket(address: address, port: port, sending: "")
+    /// Connects to `address`:`port` (loopback only), sending nothing yet; with
+    /// `receiveBuffer`, the socket's receive buffer is that small (the kernel doubles it), so that
+    /// a server's answer waits on the server's side while the client does not read.
+    public init(port: Int, address: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
+        socket = try connectedSocket(address: address, port: port, sending: "", receiveBuffer: receiveBuffer)
     }
 
     deinit { close(socket) }
@@ -29,6 +31,34 @@ public final class SlowClient: @unchecked Sendable {
             sent += count
         }
         return true
+    }
+
+    /// Reads at most `chunk` bytes every `pause` until `count` bytes came, the server closed the
+    /// connection or `seconds` passed: the bytes read, whether it closed, and the seconds since
+    /// the connection was opened.
+    public func readPaced(chunk: Int, pause: Duration, count: Int, seconds: Double) async -> (bytes: Int, closed: Bool, secondsOpen: Double) {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { [self] in
+                var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+                setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                let deadline = Date().addingTimeInterval(seconds)
+                var buffer = [UInt8](repeating: 0, count: chunk)
+                var received = 0
+                var closed = false
+                let pauseMicroseconds = UInt32(pause.components.seconds * 1_000_000 + pause.components.attoseconds / 1_000_000_000_000)
+                while Date() < deadline, received < count {
+                    let got = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+                    if got > 0 {
+                        received += got
+                        if pauseMicroseconds > 0 { usleep(pauseMicroseconds) }
+                        continue
+                    }
+                    if got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { closed = true; break }
+                }
+                let open = ContinuousClock.now - opened
+                continuation.resume(returning: (received, closed, Double(open.components.seconds) + Double(open.components.attoseconds) / 1e18))
+            }
+        }
     }
 
     /// What the server sent until it closed the connection or `seconds` passed: the text,
