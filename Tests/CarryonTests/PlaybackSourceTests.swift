@@ -93,3 +93,52 @@ struct PlaybackSourceTests {
         #expect(try PlaybackSource.cut(text, folder: "audio-de", onDisk: []).hasSuffix("#EXT-X-TARGETDURATION:4\n#EXT-X-ENDLIST\n"))
     }
 }
+
+/// Waiting for a file another process downloads: the order of the two reads each poll makes.
+@Suite("Waiting for another process's download")
+struct ArrivalWaitTests {
+    /// The two reads as the index answers them, one download's life scripted poll by poll.
+    final class Script {
+        var downloadingReads = 0
+        var arrived = false
+        var arrivalReads = 0
+    }
+
+    @Test("a download that brings the file and ends between two polls' reads has brought it: the wait ends with it, not with an error")
+    func endsBetweenReads() async throws {
+        let script = Script()
+        // The second time it is asked, the download has just written the file and ended.
+        let arrived = try await PlaybackSource.awaitArrival(of: "video/00003.ts of x", limit: .seconds(60), poll: .milliseconds(1),
+                                                            downloading: {
+                                                                script.downloadingReads += 1
+                                                                if script.downloadingReads == 2 { script.arrived = true; return false }
+                                                                return true
+                                                            },
+                                                            arrived: { script.arrivalReads += 1; return script.arrived })
+        #expect(arrived)
+        #expect(script.downloadingReads == 2 && script.arrivalReads == 2)
+    }
+
+    @Test("a download that stops without the file: false at once, not after the limit; one that never brings it: an error naming what and how long")
+    func stopsShortOrTimesOut() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let stopped = try await PlaybackSource.awaitArrival(of: "video/00003.ts of x", limit: .seconds(60), poll: .milliseconds(1),
+                                                            downloading: { false }, arrived: { false })
+        #expect(!stopped)
+        #expect(clock.now - start < .seconds(30))
+        var polls = 0
+        await #expect(throws: CarryonError.self) {
+            _ = try await PlaybackSource.awaitArrival(of: "video/00003.ts of x", limit: .milliseconds(20), poll: .milliseconds(5),
+                                                      downloading: { true }, arrived: { polls += 1; return false })
+        }
+        #expect(polls >= 2)
+        do {
+            _ = try await PlaybackSource.awaitArrival(of: "video/00003.ts of x", limit: .zero, poll: .milliseconds(1),
+                                                      downloading: { true }, arrived: { false })
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .notFound && error.message.contains("video/00003.ts of x did not arrive within"), "\(error)")
+        }
+    }
+}

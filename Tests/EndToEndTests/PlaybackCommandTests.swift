@@ -133,7 +133,7 @@ struct CrossProcessPlaybackTests {
                 while await lines.next() != nil {}
                 #expect(await download.wait() == 0)
                 let served = await collector.requests
-                #expect(served.allSatisfy { $0.status == 200 || $0.status == 206 }, "\(served.filter { $0.status >= 300 }.map(\.path))")
+                #expect(served.allSatisfy { $0.status == 200 || $0.status == 206 }, "\(served.filter { $0.status >= 300 }.map { "\($0.path) \($0.status)" })")
                 #expect(served.filter { $0.path.hasPrefix("video/") && $0.path.hasSuffix(".ts") }.count == 3)
                 // Each media file was fetched from the origin once: by the download.
                 let media = await origin.requests().filter { $0.path.hasSuffix(".ts") }.map(\.path)

@@ -167,13 +167,34 @@ public struct PlaybackSource: Sendable {
     /// Waits while the asset is downloading until its playlists are read; nil if it stops
     /// downloading first.
     private func waitUntilPlanned(_ assetID: String) async throws(CarryonError) -> AssetRecord? {
+        var planned: AssetRecord?
+        let arrived = try await Self.awaitArrival(of: "the playlists of \(assetID)", limit: waitLimit, poll: pollInterval,
+                                                  downloading: { await self.isDownloading(assetID) },
+                                                  arrived: { () async throws(CarryonError) -> Bool in
+                                                      planned = try await self.library.index.asset(assetID)
+                                                      return planned?.planned == true
+                                                  })
+        return arrived ? planned : nil
+    }
+
+    /// Polls until `arrived` says yes (true), or the download stops without it (false); an
+    /// error after `limit`. Whether it is downloading is read *before* whether it arrived, every
+    /// time: a download that brings the last of it and ends between the two reads is seen to
+    /// have brought it, never taken for one that stopped short.
+    static func awaitArrival(of what: String, limit: Duration, poll: Duration,
+                             downloading: () async -> Bool,
+                             arrived: () async throws(CarryonError) -> Bool) async throws(CarryonError) -> Bool {
         let clock = ContinuousClock()
-        let deadline = clock.now + waitLimit
-        while await isDownloading(assetID), clock.now < deadline {
-            if let asset = try await library.index.asset(assetID), asset.planned { return asset }
-            do { try await Task.sleep(for: pollInterval) } catch { throw CarryonError(.cancelled, "stopped waiting for \(assetID)") }
+        let deadline = clock.now + limit
+        while true {
+            let running = await downloading()
+            if try await arrived() { return true }
+            guard running else { return false }
+            guard clock.now < deadline else {
+                throw CarryonError(.notFound, "\(what) did not arrive within \(limit) from the download running in another process")
+            }
+            do { try await Task.sleep(for: poll) } catch { throw CarryonError(.cancelled, "stopped waiting for \(what)") }
         }
-        return nil
     }
 
     /// Records a request a player made: a line in the asset's access log (or error log, for
@@ -218,10 +239,16 @@ public struct PlaybackSource: Sendable {
         if !missing.isEmpty {
             if let session, await session.isTransferring(assetID) {
                 try await session.fetchNow(assetID, resources: missing.compactMap(\.id))
-            } else if await isDownloading(assetID) {
-                try await waitFor(missing, path: path, of: assetID)
             } else {
-                throw CarryonError(.notFound, "\(path) of \(assetID) is not downloaded yet, and its download is not running")
+                let ids = missing.compactMap(\.id)
+                let arrived = try await Self.awaitArrival(of: "\(path) of \(assetID)", limit: waitLimit, poll: pollInterval,
+                                                          downloading: { await self.isDownloading(assetID) },
+                                                          arrived: { () async throws(CarryonError) -> Bool in
+                                                              try await self.library.index.pendingCount(of: ids) == 0
+                                                          })
+                guard arrived else {
+                    throw CarryonError(.notFound, "\(path) of \(assetID) is not downloaded yet, and its download is not running")
+                }
             }
             rows = try await resources(path, of: assetID)
             missing = needed(rows).filter { $0.state != .done }
@@ -236,21 +263,6 @@ public struct PlaybackSource: Sendable {
 
     private func resources(_ path: String, of assetID: String) async throws(CarryonError) -> [ResourceRecord] {
         try await library.index.resources(inFile: path, of: assetID)
-    }
-
-    /// Waits until another process has downloaded `rows`.
-    private func waitFor(_ rows: [ResourceRecord], path: String, of assetID: String) async throws(CarryonError) {
-        let ids = rows.compactMap(\.id)
-        let clock = ContinuousClock()
-        let deadline = clock.now + waitLimit
-        while true {
-            let left = try await library.index.pendingCount(of: ids)
-            if left == 0 { return }
-            guard clock.now < deadline, await isDownloading(assetID) else {
-                throw CarryonError(.notFound, "\(path) of \(assetID) did not arrive within \(waitLimit) from the download running in another process")
-            }
-            do { try await Task.sleep(for: pollInterval) } catch { throw CarryonError(.cancelled, "stopped waiting for \(path)") }
-        }
     }
 
     // MARK: Playlists
