@@ -2,7 +2,8 @@ import NIOCore
 import NIOHTTP1
 
 /// Gathers the body parts one read of a connection brings into one, before AsyncHTTPClient
-/// hands them to ``ResponseWriter``: a part is passed on when ``largest`` bytes are gathered,
+/// hands them to ``ResponseWriter``: a part is passed on when ``largest`` bytes are gathered
+/// (or the next part would not fit),
 /// when the read ends (`channelReadComplete`), or before the response's end, so nothing waits
 /// for more than the turn of the event loop that brought it.
 ///
@@ -23,18 +24,25 @@ final class BodyCoalescer: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .body(var part):
-            if gathered == nil, part.readableBytes >= Self.largest {
+            // Taken out while written to: a second reference would make each write copy it whole.
+            var pending = gathered
+            gathered = nil
+            // Never grown: a part that does not fit sends what is gathered first. (Growing
+            // doubled the buffer, 256 KiB, and copied it: more memory and a copy of every byte.)
+            if let full = pending, full.writableBytes < part.readableBytes {
+                context.fireChannelRead(wrapInboundOut(.body(full)))
+                pending = nil
+            }
+            if pending == nil, part.readableBytes >= Self.largest {
                 context.fireChannelRead(data)
                 return
             }
-            // Taken out while written to: a second reference would make each write copy it whole.
-            var pending = gathered ?? context.channel.allocator.buffer(capacity: Self.largest)
-            gathered = nil
-            pending.writeBuffer(&part)
-            if pending.readableBytes >= Self.largest {
-                context.fireChannelRead(wrapInboundOut(.body(pending)))
+            var buffer = pending ?? context.channel.allocator.buffer(capacity: Self.largest)
+            buffer.writeBuffer(&part)
+            if buffer.writableBytes == 0 {
+                context.fireChannelRead(wrapInboundOut(.body(buffer)))
             } else {
-                gathered = pending
+                gathered = buffer
             }
         case .head, .end:
             pass(context)
