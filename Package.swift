@@ -4,22 +4,38 @@ import PackageDescription
 import Glibc
 #endif
 
-/// How the `carryon` binary is linked on Linux: by lld, its relative relocations packed
-/// (`-z pack-relative-relocs`, DT_RELR). Swift's metadata holds about 155,000 absolute
-/// pointers; as RELA entries (24 bytes each) the dynamic loader read 3.7 MB of relocations at
-/// every start, pages that stayed resident for the life of the process: a download's peak
-/// memory was 4 MiB higher (Benchmarks/README.md, "Over HTTPS and HTTP/2"). Packed, they take
-/// 30 KB. The loader must understand DT_RELR (glibc 2.36, Debian 12), so the flags are given
-/// only when the glibc the package is built against has it: a binary built on an older system
-/// keeps RELA relocations and runs there.
-let packedRelocations: [LinkerSetting] = {
+/// How the `carryon` binary is linked on Linux (Documentation/Development.md, "How the binary
+/// is linked"), each measured by a download's peak memory (Benchmarks/README.md):
+///
+/// - by lld, its relative relocations packed (`-z pack-relative-relocs`, DT_RELR). Swift's
+///   metadata holds about 155,000 absolute pointers; as RELA entries (24 bytes each) the
+///   dynamic loader read 3.7 MB of relocations at every start, pages that stayed resident for
+///   the life of the process. Packed, they take 30 KB. The loader must understand DT_RELR
+///   (glibc 2.36, Debian 12), so these flags are given only when the glibc the package is built
+///   against has it: a binary built on an older system keeps the default linker and runs there;
+/// - exporting none of its own symbols (`--no-export-dynamic`, overriding the static standard
+///   library's `-export-dynamic`): 57,000 public Swift symbols of Carryon and its dependencies
+///   filled a 5 MB dynamic symbol table that the loader searches (and so maps) for every
+///   symbol any shared library looks up, and no one looks up a symbol of an executable's;
+/// - in a release build, the functions a download runs laid out together
+///   (`--symbol-ordering-file`, Sources/CarryonCLI/carryon.order, made by
+///   Scripts/link-order.sh): the kernel maps code 64 KiB around each page that runs, so
+///   functions spread over the whole binary kept most of it resident.
+let carryonLinking: [LinkerSetting] = {
     #if canImport(Glibc)
     // "glibc 2.36"
     var text = [CChar](repeating: 0, count: 64)
     guard confstr(Int32(_CS_GNU_LIBC_VERSION), &text, text.count) > 0 else { return [] }
     let version = String(cString: text).split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
     guard version.count >= 2, (version[0], version[1]) >= (2, 36) else { return [] }
-    return [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux]))]
+    let order = Context.packageDirectory + "/Sources/CarryonCLI/carryon.order"
+    return [
+        .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                     .when(platforms: [.linux])),
+        // Names the file lists that a change removed are skipped, unwarned: the rest still count.
+        .unsafeFlags(["-Xlinker", "--symbol-ordering-file=\(order)", "-Xlinker", "--no-warn-symbol-ordering"],
+                     .when(platforms: [.linux], configuration: .release)),
+    ]
     #else
     return []
     #endif
@@ -118,7 +134,8 @@ let package = Package(
                 "HLS", "DASH", "Carryon", "CarryonServer", "CCarryonSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            linkerSettings: packedRelocations
+            exclude: ["carryon.order"],
+            linkerSettings: carryonLinking
         ),
 
         // The embedding example in README.md, kept compiling here and run by EmbeddingExampleTests.

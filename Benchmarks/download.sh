@@ -32,6 +32,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+# shellcheck source=../Scripts/test-ca.sh
+source "$root/Scripts/test-ca.sh"
 minutes=20
 runs=3
 long_factors="3 9"
@@ -307,13 +309,7 @@ run_nginx() {
     listen="127.0.0.1:$port"
     if [[ -n "$tls" ]]; then
         local ca="$work/$link/ca"
-        mkdir -p "$ca"
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$ca/ca.key" -out "$ca/ca.pem" -days 30 \
-            -subj "/CN=Carryon Benchmark CA" -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign 2>/dev/null
-        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$ca/server.key" -out "$ca/server.csr" -subj /CN=127.0.0.1 2>/dev/null
-        printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' > "$ca/server.ext"
-        openssl x509 -req -in "$ca/server.csr" -CA "$ca/ca.pem" -CAkey "$ca/ca.key" -CAcreateserial -out "$ca/server.pem" -days 30 \
-            -extfile "$ca/server.ext" 2>/dev/null
+        make_test_ca "$ca" "Carryon Benchmark CA"
         listen="$listen ssl http2; ssl_certificate $ca/server.pem; ssl_certificate_key $ca/server.key"
         scheme="https"
         trust=(--cacert "$ca/ca.pem")
