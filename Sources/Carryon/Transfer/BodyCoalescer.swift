@@ -24,20 +24,19 @@ final class BodyCoalescer: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .body(var part):
-            // Taken out while written to: a second reference would make each write copy it whole.
-            var pending = gathered
-            gathered = nil
             // Never grown: a part that does not fit sends what is gathered first. (Growing
             // doubled the buffer, 256 KiB, and copied it: more memory and a copy of every byte.)
-            if let full = pending, full.writableBytes < part.readableBytes {
+            if let full = gathered, full.writableBytes < part.readableBytes {
+                gathered = nil
                 context.fireChannelRead(wrapInboundOut(.body(full)))
-                pending = nil
             }
-            if pending == nil, part.readableBytes >= Self.largest {
+            if gathered == nil, part.readableBytes >= Self.largest {
                 context.fireChannelRead(data)
                 return
             }
-            var buffer = pending ?? context.channel.allocator.buffer(capacity: Self.largest)
+            // Taken out while written to: a second reference would make each write copy it whole.
+            var buffer = gathered ?? context.channel.allocator.buffer(capacity: Self.largest)
+            gathered = nil
             buffer.writeBuffer(&part)
             if buffer.writableBytes == 0 {
                 context.fireChannelRead(wrapInboundOut(.body(buffer)))
