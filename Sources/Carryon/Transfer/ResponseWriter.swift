@@ -10,10 +10,10 @@ import Glibc
 /// to the partial file chunk by chunk, on an event loop, as it arrives.
 ///
 /// Each chunk is checked (against the length announced or allowed, and the storage budget),
-/// paced by the task's rate limit, written with `pwrite(2)` at its place, hashed (see
-/// ``RunningDigest``) and counted on
+/// paced by the task's rate limit, written with `pwrite(2)` at its place, handed to its digest
+/// (hashed on a queue of its own, see ``RunningDigest``) and counted on
 /// ``eventLoop``, as curl and nginx write what they read: no chunk waits for a task or a
-/// file-system thread to write it, and none is held in memory once written. The client runs
+/// file-system thread to write it, and none is held in memory once written and hashed. The client runs
 /// the request on a connection of that loop when its pool has one free there, else on another
 /// of the transfer's loops, which hands each chunk over. The loops are the downloads' own (see
 /// ``DownloadSession/transferLoops``), so a disk slow to take writes slows the downloads, never
@@ -190,6 +190,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
+        // A body that arrives faster than it is hashed waits for the digest, not memory.
+        if body.digest.mustWait { return body.digest.drained(on: eventLoop) }
         return eventLoop.makeSucceededVoidFuture()
     }
 
@@ -237,8 +239,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
                 }
                 done += result
             }
-            body.digest.update(bytes, at: position)
         }
+        body.digest.update(buffer, at: position)
         written += buffer.readableBytes
         body.progress(buffer.readableBytes)
     }
