@@ -171,8 +171,8 @@ extension SQLiteAssetIndex {
         compact.loadedTimeRanges = [:]
         let text = String(decoding: (try? JSONEncoder().encode(compact)) ?? Data("{}".utf8), as: UTF8.self)
         try await write { db in
-            try db.execute(sql: "UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ?",
-                           arguments: [text, fence.assetID, fence.owner, fence.epoch])
+            try db.cachedStatement(sql: "UPDATE asset SET progress = ? WHERE id = ? AND owner = ? AND epoch = ?")
+                .execute(arguments: [text, fence.assetID, fence.owner, fence.epoch])
         }
     }
 
@@ -223,15 +223,20 @@ extension SQLiteAssetIndex {
         }
     }
 
+    /// The ownership columns of asset `id`. Read twice for every file a download puts in place
+    /// (``holds(_:)`` and the fence of ``markDone(_:bytes:etag:lastModified:sha256:fence:)``):
+    /// the statement is compiled once per connection, not at every read.
     static func row(_ db: Database, id: String) throws -> Ownership.Row? {
-        try Row.fetchOne(db, sql: """
+        try Row.fetchOne(db.cachedStatement(sql: """
             SELECT CAST(state AS TEXT) AS state, owner, leaseUntil, epoch, queuedBy, queuedAt, request FROM asset WHERE id = ?
-            """, arguments: [id]).map(IndexRows.ownership)
+            """), arguments: [id]).map(IndexRows.ownership)
     }
 
     /// Whether instance `id` is alive.
     static func alive(_ id: String, _ db: Database, _ context: OwnershipContext) -> Bool {
-        guard let row = try? Row.fetchOne(db, sql: "SELECT * FROM instance WHERE id = ?", arguments: [id]) else { return false }
+        guard let row = try? Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM instance WHERE id = ?"), arguments: [id]) else {
+            return false
+        }
         return context.isAlive(IndexRows.instance(row), aliveUntil: row["aliveUntil"])
     }
 
