@@ -87,21 +87,21 @@ struct IntegrityCheckTests {
 
             // Resumed after 100,000 bytes another process wrote: those are read, the rest streamed.
             let resumed = RunningDigest()
-            try resumed.catchUp(to: 100_000, from: path)
+            try await resumed.catchUp(to: 100_000, from: path)
             bytes[100_000...].withUnsafeBytes { resumed.update($0, at: 100_000) }
-            #expect(try resumed.finish(length: bytes.count, path: path) == expected)
+            #expect(try await resumed.finish(length: bytes.count, path: path) == expected)
 
             // A chunk out of place (a response that restarted the file) is not hashed: the file is.
             let astray = RunningDigest()
             bytes[0..<1000].withUnsafeBytes { astray.update($0, at: 0) }
             bytes[5000..<6000].withUnsafeBytes { astray.update($0, at: 5000) }
-            #expect(try astray.finish(length: bytes.count, path: path) == expected)
+            #expect(try await astray.finish(length: bytes.count, path: path) == expected)
 
             // Streamed whole: the file is not read (it is gone, and the digest is still right).
             let streamed = RunningDigest()
             bytes.withUnsafeBytes { streamed.update($0, at: 0) }
             try FileManager.default.removeItem(atPath: path)
-            #expect(try streamed.finish(length: bytes.count, path: path) == expected)
+            #expect(try await streamed.finish(length: bytes.count, path: path) == expected)
 
             // Handed over as the writer hands chunks (hashed on the digest's queue): the same
             // digest, the file not read; a chunk out of place is still skipped; the backlog drains.
@@ -113,13 +113,13 @@ struct IntegrityCheckTests {
             try await queued.drained(on: NIOAsyncTestingEventLoop()).get()
             #expect(queued.backlog == 0)
             try FileManager.default.removeItem(atPath: path)
-            #expect(try queued.finish(length: bytes.count, path: path) == expected)
+            #expect(try await queued.finish(length: bytes.count, path: path) == expected)
 
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let queuedAstray = RunningDigest()
             queuedAstray.update(ByteBuffer(bytes: bytes[0..<1000]), at: 0)
             queuedAstray.update(ByteBuffer(bytes: bytes[5000..<6000]), at: 5000)
-            #expect(try queuedAstray.finish(length: bytes.count, path: path) == expected)
+            #expect(try await queuedAstray.finish(length: bytes.count, path: path) == expected)
         }
     }
 }

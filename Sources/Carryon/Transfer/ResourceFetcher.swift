@@ -140,7 +140,7 @@ struct ResourceFetcher: Sendable {
         if URIReference.scheme(of: uri)?.lowercased() == "file" {
             let copied = try await copyLocal(uri, range: range, into: partPath, digest: digest, progress: progress)
             return Result(bytes: copied, validators: validators, attempts: 1, transferred: copied,
-                          sha256: try digest.finish(length: copied, path: partPath))
+                          sha256: try await digest.finish(length: copied, path: partPath))
         }
         // Kept across attempts, also from an attempt that fails after its response's head: the
         // next one resumes with If-Range on them.
@@ -155,7 +155,7 @@ struct ResourceFetcher: Sendable {
                                                      digest: digest, progress: progress)
                 return Result(bytes: outcome.total, validators: validators.withLock { $0 }, attempts: attempt,
                               status: outcome.status, transferred: outcome.received,
-                              sha256: try digest.finish(length: outcome.total, path: partPath))
+                              sha256: try await digest.finish(length: outcome.total, path: partPath))
             } catch let stall as StallError {
                 lastCause = stall.description
                 guard case .retry(let delay) = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1)) else {
@@ -275,7 +275,7 @@ struct ResourceFetcher: Sendable {
             }
             body = placed
             // The bytes kept before the body's (a partial file an earlier process left).
-            try digest.catchUp(to: body.offset, from: partPath)
+            try await digest.catchUp(to: body.offset, from: partPath)
         } catch {
             writer.refuse(error)
             task.cancel()

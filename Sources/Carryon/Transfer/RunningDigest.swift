@@ -26,8 +26,12 @@ final class RunningDigest: Sendable {
     }
 
     private let state = Locked(State())
-    /// Where chunks handed over are hashed, one after another.
-    private let queue = DispatchQueue(label: "carryon.digest", target: .global())
+    /// Where chunks handed over are hashed, one after another. A queue of its own, on
+    /// libdispatch's overcommitting threads (as GRDB's are), not `.global()`: that pool's few
+    /// threads are also Swift's cooperative pool's, and a chunk queued behind the tasks on them
+    /// waited for libdispatch to add a thread, about a second (the whole connection stalled
+    /// with it: every stream's body waits while more than ``largestBacklog`` is unhashed).
+    private let queue = DispatchQueue(label: "carryon.digest")
     /// Bytes handed over as a `ByteBuffer` and not yet hashed: this digest's, and every digest's
     /// in the process. Counted apart from ``state``, whose lock is held while a chunk is hashed:
     /// the event loop handing chunks over never waits for a hash.
@@ -64,9 +68,9 @@ final class RunningDigest: Sendable {
         return promise.futureResult
     }
 
-    /// Waits for every chunk handed over so far to be hashed.
-    private func drain() {
-        queue.sync {}
+    /// Waits for every chunk handed over so far to be hashed, without holding a thread.
+    private func drain() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
     }
 
     /// Hashes `bytes`, which were written at `position` of the file.
@@ -83,8 +87,8 @@ final class RunningDigest: Sendable {
 
     /// Makes the digest cover the first `length` bytes of the file at `path`: nothing to do when
     /// it does; else the bytes it lacks are read (all of them when it went astray).
-    func catchUp(to length: Int, from path: String) throws(CarryonError) {
-        drain()
+    func catchUp(to length: Int, from path: String) async throws(CarryonError) {
+        await drain()
         let failure = state.withLock { (state: inout State) -> CarryonError? in
             if state.covered == length, !state.behind { return nil }
             if state.behind || state.covered > length { state = State() }
@@ -102,8 +106,8 @@ final class RunningDigest: Sendable {
     }
 
     /// The digest of the file's first `length` bytes (lowercase hex), catching up first.
-    func finish(length: Int, path: String) throws(CarryonError) -> String {
-        try catchUp(to: length, from: path)
+    func finish(length: Int, path: String) async throws(CarryonError) -> String {
+        try await catchUp(to: length, from: path)
         return state.withLock { Hex.text(Array($0.hash.finalize())) }
     }
 
