@@ -1,7 +1,6 @@
 import Crypto
 import Dispatch
 import NIOCore
-import Synchronization
 
 /// The SHA-256 of a partial file, computed from the bytes as they are written — never by
 /// reading the file again, but where the bytes came from elsewhere: a partial file an earlier
@@ -33,31 +32,31 @@ final class RunningDigest: Sendable {
     /// with it: every stream's body waits while more than ``largestBacklog`` is unhashed).
     private let queue = DispatchQueue(label: "carryon.digest")
     /// Bytes handed over as a `ByteBuffer` and not yet hashed: this digest's, and every digest's
-    /// in the process. Counted apart from ``state``, whose lock is held while a chunk is hashed:
-    /// the event loop handing chunks over never waits for a hash.
-    private let pending = Atomic<Int>(0)
-    private static let allPending = Atomic<Int>(0)
+    /// in the process. Counted under locks of their own, apart from ``state``'s, which is held
+    /// while a chunk is hashed: the event loop handing chunks over never waits for a hash.
+    private let pending = Locked(0)
+    private static let allPending = Locked(0)
 
     /// The most bytes written and not yet hashed, over every download of the process, before a
     /// writer waits for its digest (``mustWait``): about 30 chunks of 128 KiB.
     static let largestBacklog = 4 << 20
 
     /// Bytes handed over as a `ByteBuffer` and not yet hashed.
-    var backlog: Int { pending.load(ordering: .relaxed) }
+    var backlog: Int { pending.withLock { $0 } }
 
     /// Whether the process holds more bytes for hashing than ``largestBacklog``: the body that
     /// handed this digest a chunk then waits for it (``drained(on:)``), not memory.
-    var mustWait: Bool { Self.allPending.load(ordering: .relaxed) > Self.largestBacklog && backlog > 0 }
+    var mustWait: Bool { Self.allPending.withLock { $0 } > Self.largestBacklog && backlog > 0 }
 
     /// Hashes `buffer`, which was written at `position` of the file, on the digest's queue.
     func update(_ buffer: ByteBuffer, at position: Int) {
         let count = buffer.readableBytes
-        pending.add(count, ordering: .relaxed)
-        Self.allPending.add(count, ordering: .relaxed)
+        pending.withLock { $0 += count }
+        Self.allPending.withLock { $0 += count }
         queue.async {
             buffer.withUnsafeReadableBytes { self.update($0, at: position) }
-            self.pending.subtract(count, ordering: .relaxed)
-            Self.allPending.subtract(count, ordering: .relaxed)
+            self.pending.withLock { $0 -= count }
+            Self.allPending.withLock { $0 -= count }
         }
     }
 
