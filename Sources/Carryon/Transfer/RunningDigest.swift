@@ -12,7 +12,8 @@ import NIOCore
 /// one loop carries every stream, and SHA-256 was the largest single piece of its work (about a
 /// fifth, `perf`). A chunk that does not follow the bytes hashed so far (a response that
 /// restarts the file) is not hashed, and the next ``catchUp(to:from:)`` reads what is missing
-/// from the file; it and ``finish(length:path:)`` first wait for the chunks handed over. One
+/// from the file; it and ``finish(length:path:)`` run on the same queue, after the chunks
+/// handed over. One
 /// fetch owns one digest, across its attempts; the queue and the fetch's task take turns on it
 /// (a lock keeps them apart).
 final class RunningDigest: Sendable {
@@ -67,9 +68,10 @@ final class RunningDigest: Sendable {
         return promise.futureResult
     }
 
-    /// Waits for every chunk handed over so far to be hashed, without holding a thread.
-    private func drain() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
+    /// Runs `work` on the digest's queue once every chunk handed over so far is hashed, and
+    /// returns what it returns, without holding a thread meanwhile.
+    private func onQueue<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { (done: CheckedContinuation<Result, Never>) in queue.async { done.resume(returning: work()) } }
     }
 
     /// Hashes `bytes`, which were written at `position` of the file.
@@ -85,10 +87,27 @@ final class RunningDigest: Sendable {
     }
 
     /// Makes the digest cover the first `length` bytes of the file at `path`: nothing to do when
-    /// it does; else the bytes it lacks are read (all of them when it went astray).
+    /// it does; else the bytes it lacks are read (all of them when it went astray). The file is
+    /// read on the digest's queue, after the chunks handed over, not on the caller's thread: a
+    /// resumed fetch may have hundreds of megabytes to read again, and the caller's thread is
+    /// one of Swift's cooperative pool's few.
     func catchUp(to length: Int, from path: String) async throws(CarryonError) {
-        await drain()
-        let failure = state.withLock { (state: inout State) -> CarryonError? in
+        if let failure = await onQueue({ self.catchUpNow(to: length, from: path) }) { throw failure }
+    }
+
+    /// The digest of the file's first `length` bytes (lowercase hex), catching up first; both
+    /// on the queue, so nothing comes between them.
+    func finish(length: Int, path: String) async throws(CarryonError) -> String {
+        let result = await onQueue { () -> Swift.Result<String, CarryonError> in
+            if let failure = self.catchUpNow(to: length, from: path) { return .failure(failure) }
+            return .success(self.state.withLock { Hex.text(Array($0.hash.finalize())) })
+        }
+        return try result.get()
+    }
+
+    /// ``catchUp(to:from:)``'s work, on the queue: the error when the file could not be read.
+    private func catchUpNow(to length: Int, from path: String) -> CarryonError? {
+        state.withLock { (state: inout State) -> CarryonError? in
             if state.covered == length, !state.behind { return nil }
             if state.behind || state.covered > length { state = State() }
             do throws(CarryonError) {
@@ -101,13 +120,6 @@ final class RunningDigest: Sendable {
             state.covered = length
             return nil
         }
-        if let failure { throw failure }
-    }
-
-    /// The digest of the file's first `length` bytes (lowercase hex), catching up first.
-    func finish(length: Int, path: String) async throws(CarryonError) -> String {
-        try await catchUp(to: length, from: path)
-        return state.withLock { Hex.text(Array($0.hash.finalize())) }
     }
 
     /// Hashes bytes `start..<end` of the file at `path` into `hash`.
