@@ -21,9 +21,10 @@ struct ConnectionLimitOptions: ParsableArguments {
     var sendTimeout: Int = Int(ConnectionLimits().sendTimeout.components.seconds)
 
     func validate() throws {
-        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and 1000000 (got \(maxConnections))") }
-        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout), ("--send-timeout", sendTimeout)] where !(1...86_400).contains(seconds) {
-            throw ValidationError("\(flag) must be between 1 and 86400 seconds (got \(seconds))")
+        let most = ConnectionLimits.mostConnections, longest = Int(ConnectionLimits.longestTimeout.components.seconds)
+        guard (1...most).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and \(most) (got \(maxConnections))") }
+        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout), ("--send-timeout", sendTimeout)] where !(1...longest).contains(seconds) {
+            throw ValidationError("\(flag) must be between 1 and \(longest) seconds (got \(seconds))")
         }
     }
 

@@ -152,4 +152,36 @@ struct ConnectionLimitsTests {
             }
         }
     }
+
+    @Test("limits that cannot be applied (a timeout of zero, one of a thousand years, no connections, a negative rate) are refused by name before either server listens")
+    func unusableLimits() async throws {
+        let cases: [(ConnectionLimits, String)] = [
+            (ConnectionLimits(sendTimeout: .zero), "sendTimeout must be above zero and at most 86400 seconds (got 0.0 seconds)"),
+            (ConnectionLimits(headTimeout: .milliseconds(-5)), "headTimeout must be above zero"),
+            (ConnectionLimits(idleTimeout: .seconds(Int64.max)), "idleTimeout must be above zero"),
+            (ConnectionLimits(maximumConnections: 0), "maximumConnections must be between 1 and 1000000 (got 0)"),
+            (ConnectionLimits(minimumBodyRate: -1), "minimumBodyRate must be zero or more bytes a second (got -1)"),
+        ]
+        try await withTemporaryDirectory { folder in
+            let library = try OfflineLibrary(root: folder.appendingPathComponent("library"))
+            for (limits, words) in cases {
+                var playback = try PlaybackServer(source: PlaybackSource(library: library))
+                playback.limits = limits
+                let listened = Locked(false)
+                let playbackError = await #expect(throws: ConnectionLimitsError.self) {
+                    try await playback.withRunning { _ in listened.withLock { $0 = true } }
+                }
+                #expect(playbackError?.description.hasPrefix(words) == true, "\(playbackError?.description ?? "no error")")
+                var origin = Origin(root: folder.path)
+                origin.limits = limits
+                let originError = await #expect(throws: ConnectionLimitsError.self) {
+                    try await origin.withRunning { _ in listened.withLock { $0 = true } }
+                }
+                #expect(originError?.description.hasPrefix(words) == true, "\(originError?.description ?? "no error")")
+                #expect(!listened.withLock { $0 })
+            }
+            #expect(throws: Never.self) { try ConnectionLimits().validate() }
+            #expect(throws: Never.self) { try Self.limits.validate() }
+        }
+    }
 }

@@ -64,19 +64,22 @@ public struct Origin: Sendable {
     /// Serves until the task is cancelled or the process receives SIGINT or SIGTERM; calls
     /// `onReady` with the running origin once the socket is listening.
     ///
-    /// - Throws: ``LinkProfileError`` before listening if ``profile`` cannot be used.
+    /// - Throws: ``LinkProfileError`` before listening if ``profile`` cannot be used,
+    ///   ``ConnectionLimitsError`` if ``limits`` cannot.
     public func run(onReady: @escaping @Sendable (OriginHandle) async -> Void = { _ in }) async throws {
         try profile.validate()
+        try limits.validate()
         try await runServiceUntilSignalled(makeApplication(onReady: onReady), logger: logger)
     }
 
     /// Runs the origin for as long as `body` runs, and stops it after. Each run numbers its
     /// requests from 0 and starts its fault generator from the profile's seed afresh.
     ///
-    /// - Throws: ``LinkProfileError`` if ``profile`` cannot be used, the server's error if it
-    ///   cannot listen, or what `body` throws.
+    /// - Throws: ``LinkProfileError`` if ``profile`` cannot be used, ``ConnectionLimitsError``
+    ///   if ``limits`` cannot, the server's error if it cannot listen, or what `body` throws.
     public func withRunning<T: Sendable>(_ body: @Sendable (OriginHandle) async throws -> T) async throws -> T {
         try profile.validate()
+        try limits.validate()
         return try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
     }
 

@@ -116,7 +116,10 @@ public struct PlaybackServer: Sendable {
 
     /// Serves until the task is cancelled or the process receives SIGINT or SIGTERM; calls
     /// `onReady` once listening. When it stops, the assets it played are no longer leased.
+    ///
+    /// - Throws: ``ConnectionLimitsError`` before listening if ``limits`` cannot be applied.
     public func run(onReady: @escaping @Sendable (PlaybackServerHandle) async -> Void = { _ in }) async throws {
+        try limits.validate()
         // Ended in a task of its own: the server stops by being cancelled, and a cancelled task's
         // writes to the index are refused.
         let leases = source.leases
@@ -131,7 +134,11 @@ public struct PlaybackServer: Sendable {
 
     /// Runs the server for as long as `body` runs. When it stops, the assets it played are no
     /// longer leased.
+    ///
+    /// - Throws: ``ConnectionLimitsError`` before listening if ``limits`` cannot be applied, or
+    ///   what `body` throws.
     public func withRunning<T: Sendable>(_ body: @Sendable (PlaybackServerHandle) async throws -> T) async throws -> T {
+        try limits.validate()
         let leases = source.leases
         do {
             let result = try await withRunningService(logger: logger, { onReady in makeApplication(onReady: onReady) }, body)
