@@ -51,8 +51,13 @@ for link, tools in by.items():
         verdict(ratio >= 2, "%s: %s wall / Carryon wall = %.2fx, target >= 2x" % (link, peer, ratio))
     if "curl" in tools:
         curl = summary(tools["curl"])[0]
+        # Run by run as well: the runs are pairs (Carryon, then curl), and a ratio of medians
+        # can pass while Carryon was slower in every pair.
+        pairs = [c[0] / p[0] for c, p in zip(tools["carryon"], tools["curl"])]
+        print("  run by run, Carryon wall / curl wall: %s (Carryon slower in %d of %d)\n"
+              % (" ".join("%.2f" % r for r in pairs), sum(r > 1 for r in pairs), len(pairs)))
         verdict(carryon[0] <= curl, "%s: Carryon wall %.2f s vs curl over one connection %.2f s = %.2fx curl's, target <= 1.00x"
-                % (link, carryon[0], curl, carryon[0] / curl))
+                " (run by run %.2f-%.2fx)" % (link, carryon[0], curl, carryon[0] / curl, min(pairs), max(pairs)))
     if "aria2c" not in tools:
         verdict(carryon[2] <= 48, "%s: Carryon peak RSS %.1f MiB, target <= 48 MiB" % (link, carryon[2]))
         continue
