@@ -21,10 +21,11 @@ struct ConnectionLimitOptions: ParsableArguments {
     var sendTimeout: Int = Int(ConnectionLimits().sendTimeout.components.seconds)
 
     func validate() throws {
-        let most = ConnectionLimits.mostConnections, longest = Int(ConnectionLimits.longestTimeout.components.seconds)
+        let most = ConnectionLimits.mostConnections
+        let shortest = Int(ConnectionLimits.shortestTimeout.components.seconds), longest = Int(ConnectionLimits.longestTimeout.components.seconds)
         guard (1...most).contains(maxConnections) else { throw ValidationError("--max-connections must be between 1 and \(most) (got \(maxConnections))") }
-        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout), ("--send-timeout", sendTimeout)] where !(1...longest).contains(seconds) {
-            throw ValidationError("\(flag) must be between 1 and \(longest) seconds (got \(seconds))")
+        for (flag, seconds) in [("--head-timeout", headTimeout), ("--idle-timeout", idleTimeout), ("--send-timeout", sendTimeout)] where !(shortest...longest).contains(seconds) {
+            throw ValidationError("\(flag) must be between \(shortest) and \(longest) seconds (got \(seconds))")
         }
     }
 

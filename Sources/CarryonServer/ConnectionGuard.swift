@@ -214,7 +214,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             refuse(context, .requestTimeout,
-                   "the request's body arrived slower than \(limits.minimumBodyRate) bytes a second (\(bytes) bytes in all)")
+                   "the request's body arrived slower than \(max(1, limits.minimumBodyRate)) bytes a second (\(bytes) bytes in all)")
         case .answer:
             break
         }

@@ -55,22 +55,24 @@ public struct ConnectionLimits: Sendable, Hashable {
         self.sendTimeout = sendTimeout
     }
 
+    /// The shortest any of the timeouts may be: a second.
+    public static let shortestTimeout = Duration.seconds(1)
     /// The longest any of the timeouts may be: a day.
     public static let longestTimeout = Duration.seconds(86_400)
     /// The most connections a server may be told to keep open at once.
     public static let mostConnections = 1_000_000
 
-    /// Checks that every limit can be applied: each timeout above zero and at most
+    /// Checks that every limit can be applied: each timeout from ``shortestTimeout`` to
     /// ``longestTimeout``, ``minimumBodyRate`` zero or more (zero: as slow as a byte a second), and
     /// ``maximumConnections`` from 1 to ``mostConnections``. ``PlaybackServer`` and ``Origin`` check
-    /// their limits before they listen: a timeout of zero or less would close every connection
-    /// at once, and one of a thousand years would overflow the clock it is added to.
+    /// their limits before they listen: a timeout of zero, or of a nanosecond, would close every
+    /// connection at once, and one of a thousand years is a typo, not a limit.
     ///
     /// - Throws: ``ConnectionLimitsError``, naming the limit and its value.
     public func validate() throws(ConnectionLimitsError) {
         for (name, value) in [("headTimeout", headTimeout), ("idleTimeout", idleTimeout), ("sendTimeout", sendTimeout)]
-        where value <= .zero || value > Self.longestTimeout {
-            throw ConnectionLimitsError("\(name) must be above zero and at most 86400 seconds (got \(value))")
+        where value < Self.shortestTimeout || value > Self.longestTimeout {
+            throw ConnectionLimitsError("\(name) must be between 1 and 86400 seconds (got \(value))")
         }
         guard minimumBodyRate >= 0 else {
             throw ConnectionLimitsError("minimumBodyRate must be zero or more bytes a second (got \(minimumBodyRate))")

@@ -153,12 +153,14 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("limits that cannot be applied (a timeout of zero, one of a thousand years, no connections, a negative rate) are refused by name before either server listens")
+    @Test("limits that cannot be applied (a timeout of zero or under a second, one of a thousand years, no connections, a negative rate) are refused by name before either server listens")
     func unusableLimits() async throws {
         let cases: [(ConnectionLimits, String)] = [
-            (ConnectionLimits(sendTimeout: .zero), "sendTimeout must be above zero and at most 86400 seconds (got 0.0 seconds)"),
-            (ConnectionLimits(headTimeout: .milliseconds(-5)), "headTimeout must be above zero"),
-            (ConnectionLimits(idleTimeout: .seconds(Int64.max)), "idleTimeout must be above zero"),
+            (ConnectionLimits(sendTimeout: .zero), "sendTimeout must be between 1 and 86400 seconds (got 0.0 seconds)"),
+            (ConnectionLimits(headTimeout: .milliseconds(-5)), "headTimeout must be between 1 and 86400 seconds"),
+            (ConnectionLimits(headTimeout: .nanoseconds(1)), "headTimeout must be between 1 and 86400 seconds"),
+            (ConnectionLimits(sendTimeout: .milliseconds(999)), "sendTimeout must be between 1 and 86400 seconds"),
+            (ConnectionLimits(idleTimeout: .seconds(Int64.max)), "idleTimeout must be between 1 and 86400 seconds"),
             (ConnectionLimits(maximumConnections: 0), "maximumConnections must be between 1 and 1000000 (got 0)"),
             (ConnectionLimits(minimumBodyRate: -1), "minimumBodyRate must be zero or more bytes a second (got -1)"),
         ]
