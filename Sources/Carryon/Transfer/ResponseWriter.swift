@@ -11,11 +11,11 @@ import Glibc
 ///
 /// Each chunk is checked (against the length announced or allowed, and the storage budget),
 /// paced by the task's rate limit, written with `pwrite(2)` at its place, handed to its digest
-/// (hashed on a queue of its own, see ``RunningDigest``) and counted on
-/// ``eventLoop``, as curl and nginx write what they read: no chunk waits for a task or a
-/// file-system thread to write it, and none is held in memory once written and hashed. The client runs
-/// the request on a connection of that loop when its pool has one free there, else on another
-/// of the transfer's loops, which hands each chunk over. The loops are the downloads' own (see
+/// (hashed on a queue of its own, see ``RunningDigest``) and counted on ``eventLoop``, as curl
+/// and nginx write what they read: no chunk waits for a task or a file-system thread to write
+/// it, and none is held in memory once written and hashed. The client runs the request on a
+/// connection of that loop when its pool has one free there, else on another of the
+/// transfer's loops, which hands each chunk over. The loops are the downloads' own (see
 /// ``DownloadSession/transferLoops``), so a disk slow to take writes slows the downloads, never
 /// a server in the same process.
 ///

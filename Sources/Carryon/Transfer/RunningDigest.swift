@@ -13,9 +13,8 @@ import NIOCore
 /// fifth, `perf`). A chunk that does not follow the bytes hashed so far (a response that
 /// restarts the file) is not hashed, and the next ``catchUp(to:from:)`` reads what is missing
 /// from the file; it and ``finish(length:path:)`` run on the same queue, after the chunks
-/// handed over. One
-/// fetch owns one digest, across its attempts; the queue and the fetch's task take turns on it
-/// (a lock keeps them apart).
+/// handed over. One fetch owns one digest, across its attempts; the queue and the fetch's task
+/// take turns on it (a lock keeps them apart).
 final class RunningDigest: Sendable {
     private struct State {
         var hash = SHA256()
