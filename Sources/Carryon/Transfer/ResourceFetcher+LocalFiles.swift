@@ -22,7 +22,7 @@ extension ResourceFetcher {
         guard bytes.upperBound < size else {
             throw CarryonError(.transfer, "\(url.path) has \(size) bytes, fewer than the range \(bytes.lowerBound)-\(bytes.upperBound) needs")
         }
-        try await discard(FilePath(partPath), try await fileSize(FilePath(partPath)), progress: progress)
+        try await discard(FilePath(partPath), try fileSize(FilePath(partPath)), progress: progress)
         var copied = 0
         do {
             try await FileSystem.shared.withFileHandle(forReadingAt: source) { reader in

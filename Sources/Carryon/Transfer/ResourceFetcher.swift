@@ -206,7 +206,7 @@ struct ResourceFetcher: Sendable {
     private func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
                               limit: Int, digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
-        var existing = try await fileSize(path)
+        var existing = try fileSize(path)
         let expectedTotal = range?.count
         if let expectedTotal, existing > expectedTotal {
             // More than the range: not ours to keep.
@@ -299,7 +299,8 @@ struct ResourceFetcher: Sendable {
             Glibc.close(descriptor)
             throw error
         }
-        await writer.close()
+        // A request that succeeded has ended its writer: the client called didFinishRequest,
+        // after the last chunk was written, on the writer's loop, before the result.
         Glibc.close(descriptor)
         let total = body.offset + received
         if let expected = body.expected, received < expected {
@@ -365,28 +366,6 @@ struct ResourceFetcher: Sendable {
             throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(head.status.reasonPhrase)",
                                                   cause: ResponseStatus(code: Int(status))))
         }
-    }
-
-    static func isNoSpace(_ error: FileSystemError) -> Bool {
-        if let cause = error.cause as? FileSystemError.SystemCallError { return cause.errno == .noSpace }
-        return "\(error)".contains("No space left")
-    }
-
-    func fileSize(_ path: FilePath) async throws -> Int {
-        guard let info = try await FileSystem.shared.info(forFileAt: path) else { return 0 }
-        return Int(info.size)
-    }
-
-    /// Empties a partial file of `bytes` bytes to start over, and says so to the budget and
-    /// the progress.
-    func discard(_ path: FilePath, _ bytes: Int, progress: @Sendable (Int) -> Void) async throws {
-        try await truncate(path)
-        budget?.giveBack(bytes)
-        progress(-bytes)
-    }
-
-    func truncate(_ path: FilePath) async throws {
-        try await FileSystem.shared.withFileHandle(forWritingAt: path, options: .newFile(replaceExisting: true)) { _ in }
     }
 }
 

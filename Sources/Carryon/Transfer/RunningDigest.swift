@@ -13,8 +13,10 @@ import NIOCore
 /// fifth, `perf`). A chunk that does not follow the bytes hashed so far (a response that
 /// restarts the file) is not hashed, and the next ``catchUp(to:from:)`` reads what is missing
 /// from the file; it and ``finish(length:path:)`` run on the same queue, after the chunks
-/// handed over. One fetch owns one digest, across its attempts; the queue and the fetch's task
-/// take turns on it (a lock keeps them apart).
+/// handed over, unless every chunk is hashed and nothing is to be read (then they take no turn
+/// on the queue: a thread woken and a task resumed, twice a fetch). One fetch owns one digest,
+/// across its attempts; the queue and the fetch's task take turns on it (a lock keeps them
+/// apart).
 final class RunningDigest: Sendable {
     private struct State {
         var hash = SHA256()
@@ -90,18 +92,33 @@ final class RunningDigest: Sendable {
     /// read on the digest's queue, after the chunks handed over, not on the caller's thread: a
     /// resumed fetch may have hundreds of megabytes to read again, and the caller's thread is
     /// one of Swift's cooperative pool's few.
+    ///
+    /// When nothing is to be read (the common case: a fetch from the file's start), it returns
+    /// at once, without a turn on the queue.
     func catchUp(to length: Int, from path: String) async throws(CarryonError) {
+        if covers(length) { return }
         if let failure = await onQueue({ self.catchUpNow(to: length, from: path) }) { throw failure }
     }
 
     /// The digest of the file's first `length` bytes (lowercase hex), catching up first; both
     /// on the queue, so nothing comes between them.
+    ///
+    /// When every chunk handed over is hashed and they cover the file, the digest is taken at
+    /// once, without a turn on the queue (most fetches: a chunk is hashed in tens of
+    /// microseconds, before the fetch gets here).
     func finish(length: Int, path: String) async throws(CarryonError) -> String {
+        if covers(length) { return state.withLock { Hex.text(Array($0.hash.finalize())) } }
         let result = await onQueue { () -> Swift.Result<String, CarryonError> in
             if let failure = self.catchUpNow(to: length, from: path) { return .failure(failure) }
             return .success(self.state.withLock { Hex.text(Array($0.hash.finalize())) })
         }
         return try result.get()
+    }
+
+    /// Whether the digest covers exactly the file's first `length` bytes with nothing handed
+    /// over still to hash: no chunk can then change it until the next one is handed over.
+    private func covers(_ length: Int) -> Bool {
+        backlog == 0 && state.withLock { $0.covered == length && !$0.behind }
     }
 
     /// ``catchUp(to:from:)``'s work, on the queue: the error when the file could not be read.
