@@ -21,6 +21,10 @@
 #   --keep DIR      keep the logs and results in DIR (default: a temporary folder, removed);
 #                   the downloads themselves are removed at the end either way
 #
+# On the nginx links, run as root, each run starts from an emptied page cache with the asset and
+# the tool's binary read back in (see settle_cache), so that neither tool pays for the memory
+# the other's downloads filled.
+#
 # Environment: CARRYON_BENCH_MEDIA, the folder where the generated media is cached (default
 # .build/bench-media). The media is made once with ffmpeg and reused.
 #
@@ -52,7 +56,7 @@ while [[ $# -gt 0 ]]; do
         --cap) cap="${2:?--cap needs a value}"; shift ;;
         --keep) keep="${2:?--keep needs a directory}"; shift ;;
         --links) links="${2:?--links needs a list}"; shift ;;
-        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "download.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -182,6 +186,22 @@ stop_origin() {
     origin_pid=""
 }
 
+# settle_cache COMMAND: as root, empties the page cache (clean pages only: everything is synced)
+# and reads back what the next run reads, the asset and COMMAND's binary and libraries. Every
+# run then starts from the same cache and memory. Without it the page cache grows run after
+# run into memory the virtual machine has not touched yet, each new page costs the kernel far
+# more, and a run could take twice the system time of the one before it (Benchmarks/README.md,
+# issue 38). Not root: nothing is done, and the runs are as noisy as the machine.
+settle_cache() {
+    [[ -w /proc/sys/vm/drop_caches ]] || return 0
+    echo 1 > /proc/sys/vm/drop_caches
+    local binary
+    binary="$(command -v "$1")"
+    # shellcheck disable=SC2046 # one path per library
+    cat "$asset"/*/*.ts "$asset"/*/*.m3u8 "$asset"/*.m3u8 "$binary" $(ldd "$binary" 2>/dev/null | grep -o '/[^ ]*') \
+        > /dev/null 2>&1 || true
+}
+
 # measure LINK TOOL OUT CMD...: runs CMD under /usr/bin/time -v with OUT as a new output
 # folder, then checks what landed there and appends a row to results.tsv.
 measure() {
@@ -190,6 +210,7 @@ measure() {
     local name="${out#"$work/out/"}"
     local timing="$work/logs/${name//\//-}.time" log="$work/logs/${name//\//-}.log"
     sync  # no tool pays for writing back what an earlier one wrote
+    [[ -z "${MEASURE_SETTLE:-}" ]] || settle_cache "$1"
     local origin_before origin_after
     origin_before=$(origin_ticks)
     if ! /usr/bin/time -v -o "$timing" "$@" > "$log" 2>&1; then
@@ -345,12 +366,12 @@ CONF
     local run
     for run in $(seq "$runs"); do
         local out="$work/out/$link-$run"
-        MEASURE_GLOB='*.ts' measure "$link" carryon "$out/carryon" \
+        MEASURE_SETTLE=1 MEASURE_GLOB='*.ts' measure "$link" carryon "$out/carryon" \
             "$carryon" download "$base/main.m3u8" --library "$out/carryon" --audio all --subtitles none "${trust[@]}"
         segment_list "$out/curl" $'url = "{base}/{rendition}/{segment}"\noutput = "{out}/{rendition}/{segment}"' \
             > "$work/$link-curl-$run.txt"
         # One curl for every segment: it fetches them in turn over the one connection it keeps.
-        MEASURE_GLOB='*.ts' measure "$link" curl "$out/curl" \
+        MEASURE_SETTLE=1 MEASURE_GLOB='*.ts' measure "$link" curl "$out/curl" \
             curl --silent --show-error --fail --create-dirs "${curl_trust[@]}" --config "$work/$link-curl-$run.txt"
     done
     stop_origin
