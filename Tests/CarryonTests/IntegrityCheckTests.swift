@@ -115,6 +115,18 @@ struct IntegrityCheckTests {
             try FileManager.default.removeItem(atPath: path)
             #expect(try await queued.finish(length: bytes.count, path: path) == expected)
 
+            // A fetch from the file's start: catching up to byte 0 reads nothing (the file is
+            // gone). Finished while chunks may still wait on the queue, the finish comes after
+            // them, the file not read; finished again once all are hashed, the same digest.
+            let racing = RunningDigest()
+            try await racing.catchUp(to: 0, from: path)
+            for start in stride(from: 0, to: bytes.count, by: 8192) {
+                racing.update(ByteBuffer(bytes: bytes[start..<min(start + 8192, bytes.count)]), at: start)
+            }
+            #expect(try await racing.finish(length: bytes.count, path: path) == expected)
+            #expect(racing.backlog == 0)
+            #expect(try await racing.finish(length: bytes.count, path: path) == expected)
+
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let queuedAstray = RunningDigest()
             queuedAstray.update(ByteBuffer(bytes: bytes[0..<1000]), at: 0)
