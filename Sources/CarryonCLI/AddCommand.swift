@@ -5,6 +5,7 @@ import Foundation
 /// `carryon add`: download more media selections into an existing bundle.
 struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "add",
         abstract: "Download more audio languages, subtitles or a better variant into an asset's bundle, fetching only what is missing.",
         discussion: """
             The stream's playlists are read again and what is asked for is added to the \

@@ -134,6 +134,7 @@ struct ListCommand: AsyncParsableCommand {
 /// `carryon show`: one asset in detail.
 struct Show: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "show",
         abstract: "Show one asset: state, progress, the chosen variant and renditions, bytes, and where it is.",
         discussion: """
             ID is an asset id from `carryon list` (a unique prefix is enough).
@@ -235,6 +236,7 @@ struct Show: AsyncParsableCommand {
 /// `carryon resume`: continue suspended or failed downloads.
 struct Resume: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "resume",
         abstract: "Continue a suspended or failed download (all of them when no ID is given).",
         discussion: """
             Only what is missing is fetched; a partly fetched segment continues with a Range \
@@ -312,6 +314,7 @@ struct Resume: AsyncParsableCommand {
 /// `carryon delete`: remove an asset entirely.
 struct Delete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "delete",
         abstract: "Remove an asset: its bundle and its entry in the library.",
         discussion: "Example:\n  carryon delete 7k2m9x4q1b"
     )

@@ -4,6 +4,7 @@ import Foundation
 
 struct Catalog: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "catalog",
         abstract: "List the streams of a catalog (Apple's Streams.plist, or JSON) with their offline state.",
         discussion: """
             A catalog is an array of entries with `name` and `playlist_url` — the file Apple's \

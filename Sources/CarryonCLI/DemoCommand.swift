@@ -6,6 +6,7 @@ import Foundation
 /// `carryon demo`: the whole job on the sample shipped in the repository, over loopback only.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "demo",
         abstract: "Download the built-in sample from a local origin, play it back, and show what happened.",
         discussion: """
             Starts the conditioned origin on a free loopback port serving Samples/media (a real \

@@ -6,6 +6,7 @@ import HLS
 /// `carryon download`: download a stream into the library.
 struct Download: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "download",
         abstract: "Download a stream (a variant and its renditions) into an offline bundle.",
         discussion: """
             By default: the highest-quality variant (HDR preferred), the audio renditions of \

@@ -5,6 +5,7 @@ import Foundation
 /// `carryon enqueue`: put a download in the fleet's queue, for any worker.
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "enqueue",
         abstract: "Queue a download for the fleet's workers (`carryon worker`) and print its id at once.",
         discussion: """
             The asset is made as `carryon download` makes it (the same stream options) and \
@@ -90,6 +91,7 @@ func handToFleet(_ tasks: [DownloadTask], session: DownloadSession, json: Bool) 
 /// `carryon worker`: download what the fleet's queue holds until stopped.
 struct Worker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "worker",
         abstract: "Work for the fleet: claim queued downloads and run them until SIGTERM or Ctrl-C, which hands them back to the queue.",
         discussion: """
             The worker claims downloads queued with `carryon enqueue`, \

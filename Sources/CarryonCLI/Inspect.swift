@@ -6,6 +6,7 @@ import HLS
 /// `carryon inspect`: what a playlist offers, before downloading anything.
 struct Inspect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "inspect",
         abstract: "Show what a playlist or MPD offers: variants, renditions, keys, or its segments.",
         discussion: """
             LOCATION is an http(s) URL, a file:// URL or a local path. For a multivariant \

@@ -51,6 +51,7 @@ func parseDuration(_ text: String) -> TimeInterval? {
 
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keys",
         abstract: "List, renew or invalidate the content keys of encrypted assets.",
         discussion: """
             Keys are fetched before any media and kept sealed (AES-GCM) under the library's \

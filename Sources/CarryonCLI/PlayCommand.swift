@@ -5,6 +5,7 @@ import Foundation
 
 struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "play",
         abstract: "Play an asset: print its playback URL, serve it until interrupted, and start a player if asked.",
         discussion: """
             The first line of output is the asset's playback URL, for any HLS player: an \

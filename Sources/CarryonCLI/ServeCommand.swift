@@ -5,6 +5,7 @@ import Foundation
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Serve the library to players, with the daemon's JSON API, over HTTP on loopback (HTTPS with --tls-cert), until interrupted.",
         discussion: """
             The first line of output is the server's base URL, which carries a random token: \

@@ -4,6 +4,7 @@ import Carryon
 /// `carryon suspend`: pause a download wherever it runs.
 struct Suspend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "suspend",
         abstract: "Pause a download, wherever it runs: this machine's daemon, another terminal's download, a worker on another host.",
         discussion: """
             The process running the download is asked through the library's index and stops it \
@@ -26,6 +27,7 @@ struct Suspend: AsyncParsableCommand {
 /// `carryon cancel`: stop a download and remove its data.
 struct Cancel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "cancel",
         abstract: "Stop a download and remove what it downloaded (the asset stays listed as cancelled).",
         discussion: """
             A download another process runs (the daemon, another terminal) is stopped by that \

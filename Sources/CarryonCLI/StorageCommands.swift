@@ -47,6 +47,7 @@ struct PolicyOptions: ParsableArguments {
 
 struct Policy: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "policy",
         abstract: "Show or set an asset's storage policy: when it expires, and its priority in a purge.",
         discussion: """
             `carryon purge` removes expired assets first, then `default` ones before \
@@ -94,6 +95,7 @@ struct Policy: AsyncParsableCommand {
 
 struct Storage: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "storage",
         abstract: "Show or set the library's storage rules: a quota, free space to keep, and purging on download.",
         discussion: """
             A download that would break a rule either purges by the rules first (with \
@@ -154,6 +156,7 @@ struct Storage: AsyncParsableCommand {
 
 struct Purge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "purge",
         abstract: "Remove expired assets, then others by priority and last playback, until the storage rules hold.",
         discussion: """
             Expired assets go first (always); then, while the quota or the free-space rule is \
@@ -205,6 +208,7 @@ struct Purge: AsyncParsableCommand {
 
 struct Logs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "logs",
         abstract: "Print an asset's access and error logs (W3C Extended Log File Format).",
         discussion: """
             One line per request of its downloads (x-event download) and of its playback \

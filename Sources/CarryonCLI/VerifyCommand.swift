@@ -5,6 +5,7 @@ import Foundation
 /// `carryon verify`: check bundles against what was downloaded, and mend them from the origin.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "verify",
         abstract: "Check bundles against what was downloaded; --repair mends what is damaged from the origin.",
         discussion: """
             Every file of each asset is read once: each resource's bytes against the SHA-256 \
