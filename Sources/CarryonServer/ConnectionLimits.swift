@@ -72,7 +72,8 @@ public struct ConnectionLimits: Sendable, Hashable {
     public func validate() throws(ConnectionLimitsError) {
         for (name, value) in [("headTimeout", headTimeout), ("idleTimeout", idleTimeout), ("sendTimeout", sendTimeout)]
         where value < Self.shortestTimeout || value > Self.longestTimeout {
-            throw ConnectionLimitsError("\(name) must be between 1 and 86400 seconds (got \(value))")
+            let (shortest, longest) = (Self.shortestTimeout.components.seconds, Self.longestTimeout.components.seconds)
+            throw ConnectionLimitsError("\(name) must be between \(shortest) and \(longest) seconds (got \(value))")
         }
         guard minimumBodyRate >= 0 else {
             throw ConnectionLimitsError("minimumBodyRate must be zero or more bytes a second (got \(minimumBodyRate))")

@@ -41,4 +41,10 @@ extension ResourceFetcher {
         }
         return copied
     }
+
+    /// Whether `error` is the file system's "no space left on the device".
+    static func isNoSpace(_ error: FileSystemError) -> Bool {
+        if let cause = error.cause as? FileSystemError.SystemCallError { return cause.errno == .noSpace }
+        return "\(error)".contains("No space left")
+    }
 }

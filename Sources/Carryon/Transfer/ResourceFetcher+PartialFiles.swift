@@ -5,11 +5,6 @@ import Glibc
 
 /// The partial file a fetch writes into: its size, and emptying it to start over.
 extension ResourceFetcher {
-    static func isNoSpace(_ error: FileSystemError) -> Bool {
-        if let cause = error.cause as? FileSystemError.SystemCallError { return cause.errno == .noSpace }
-        return "\(error)".contains("No space left")
-    }
-
     /// The size of the file at `path`, 0 when there is none: one `stat(2)`, on the caller's
     /// thread (a turn on the file system's thread pool cost each fetch two thread switches
     /// for a call that does not wait on the disk).
