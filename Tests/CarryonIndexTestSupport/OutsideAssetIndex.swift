@@ -85,6 +85,22 @@ extension OfflineLibrary {
         }
     }
 
+    /// Writes `value` straight into `column` of resource `id`'s row, as a careless hand or a
+    /// damaged file would: a kind or a state Carryon does not know.
+    ///
+    /// Outside ``AssetIndex`` on purpose: its writes take typed values.
+    func writeUnreadable(_ value: StoredValue, into column: String, ofResource id: Int64) async throws {
+        if let postgres {
+            let text = switch value {
+            case .text(let text): text
+            case .integer(let number): String(number)
+            }
+            try await postgres.write { try await $0.execute("UPDATE resource SET \(column) = ? WHERE id = ?", [.text(text), .integer(id)]) }
+        } else {
+            try await sqlite?.write { db in try db.execute(sql: "UPDATE resource SET \(column) = ? WHERE id = ?", arguments: [value.databaseValue, id]) }
+        }
+    }
+
     /// Inserts `resources` as rows, in their order, with the ordinals and states given.
     ///
     /// Outside ``AssetIndex`` on purpose: a plan saved through it numbers its resources'

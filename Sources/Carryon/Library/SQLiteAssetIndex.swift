@@ -254,7 +254,7 @@ final class SQLiteAssetIndex: AssetIndex {
 
     func resources(of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
-            try ResourceRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM resource WHERE assetId = ? ORDER BY ordinal"), arguments: [id])
+            try ResourceRecord.fetchRows(db.cachedStatement(sql: "SELECT * FROM resource WHERE assetId = ? ORDER BY ordinal"), arguments: [id])
         }
     }
 
@@ -263,28 +263,30 @@ final class SQLiteAssetIndex: AssetIndex {
             // resource_by_asset (assetId, state, ordinal) answers this without a sort.
             let ordinal = place?.ordinal ?? Int.min
             let rowID = place?.id ?? Int64.min
-            return try ResourceRecord.fetchAll(db, sql: """
+            return try ResourceRecord.fetchRows(db.cachedStatement(sql: """
                 SELECT * FROM resource WHERE assetId = ? AND state = 'pending' AND (ordinal > ? OR (ordinal = ? AND id > ?))
                 ORDER BY ordinal, id LIMIT ?
-                """, arguments: [id, ordinal, ordinal, rowID, limit])
+                """), arguments: [id, ordinal, ordinal, rowID, limit])
         }
     }
 
     func resources(_ resourceIDs: [Int64], of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
-            try ResourceRecord.filter(Column("assetId") == id && resourceIDs.contains(Column("id"))).fetchAll(db)
+            let sql = "SELECT * FROM resource WHERE assetId = ? AND id IN (\(databaseQuestionMarks(count: resourceIDs.count)))"
+            return try ResourceRecord.fetchRows(db.makeStatement(sql: sql), arguments: [id] + StatementArguments(resourceIDs))
         }
     }
 
     func resources(inFile fileName: String, of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
-            try ResourceRecord.filter(Column("assetId") == id && Column("fileName") == fileName).order(Column("rangeOffset")).fetchAll(db)
+            try ResourceRecord.fetchRows(db.cachedStatement(sql: "SELECT * FROM resource WHERE assetId = ? AND fileName = ? ORDER BY rangeOffset"),
+                                   arguments: [id, fileName])
         }
     }
 
     func doneResources(of id: String) async throws(CarryonError) -> [ResourceRecord] {
         try await read { db in
-            try ResourceRecord.filter(Column("assetId") == id && Column("state") == ResourceState.done.rawValue).fetchAll(db)
+            try ResourceRecord.fetchRows(db.cachedStatement(sql: "SELECT * FROM resource WHERE assetId = ? AND state = 'done'"), arguments: [id])
         }
     }
 
