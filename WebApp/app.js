@@ -31,13 +31,20 @@ const actions = {
     }
     const { report } = result;
     const checked = `${report.files} files checked, ${formatBytes(report.bytes)} read`;
-    if (report.damage.length === 0) return announce(`${name} is intact: ${checked}`);
-    const lines = report.damage.slice(0, 20).map((damage) => h("li", {}, `${damage.kind}: ${damage.file} — ${damage.message}`));
-    const more = report.damage.length > 20 ? h("p", {}, `and ${report.damage.length - 20} more`) : null;
-    const body = h("div", {}, h("p", {}, `${report.damage.length} damaged (${checked}):`), h("ul", { class: "damage" }, lines), more,
-      h("p", {}, "Repair fetches exactly these files again from where they were downloaded."));
-    if (!(await confirmDialog(`${name}: ${report.damage.length} damaged`, body, "Repair"))) {
-      return announce(`${name}: ${report.damage.length} damaged, not repaired`, true);
+    // Reports of an earlier release have no manifests.
+    const manifests = report.manifests ?? [];
+    const count = report.damage.length + manifests.length;
+    if (count === 0) return announce(`${name} is intact: ${checked}`);
+    const damaged = [
+      ...manifests.map((damage) => `manifest: ${damage.file} — ${damage.message}`),
+      ...report.damage.map((damage) => `${damage.kind}: ${damage.file} — ${damage.message}`),
+    ];
+    const lines = damaged.slice(0, 20).map((line) => h("li", {}, line));
+    const more = damaged.length > 20 ? h("p", {}, `and ${damaged.length - 20} more`) : null;
+    const body = h("div", {}, h("p", {}, `${count} damaged (${checked}):`), h("ul", { class: "damage" }, lines), more,
+      h("p", {}, "Repair fetches exactly these files again from where they were downloaded, and writes damaged manifests again."));
+    if (!(await confirmDialog(`${name}: ${count} damaged`, body, "Repair"))) {
+      return announce(`${name}: ${count} damaged, not repaired`, true);
     }
     await act(() => call("POST", `assets/${id}/verify?repair=true`), `Repairing ${name} from the origin`);
   },

@@ -181,7 +181,8 @@ extension Serve {
                 } else {
                     var lines = ["verified the library: \(check.assets) assets, \(formatBytes(check.bytes)) read; damaged:"]
                     for report in check.damaged {
-                        lines.append("  \(report.id) \(report.name): \(report.damage.count) resource\(report.damage.count == 1 ? "" : "s") (`carryon verify \(report.id) --repair` mends)")
+                        let manifests = report.manifests.isEmpty ? "" : ", \(report.manifests.count) manifest\(report.manifests.count == 1 ? "" : "s")"
+                        lines.append("  \(report.id) \(report.name): \(report.damage.count) resource\(report.damage.count == 1 ? "" : "s")\(manifests) (`carryon verify \(report.id) --repair` mends)")
                     }
                     for (id, message) in check.failures.sorted(by: { $0.key < $1.key }) {
                         lines.append("  \(id): not checked: \(message)")

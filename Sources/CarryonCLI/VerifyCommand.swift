@@ -12,11 +12,17 @@ struct Verify: AsyncParsableCommand {
             recorded as it was downloaded, and for the structure a player reads (MPEG-TS sync \
             bytes, MP4 boxes that add up, a WebVTT header). Missing, truncated, altered and \
             malformed files are named with their rendition. Assets downloaded before digests \
-            were recorded are checked by length and structure; --record records their digests.
+            were recorded are checked by length and structure; --record records their digests. \
+            The manifests players read first are checked too: main.m3u8, each rendition's \
+            playlist and main.mpd must read strictly and name only files of the bundle, each \
+            rendition's playlist every file of its rendition, and manifest.json must be the \
+            asset's.
 
             --repair fetches exactly the damaged resources again (byte ranges included), as \
             `resume` would — expired signed URLs read again, keys renewed — each put in place \
-            only once it is whole. What cannot be mended is left as it was, and said.
+            only once it is whole. Damaged manifests are written again: the playlists from the \
+            stream's, read again with the asset's selection (not a live recording's), \
+            manifest.json from the index. What cannot be mended is left as it was, and said.
 
             Exit status: 0 when every bundle is intact (or was mended), 1 when damage remains.
 
@@ -31,7 +37,7 @@ struct Verify: AsyncParsableCommand {
     @Argument(help: "The assets' ids; every asset when none is given.")
     var ids: [String] = []
 
-    @Flag(help: "Fetch the damaged resources again from the origin.")
+    @Flag(help: "Fetch the damaged resources again from the origin and write damaged manifests again.")
     var repair = false
 
     @Flag(help: "Record the SHA-256 of resources downloaded before digests were, once they pass.")
@@ -76,7 +82,7 @@ struct Verify: AsyncParsableCommand {
             }
             if repair {
                 for report in reports where !report.isIntact {
-                    repairs.append(try await session.beginRepair(report.id, damage: report.damage))
+                    repairs.append(try await session.beginRepair(report.id, damage: report.damage, manifests: report.manifests))
                 }
             }
         } catch {
@@ -121,18 +127,22 @@ struct Verify: AsyncParsableCommand {
         let how = report.hashed == report.resources ? "SHA-256"
             : "\(report.hashed) by SHA-256, \(report.resources - report.hashed) by length and structure"
         let recorded = report.recorded > 0 ? "; \(report.recorded) digests recorded" : ""
-        if report.resources == 0 {
+        if report.resources == 0, report.isIntact {
             print("\(report.id)  \(report.name): nothing on disk to check")
         } else if report.isIntact {
-            print("\(report.id)  \(report.name): intact (\(checked); \(how)\(recorded))")
+            print("\(report.id)  \(report.name): intact (\(checked); \(how)\(recorded); its manifests read)")
         } else {
-            print("\(report.id)  \(report.name): \(report.damage.count) damaged (\(checked); \(how)\(recorded))")
+            print("\(report.id)  \(report.name): \(report.damageCount) damaged (\(checked); \(how)\(recorded))")
+            for damage in report.manifests { print("  \(damage.line)") }
             for damage in report.damage { print("  \(damage.line)") }
         }
     }
 
     private func show(_ repaired: Repaired) {
         let outcome = repaired.outcome
+        if !outcome.manifests.isEmpty {
+            print("\(repaired.id): wrote again \(outcome.manifests.joined(separator: ", ")) from the stream's playlists and the index")
+        }
         if outcome.unmended.isEmpty {
             print("\(repaired.id): mended \(outcome.mended.count) of \(outcome.mended.count) from the origin")
         } else {

@@ -200,6 +200,9 @@ struct LiveRecordingCommandTests {
             #expect(show.standardOutput.contains("\(missed) segment\(missed == 1 ? "" : "s") missed"), "\(show.standardOutput)")
             let log = try await runCarryon(["logs", id, "--error", "--library", library])
             #expect(log.standardOutput.contains("gap"), "\(log.standardOutput)")
+            // Its playlists name gaps, which have no file: the bundle is intact, manifests and all.
+            let verified = try await runCarryon(["verify", id, "--library", library])
+            #expect(verified.status == 0 && verified.standardOutput.contains("intact"), "\(verified.standardOutput)\(verified.standardError)")
             try Self.expectSameFiles(recording, as: stream)
             let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
             #expect(frames >= recording.numbers.count * 50 - 25, "the bundle decodes \(frames) frames of \(recording.numbers.count) segments")

@@ -11,6 +11,9 @@ import Foundation
 ///   "files": [ { "path": "video/00001.ts", "bytes": 187652, "uri": "https://…/seg1.ts" } ] }
 /// ```
 public struct BundleManifest: Sendable, Codable, Hashable {
+    /// Its file in the bundle: `manifest.json`.
+    public static let fileName = "manifest.json"
+
     /// Always `carryon-bundle`: it marks the folder as a Carryon bundle.
     public var format = "carryon-bundle"
     /// The version of the manifest's format, `1`.

@@ -72,7 +72,7 @@ struct BundleWriter: Sendable {
             },
             files: files, timeRange: asset.options.timeRange)
         do {
-            try BundleFiles.write(try manifest.encoded(), to: bundle.appending(path: "manifest.json", directoryHint: .notDirectory))
+            try BundleFiles.write(try manifest.encoded(), to: bundle.appending(path: BundleManifest.fileName, directoryHint: .notDirectory))
             try await index.bundleChanged(id)
         } catch let error as CarryonError {
             throw error

@@ -328,7 +328,7 @@ public struct PlaybackSource: Sendable {
         let components = decoded.split(separator: "/", omittingEmptySubsequences: false)
         guard !components.isEmpty, !components.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else { return nil }
         let joined = components.joined(separator: "/")
-        guard components.first != "origin", joined != "manifest.json", !joined.hasSuffix(".part"), !joined.hasSuffix(".tmp") else { return nil }
+        guard components.first != "origin", joined != BundleManifest.fileName, !joined.hasSuffix(".part"), !joined.hasSuffix(".tmp") else { return nil }
         return joined
     }
 

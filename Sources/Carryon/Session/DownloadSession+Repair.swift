@@ -19,6 +19,8 @@ extension DownloadSession {
         let before: [ResourceRecord]
         let stateBefore: DownloadState
         let errorBefore: String?
+        /// The manifests written again as the repair began (``ManifestDamage/file``).
+        let manifests: [String]
     }
 
     /// What a repair mended, and what it could not.
@@ -32,6 +34,9 @@ extension DownloadSession {
         /// Files mended whose bytes are not the ones first downloaded: the origin serves other
         /// bytes at that location now.
         public var changedAtOrigin: [String]
+        /// The damaged manifests written again (``ManifestDamage/file``): the playlists from the
+        /// stream's, read again, `manifest.json` from the index.
+        public var manifests: [String] = []
     }
 
     /// Checks asset `id`'s bundle (``VerificationReport``): every resource on disk read once,
@@ -42,8 +47,11 @@ extension DownloadSession {
         return try await BundleVerifier(library: library).verify(id, record: record)
     }
 
-    /// Prepares to mend `damage` (a ``verify(_:record:)`` report's) of asset `id`: the damaged
-    /// resources are marked to be fetched again and the task is suspended. Then resume the task
+    /// Prepares to mend `damage` and `manifests` (a ``verify(_:record:)`` report's) of asset
+    /// `id`: damaged manifests are written again at once (the playlists from the stream's, read
+    /// again with the selection the asset has, every file it holds kept; `manifest.json` from the
+    /// index), the damaged resources are marked to be fetched again and the task is suspended.
+    /// A recording's playlists are not read again: the stream has moved on. Then resume the task
     /// (``DownloadTask/resume()``), which fetches them, wait for it
     /// (``DownloadTask/waitUntilFinished()``) and call ``endRepair(_:)``: it records again what
     /// was not mended, as it was. A process stopped in between leaves the task suspended, the
@@ -51,7 +59,7 @@ extension DownloadSession {
     ///
     /// - Throws: ``CarryonError/Code/busy`` while another process runs the task,
     ///   ``CarryonError/Code/invalidState`` while it runs here or is cancelled.
-    public func beginRepair(_ id: String, damage: [Damage]) async throws(CarryonError) -> Repair {
+    public func beginRepair(_ id: String, damage: [Damage], manifests: [ManifestDamage] = []) async throws(CarryonError) -> Repair {
         let id = try await resolveID(id)
         var machine = try await machine(id)
         let stateBefore = machine.state
@@ -59,6 +67,7 @@ extension DownloadSession {
         if let ownership = try await scheduler.ownership(of: id), let holder = ownership.holder, holder.instance != scheduler.instance.id {
             throw TaskScheduler.busy(id, ownership, "it must stop before it is repaired")
         }
+        let rewritten = manifests.isEmpty ? [] : try await rewriteManifests(id, damaged: manifests)
         let before = try await index.resources(damage.map(\.resource), of: id).filter { $0.state == .done }
         let bundle = library.bundleURL(for: id)
         for resource in before { try? FileManager.default.removeItem(at: BundleWriter.partialFile(of: resource, in: bundle)) }
@@ -69,7 +78,24 @@ extension DownloadSession {
         }
         record(id, machine)
         return Repair(task: DownloadTask(id: id, session: self), damage: damage.filter { damaged in before.contains { $0.id == damaged.resource } },
-                      before: before, stateBefore: stateBefore, errorBefore: try await index.asset(id)?.errorMessage)
+                      before: before, stateBefore: stateBefore, errorBefore: try await index.asset(id)?.errorMessage, manifests: rewritten)
+    }
+
+    /// Writes asset `id`'s damaged manifests again; returns their files.
+    private func rewriteManifests(_ id: String, damaged: [ManifestDamage]) async throws(CarryonError) -> [String] {
+        guard let asset = try await index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
+        if damaged.contains(where: { $0.file != BundleManifest.fileName }) {
+            guard asset.options.live == nil else {
+                throw CarryonError(.invalidState, "\(id) is a recording of a live stream: its playlists (\(damaged.map(\.file).joined(separator: ", "))) cannot be read again from the stream, which has moved on")
+            }
+            let selection = asset.selection
+            let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: selection?.variant.uri,
+                                                                 additionalVariants: selection?.additionalVariants ?? []),
+                                               fetcher: playlistFetcher(for: asset))
+            try await persist(planned, for: asset, keeping: true)
+        }
+        try await BundleWriter(library: library).writeManifest(of: id)
+        return damaged.map(\.file)
     }
 
     /// Ends `repair` once its task has stopped: each damaged resource the run did not fetch is
@@ -80,7 +106,8 @@ extension DownloadSession {
         let now = Dictionary(uniqueKeysWithValues: try await index.resources(repair.before.map { $0.id! }, of: id).map { ($0.id!, $0) })
         let unfetched = repair.before.filter { now[$0.id!]?.state != .done }
         let error = lastError(of: id)?.message
-        var outcome = RepairOutcome(mended: [], unmended: [], error: unfetched.isEmpty ? nil : error ?? "the repair stopped", changedAtOrigin: [])
+        var outcome = RepairOutcome(mended: [], unmended: [], error: unfetched.isEmpty ? nil : error ?? "the repair stopped", changedAtOrigin: [],
+                                    manifests: repair.manifests)
         for damage in repair.damage {
             if unfetched.contains(where: { $0.id == damage.resource }) {
                 outcome.unmended.append(damage)

@@ -83,6 +83,10 @@ extension DownloadSession {
                 guard !report.isIntact else { continue }
                 summary.damaged.append(report)
                 let now = Date()
+                for damage in report.manifests {
+                    logs.error(.init(date: now, event: "verify", uri: damage.file, errorDomain: "carryon",
+                                     errorCode: "damaged-manifest", comment: damage.message), for: id)
+                }
                 for damage in report.damage.prefix(Self.damageLinesPerAsset) {
                     logs.error(.init(date: now, event: "verify", uri: damage.uri, errorDomain: "carryon",
                                      errorCode: "damaged-\(damage.kind.rawValue)", comment: "\(damage.file): \(damage.message)"), for: id)

@@ -13,8 +13,9 @@ extension DaemonAPI {
     }
 
     /// `POST /api/assets/{id}/verify[?repair=true][&record=true]`: 200 and `{report, repairing:
-    /// false, asset}`; with `repair` and damage found, the repair starts (the damaged resources
-    /// fetched again by the asset's download, which the events follow) and the answer is 202
+    /// false, asset}`; with `repair` and damage found, the repair starts (damaged manifests
+    /// written again at once, the damaged resources fetched again by the asset's download, which
+    /// the events follow) and the answer is 202
     /// with `repairing: true`. What the repair cannot mend is recorded again as it was once the
     /// download stops; a later verify tells what is left.
     func verify(_ request: Request, task: DownloadTask) async throws -> Response {
@@ -24,7 +25,7 @@ extension DaemonAPI {
         guard repair, !report.isIntact else {
             return try APIJSON.response(Verified(report: report, repairing: false, asset: try await task.snapshot()))
         }
-        let begun = try await session.beginRepair(task.id, damage: report.damage)
+        let begun = try await session.beginRepair(task.id, damage: report.damage, manifests: report.manifests)
         do {
             try await begun.task.resume()
         } catch {

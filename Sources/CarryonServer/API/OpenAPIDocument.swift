@@ -1164,7 +1164,8 @@ enum OpenAPIDocument {
           "hashed",
           "recorded",
           "seconds",
-          "damage"
+          "damage",
+          "manifests"
         ],
         "properties": {
           "id": {
@@ -1200,6 +1201,29 @@ enum OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/Damage"
             }
+          },
+          "manifests": {
+            "type": "array",
+            "description": "damaged manifests: main.m3u8, a rendition's playlist, main.mpd, manifest.json",
+            "items": {
+              "$ref": "#/components/schemas/ManifestDamage"
+            }
+          }
+        }
+      },
+      "ManifestDamage": {
+        "type": "object",
+        "required": [
+          "file",
+          "message"
+        ],
+        "properties": {
+          "file": {
+            "type": "string",
+            "description": "the manifest's path in the bundle"
+          },
+          "message": {
+            "type": "string"
           }
         }
       },

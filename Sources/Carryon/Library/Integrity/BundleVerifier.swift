@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// Checks an asset's bundle against its index: every resource on disk is read once, its bytes
+/// Checks an asset's bundle against its index: its manifests read as Carryon wrote them
+/// (``ManifestCheck``), and every resource on disk is read once, its bytes
 /// hashed and compared with the SHA-256 recorded as they were downloaded, and checked for the
 /// structure a player will read them by (``StructureCheck``; not a segment encrypted whole,
 /// which is ciphertext on disk). A resource an earlier release
@@ -101,6 +102,8 @@ struct BundleVerifier: Sendable {
                                              sha256: digest, fence: nil)
             report.recorded += 1
         }
+        report.manifests = ManifestCheck(asset: asset, bundle: bundle, renditions: try await library.index.renditions(of: id),
+                                         resources: try await library.index.resources(of: id)).damage()
         let order = Dictionary(uniqueKeysWithValues: resources.enumerated().map { ($0.element.id!, $0.offset) })
         report.damage.sort { (order[$0.resource] ?? 0) < (order[$1.resource] ?? 0) }
         let elapsed = clock.now - started

@@ -1,5 +1,6 @@
-/// What `verify` found in one asset's bundle: how much it read and checked, and every resource
-/// that is not as it was downloaded (see ``DownloadSession/verify(_:record:)``).
+/// What `verify` found in one asset's bundle: how much it read and checked, every resource
+/// that is not as it was downloaded, and every manifest that is not as Carryon wrote it (see
+/// ``DownloadSession/verify(_:record:)``).
 public struct VerificationReport: Sendable, Codable, Hashable {
     /// The asset's id.
     public var id: String
@@ -20,13 +21,19 @@ public struct VerificationReport: Sendable, Codable, Hashable {
     public var seconds: Double
     /// Each damaged resource, in playback order.
     public var damage: [Damage]
+    /// Each damaged manifest: `main.m3u8`, a rendition's playlist, the format's own (`main.mpd`),
+    /// `manifest.json`. Empty in a report of an earlier release, which did not check them.
+    public var manifests: [ManifestDamage]
 
     /// Whether nothing is damaged.
-    public var isIntact: Bool { damage.isEmpty }
+    public var isIntact: Bool { damage.isEmpty && manifests.isEmpty }
+
+    /// How many things are damaged, resources and manifests.
+    public var damageCount: Int { damage.count + manifests.count }
 
     /// A report of asset `id`, with what was checked and found.
     public init(id: String, name: String, resources: Int = 0, files: Int = 0, bytes: Int = 0, hashed: Int = 0, recorded: Int = 0,
-                seconds: Double = 0, damage: [Damage] = []) {
+                seconds: Double = 0, damage: [Damage] = [], manifests: [ManifestDamage] = []) {
         self.id = id
         self.name = name
         self.resources = resources
@@ -36,7 +43,46 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         self.recorded = recorded
         self.seconds = seconds
         self.damage = damage
+        self.manifests = manifests
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, resources, files, bytes, hashed, recorded, seconds, damage, manifests
+    }
+
+    /// A report as written, an earlier release's (without `manifests`) too.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        resources = try container.decode(Int.self, forKey: .resources)
+        files = try container.decode(Int.self, forKey: .files)
+        bytes = try container.decode(Int.self, forKey: .bytes)
+        hashed = try container.decode(Int.self, forKey: .hashed)
+        recorded = try container.decode(Int.self, forKey: .recorded)
+        seconds = try container.decode(Double.self, forKey: .seconds)
+        damage = try container.decode([Damage].self, forKey: .damage)
+        manifests = try container.decodeIfPresent([ManifestDamage].self, forKey: .manifests) ?? []
+    }
+}
+
+/// A manifest of a bundle that is not as Carryon wrote it: gone, unreadable, not a manifest of
+/// its kind, or not naming every file of its rendition (cut short). `verify --repair` writes the
+/// manifests again from the stream's (see ``DownloadSession/beginRepair(_:damage:manifests:)``).
+public struct ManifestDamage: Sendable, Codable, Hashable {
+    /// The manifest, its path in the bundle (`video/index.m3u8`).
+    public var file: String
+    /// What is wrong, in words.
+    public var message: String
+
+    /// The damage of manifest `file`.
+    public init(file: String, message: String) {
+        self.file = file
+        self.message = message
+    }
+
+    /// The damage as a line: the manifest and what is wrong.
+    public var line: String { "manifest: \(file): \(message)" }
 }
 
 /// One resource of a bundle that is not as it was downloaded.

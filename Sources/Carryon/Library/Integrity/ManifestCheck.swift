@@ -1,0 +1,160 @@
+import DASH
+import Foundation
+import HLS
+
+/// Checks the manifests Carryon wrote into an asset's bundle, which players read before any
+/// media: `main.m3u8`, each rendition's playlist, the format's own (`main.mpd`) and
+/// `manifest.json`. Written by Carryon, strictly, they must read strictly; each playlist must
+/// name only files in the bundle, and each rendition's must name every file of its rendition
+/// (a playlist cut short names fewer). A damaged manifest is named with what is wrong; nothing is
+/// written (mending is ``DownloadSession/beginRepair(_:damage:manifests:)``'s).
+///
+/// A recording's playlists grow as it records, and name a segment the window had moved past as a
+/// gap, not its file: for them only the reading and the names are checked, not that every file
+/// is named.
+struct ManifestCheck {
+    let asset: AssetRecord
+    let bundle: URL
+    /// The asset's renditions, whose playlists are `<key>/index.m3u8`.
+    let renditions: [RenditionRecord]
+    /// The files of each rendition's resources, done or not: a plan's playlists name them all.
+    private let filesByRendition: [String: Set<String>]
+    /// Every file some resource is planned into (named by the playlists before it is on disk).
+    private let planned: Set<String>
+
+    init(asset: AssetRecord, bundle: URL, renditions: [RenditionRecord], resources: [ResourceRecord]) {
+        self.asset = asset
+        self.bundle = bundle
+        self.renditions = renditions
+        filesByRendition = Dictionary(grouping: resources, by: \.renditionKey).mapValues { Set($0.map(\.fileName)) }
+        planned = Set(resources.map(\.fileName))
+    }
+
+    /// Every damaged manifest of the asset, `main.m3u8` first; none before its playlists were read.
+    func damage() -> [ManifestDamage] {
+        guard asset.planned else { return [] }
+        var found: [ManifestDamage] = []
+        if let problem = checkPlaylist(LocalManifest.main.path, names: nil) {
+            found.append(ManifestDamage(file: LocalManifest.main.path, message: problem))
+        }
+        for rendition in renditions.sorted(by: { $0.position < $1.position }) {
+            let path = "\(rendition.key)/\(LocalManifest.renditionPlaylistName)"
+            let expected = asset.options.live == nil ? filesByRendition[rendition.key] ?? [] : []
+            if let problem = checkPlaylist(path, names: expected) { found.append(ManifestDamage(file: path, message: problem)) }
+        }
+        for manifest in LocalManifest.manifests(ofFormat: asset.format) where manifest != .main {
+            if let problem = checkOwn(manifest) { found.append(ManifestDamage(file: manifest.path, message: problem)) }
+        }
+        if let problem = checkBundleManifest() { found.append(ManifestDamage(file: BundleManifest.fileName, message: problem)) }
+        return found
+    }
+
+    /// The bytes of the manifest at `path`, or what keeps them from being read.
+    private func read(_ path: String) -> Result<[UInt8], Unreadable> {
+        let url = bundle.appending(path: path, directoryHint: .notDirectory)
+        guard FileManager.default.fileExists(atPath: url.path) else { return .failure(Unreadable(problem: "it is not in the bundle")) }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return .failure(Unreadable(problem: "it cannot be read")) }
+        guard !data.isEmpty else { return .failure(Unreadable(problem: "it is empty")) }
+        return .success(Array(data))
+    }
+
+    /// Why a manifest's bytes could not be had.
+    private struct Unreadable: Error {
+        let problem: String
+    }
+
+    /// What is wrong with the playlist at `path`: it does not read strictly, names a file that is
+    /// not in the bundle, or (with `names`) does not name every one of those files.
+    private func checkPlaylist(_ path: String, names expected: Set<String>?) -> String? {
+        let bytes: [UInt8]
+        switch read(path) {
+        case .success(let read): bytes = read
+        case .failure(let unreadable): return unreadable.problem
+        }
+        let parsed: Playlist.Parsed
+        do { parsed = try Playlist.parse(bytes: bytes, options: .strict) } catch { return "it does not read as a playlist: \(error)" }
+        let folder = path.split(separator: "/").dropLast().joined(separator: "/")
+        var named: Set<String> = []
+        for line in parsed.playlist.lines {
+            let uri: String
+            switch line.content {
+            case .uri(let text): uri = text
+            case .tag(.map(let map)): uri = map.uri
+            case .tag(.media(let rendition)): guard let text = rendition.uri else { continue }; uri = text
+            default: continue
+            }
+            guard let file = Self.file(uri, from: folder) else { return "it names \(uri.prefix(120)), which is not a file of the bundle" }
+            named.insert(file)
+        }
+        // Every file named is in the bundle, or planned (not downloaded yet), or a gap's name.
+        if let missing = named.sorted().first(where: { file in
+            !FileManager.default.fileExists(atPath: bundle.appending(path: file, directoryHint: .notDirectory).path)
+                && !planned.contains(file) && !Self.isGap(file)
+        }) {
+            return "it names \(missing), which is not in the bundle"
+        }
+        if let expected, !expected.isEmpty {
+            let unnamed = expected.subtracting(named)
+            if let first = unnamed.sorted().first {
+                return "it names \(expected.count - unnamed.count) of its rendition's \(expected.count) files (\(first) is not named): it is cut short or was altered"
+            }
+        }
+        return nil
+    }
+
+    /// The format's own manifest `manifest` (one of ``LocalManifest/manifests(ofFormat:)``):
+    /// what keeps it from reading. A manifest of a format Carryon does not know is checked for
+    /// being there.
+    private func checkOwn(_ manifest: LocalManifest) -> String? {
+        let bytes: [UInt8]
+        switch read(manifest.path) {
+        case .success(let read): bytes = read
+        case .failure(let unreadable): return unreadable.problem
+        }
+        guard manifest == .mpd else { return nil }
+        let mpd: MPD
+        do { mpd = try MPD.read(bytes) } catch { return "it does not read as an MPD: \(error)" }
+        // Carryon writes its MPD strictly: anything read past (an element left open where the
+        // file was cut) is damage.
+        if let warning = mpd.warnings.first { return "it does not read as an MPD without repairs: \(warning)" }
+        return nil
+    }
+
+    /// What is wrong with `manifest.json`: it must be the bundle manifest of this asset.
+    private func checkBundleManifest() -> String? {
+        let bytes: [UInt8]
+        switch read(BundleManifest.fileName) {
+        case .success(let read): bytes = read
+        case .failure(let unreadable): return unreadable.problem
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            return "it does not read as JSON"
+        }
+        guard object["format"] as? String == "carryon-bundle" else { return "it is not a Carryon bundle manifest (no \"format\": \"carryon-bundle\")" }
+        guard let id = object["id"] as? String, id == asset.id else {
+            return "it is the manifest of \((object["id"] as? String).map { "asset \($0.prefix(40))" } ?? "no asset"), not of \(asset.id)"
+        }
+        return nil
+    }
+
+    /// The bundle file a playlist in `folder` names by `uri`, or nil for one outside the bundle
+    /// (a URL, an absolute path, a path that climbs out).
+    static func file(_ uri: String, from folder: String) -> String? {
+        guard !uri.contains("://"), !uri.hasPrefix("/"), !uri.contains("?"), !uri.contains("#") else { return nil }
+        var parts = folder.isEmpty ? [] : folder.split(separator: "/").map(String.init)
+        for part in uri.split(separator: "/", omittingEmptySubsequences: false) {
+            switch part {
+            case ".": continue
+            case "..": guard !parts.isEmpty else { return nil }; parts.removeLast()
+            case "": return nil
+            default: parts.append(String(part))
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "/")
+    }
+
+    /// Whether `file` is a gap's name in a local playlist (`gap-12.ts`), which has no file.
+    static func isGap(_ file: String) -> Bool {
+        file.split(separator: "/").last?.hasPrefix("gap-") == true
+    }
+}
