@@ -20,9 +20,10 @@ struct Verify: AsyncParsableCommand {
 
             --repair fetches exactly the damaged resources again (byte ranges included), as \
             `resume` would — expired signed URLs read again, keys renewed — each put in place \
-            only once it is whole. Damaged manifests are written again: the playlists from the \
-            stream's, read again with the asset's selection (not a live recording's), \
-            manifest.json from the index. What cannot be mended is left as it was, and said.
+            only once it is whole. Damaged manifests are written again: manifest.json from the \
+            index, the playlists from the stream's, read again with the asset's selection, when \
+            they plan exactly the files the bundle holds (not a live recording's). What cannot be \
+            mended is left as it was, and said.
 
             Exit status: 0 when every bundle is intact (or was mended), 1 when damage remains.
 
@@ -117,7 +118,7 @@ struct Verify: AsyncParsableCommand {
         } else {
             for item in repaired { show(item) }
         }
-        let unmended = repaired.contains { !$0.outcome.unmended.isEmpty } || repaired.count < repairs.count
+        let unmended = repaired.contains { !$0.outcome.unmended.isEmpty || !$0.outcome.manifestsLeft.isEmpty } || repaired.count < repairs.count
         if unmended { throw ExitCodeError.failure }
     }
 
@@ -143,6 +144,7 @@ struct Verify: AsyncParsableCommand {
         if !outcome.manifests.isEmpty {
             print("\(repaired.id): wrote again \(outcome.manifests.joined(separator: ", ")) from the stream's playlists and the index")
         }
+        for left in outcome.manifestsLeft { print("\(repaired.id): \(left.line)") }
         if outcome.unmended.isEmpty {
             print("\(repaired.id): mended \(outcome.mended.count) of \(outcome.mended.count) from the origin")
         } else {

@@ -81,9 +81,13 @@ struct ManifestVerifyTests {
             let firstAudio = try #require(audio.split(separator: "\n").first { !$0.hasPrefix("#") })
             try Data(audio.replacingOccurrences(of: String(firstAudio), with: "../../elsewhere/\(firstAudio)").utf8).write(to: url("audio-en/index.m3u8"))
             try FileManager.default.removeItem(at: url("manifest.json"))
+            // And a segment gone: mended by the same repair.
+            let segment = try #require(try await library.index.resources(of: id).first { $0.renditionKey == "video" && $0.kind == .segment })
+            let segmentBytes = try Data(contentsOf: url(segment.fileName))
+            try FileManager.default.removeItem(at: url(segment.fileName))
 
             let report = try await Self.verify(id, in: library)
-            #expect(report.damage.isEmpty && !report.isIntact && report.damageCount == 4)
+            #expect(report.damage.map(\.file) == [segment.fileName] && !report.isIntact && report.damageCount == 5)
             let byFile = Dictionary(uniqueKeysWithValues: report.manifests.map { ($0.file, $0.message) })
             #expect(byFile["main.m3u8"]?.contains("does not read as a playlist") == true, "\(byFile)")
             #expect(byFile["video/index.m3u8"]?.contains("of its rendition's \(segments.count) files") == true, "\(byFile)")
@@ -98,10 +102,12 @@ struct ManifestVerifyTests {
             _ = await repair.task.waitUntilFinished()
             let outcome = try await session.endRepair(repair)
             await session.shutdown()
-            #expect(outcome.manifests == report.manifests.map(\.file) && outcome.unmended.isEmpty)
+            #expect(outcome.manifests == report.manifests.map(\.file) && outcome.manifestsLeft.isEmpty)
+            #expect(outcome.mended.map(\.file) == [segment.fileName] && outcome.unmended.isEmpty)
             for file in files where file != "manifest.json" {
                 #expect(try Data(contentsOf: url(file)) == written[file], "\(file)")
             }
+            #expect(try Data(contentsOf: url(segment.fileName)) == segmentBytes)
             #expect(try await Self.verify(id, in: library).isIntact)
 
             // Another asset's manifest.json is named as such.
@@ -113,6 +119,57 @@ struct ManifestVerifyTests {
         } }
     }
 
+    @Test("a stream changed at the origin: its playlists are left as they are, said, and the damaged segment is mended all the same")
+    func changedStream() async throws {
+        try await withTemporaryDirectory { folder in
+            // The origin serves a copy of the sample, which changes after the download.
+            let root = folder.appendingPathComponent("origin")
+            try FileManager.default.copyItem(at: sampleMedia.appendingPathComponent("ts"), to: root.appendingPathComponent("ts"))
+            try await Origin(root: root.path).withRunning { origin in
+                let (library, id, bundle) = try await Self.download("ts/main.m3u8", options: DownloadOptions(audio: .none, subtitles: .none),
+                                                                    into: folder, from: origin)
+                let playlist = bundle.appendingPathComponent("video/index.m3u8")
+                try Data("#EXTM3U\n".utf8).write(to: playlist)
+                let segment = try #require(try await library.index.resources(of: id).first { $0.kind == .segment })
+                try FileManager.default.removeItem(at: bundle.appendingPathComponent(segment.fileName))
+                // The origin's video playlist loses its last segment.
+                let variant = try #require(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("ts").path)
+                    .first { ["180p", "270p", "360p"].contains($0) && segment.uri.contains("/\($0)/") })
+                let originPlaylist = root.appendingPathComponent("ts/\(variant)/index.m3u8")
+                var lines = try String(contentsOf: originPlaylist, encoding: .utf8).components(separatedBy: "\n")
+                let last = try #require(lines.lastIndex { $0.hasSuffix(".ts") })
+                lines.removeSubrange((last - 1)...last)
+                try Data(lines.joined(separator: "\n").utf8).write(to: originPlaylist)
+
+                let report = try await Self.verify(id, in: library)
+                #expect(report.manifests.map(\.file) == ["video/index.m3u8"] && report.damage.map(\.file) == [segment.fileName])
+                let repaired = try await runCarryon(["verify", id, "--repair", "--library", library.root.path])
+                #expect(repaired.status == 1, "\(repaired.standardOutput)\(repaired.standardError)")
+                #expect(repaired.standardOutput.contains("manifest: video/index.m3u8: not written again: the stream has changed at the origin"),
+                        "\(repaired.standardOutput)")
+                #expect(try Data(contentsOf: playlist) == Data("#EXTM3U\n".utf8), "left as it was")
+                #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent(segment.fileName).path), "the segment is mended")
+            }
+        }
+    }
+
+    @Test("a DASH stream without @bandwidth downloads to a bundle that reads as intact")
+    func dashWithoutBandwidth() async throws {
+        try await withTemporaryDirectory { folder in
+            let root = folder.appendingPathComponent("origin")
+            try FileManager.default.copyItem(at: dashSampleMedia.appendingPathComponent("timeline"), to: root.appendingPathComponent("timeline"))
+            let mpd = root.appendingPathComponent("timeline/main.mpd")
+            let text = try String(contentsOf: mpd, encoding: .utf8)
+            try Data(text.replacingOccurrences(of: #" bandwidth="[0-9]+""#, with: "", options: .regularExpression).utf8).write(to: mpd)
+            try #require(!(try String(contentsOf: mpd, encoding: .utf8)).contains("bandwidth="))
+            let (library, id, _) = try await Origin(root: root.path).withRunning { origin in
+                try await Self.download("timeline/main.mpd", options: DownloadOptions(audio: .all), into: folder, from: origin)
+            }
+            let report = try await Self.verify(id, in: library)
+            #expect(report.manifests == [] && report.isIntact, "\(report.manifests.map(\.line))")
+        }
+    }
+
     @Test("a DASH bundle's main.mpd that does not read is named")
     func damagedMPD() async throws {
         try await withTemporaryDirectory { folder in
@@ -122,7 +179,7 @@ struct ManifestVerifyTests {
             try Data(text.prefix(text.count / 2).utf8).write(to: mpd)
             let report = try await Self.verify(id, in: library)
             #expect(report.manifests.map(\.file) == ["main.mpd"])
-            #expect(report.manifests.first?.message.hasPrefix("it does not read as an MPD") == true, "\(report.manifests)")
+            #expect(report.manifests.first?.message == "it is cut short: it does not end with </MPD>", "\(report.manifests)")
         }
     }
 }

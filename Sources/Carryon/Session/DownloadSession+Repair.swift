@@ -19,8 +19,10 @@ extension DownloadSession {
         let before: [ResourceRecord]
         let stateBefore: DownloadState
         let errorBefore: String?
-        /// The manifests written again as the repair began (``ManifestDamage/file``).
+        /// The manifests written again as the repair began (``ManifestDamage/file``), and those
+        /// that could not be, each with why.
         let manifests: [String]
+        let manifestsLeft: [ManifestDamage]
     }
 
     /// What a repair mended, and what it could not.
@@ -37,6 +39,9 @@ extension DownloadSession {
         /// The damaged manifests written again (``ManifestDamage/file``): the playlists from the
         /// stream's, read again, `manifest.json` from the index.
         public var manifests: [String] = []
+        /// The damaged manifests not written again, each with why (the stream changed at the
+        /// origin, could not be read, or is a live recording's), left as they were.
+        public var manifestsLeft: [ManifestDamage] = []
     }
 
     /// Checks asset `id`'s bundle (``VerificationReport``): every resource on disk read once,
@@ -48,10 +53,12 @@ extension DownloadSession {
     }
 
     /// Prepares to mend `damage` and `manifests` (a ``verify(_:record:)`` report's) of asset
-    /// `id`: damaged manifests are written again at once (the playlists from the stream's, read
-    /// again with the selection the asset has, every file it holds kept; `manifest.json` from the
-    /// index), the damaged resources are marked to be fetched again and the task is suspended.
-    /// A recording's playlists are not read again: the stream has moved on. Then resume the task
+    /// `id`: damaged manifests are written again at once, the damaged resources are marked to be
+    /// fetched again and the task is suspended. `manifest.json` is written from the index; the
+    /// playlists from the stream's, read again with the asset's selection and range, only when
+    /// they plan exactly the files the index holds (the index is not changed): a stream changed
+    /// at the origin, one that cannot be read and a live recording's (the stream has moved on)
+    /// leave them as they are, said in ``RepairOutcome/manifestsLeft``. Then resume the task
     /// (``DownloadTask/resume()``), which fetches them, wait for it
     /// (``DownloadTask/waitUntilFinished()``) and call ``endRepair(_:)``: it records again what
     /// was not mended, as it was. A process stopped in between leaves the task suspended, the
@@ -67,8 +74,8 @@ extension DownloadSession {
         if let ownership = try await scheduler.ownership(of: id), let holder = ownership.holder, holder.instance != scheduler.instance.id {
             throw TaskScheduler.busy(id, ownership, "it must stop before it is repaired")
         }
-        let rewritten = manifests.isEmpty ? [] : try await rewriteManifests(id, damaged: manifests)
         let before = try await index.resources(damage.map(\.resource), of: id).filter { $0.state == .done }
+        let (rewritten, left) = await rewriteManifests(id, damaged: manifests)
         let bundle = library.bundleURL(for: id)
         for resource in before { try? FileManager.default.removeItem(at: BundleWriter.partialFile(of: resource, in: bundle)) }
         try await index.markPending(before.map { $0.id! }, of: id)
@@ -78,24 +85,57 @@ extension DownloadSession {
         }
         record(id, machine)
         return Repair(task: DownloadTask(id: id, session: self), damage: damage.filter { damaged in before.contains { $0.id == damaged.resource } },
-                      before: before, stateBefore: stateBefore, errorBefore: try await index.asset(id)?.errorMessage, manifests: rewritten)
+                      before: before, stateBefore: stateBefore, errorBefore: try await index.asset(id)?.errorMessage, manifests: rewritten, manifestsLeft: left)
     }
 
-    /// Writes asset `id`'s damaged manifests again; returns their files.
-    private func rewriteManifests(_ id: String, damaged: [ManifestDamage]) async throws(CarryonError) -> [String] {
-        guard let asset = try await index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
-        if damaged.contains(where: { $0.file != BundleManifest.fileName }) {
-            guard asset.options.live == nil else {
-                throw CarryonError(.invalidState, "\(id) is a recording of a live stream: its playlists (\(damaged.map(\.file).joined(separator: ", "))) cannot be read again from the stream, which has moved on")
+    /// Writes asset `id`'s damaged manifests again: those written, and those left with why.
+    private func rewriteManifests(_ id: String, damaged: [ManifestDamage]) async -> (written: [String], left: [ManifestDamage]) {
+        var written: [String] = []
+        var left: [ManifestDamage] = []
+        let playlists = damaged.filter { $0.file != BundleManifest.fileName }
+        if !playlists.isEmpty {
+            do throws(CarryonError) {
+                try await rewritePlaylists(id)
+                written += playlists.map(\.file)
+            } catch {
+                left += playlists.map { ManifestDamage(file: $0.file, message: "not written again: \(error.message)") }
             }
-            let selection = asset.selection
-            let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: selection?.variant.uri,
-                                                                 additionalVariants: selection?.additionalVariants ?? []),
-                                               fetcher: playlistFetcher(for: asset))
-            try await persist(planned, for: asset, keeping: true)
         }
-        try await BundleWriter(library: library).writeManifest(of: id)
-        return damaged.map(\.file)
+        if damaged.contains(where: { $0.file == BundleManifest.fileName }) {
+            do throws(CarryonError) {
+                try await BundleWriter(library: library).writeManifest(of: id)
+                written.append(BundleManifest.fileName)
+            } catch {
+                left.append(ManifestDamage(file: BundleManifest.fileName, message: "not written again: \(error.message)"))
+            }
+        }
+        return (written, left)
+    }
+
+    /// Writes asset `id`'s playlists again from the stream's, read again with its selection and
+    /// range, when they plan exactly the files the index holds; the index is not changed.
+    private func rewritePlaylists(_ id: String) async throws(CarryonError) {
+        guard let asset = try await index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
+        guard asset.options.live == nil else {
+            throw CarryonError(.invalidState, "a live recording's playlists are not read again from the stream, which has moved on")
+        }
+        let selection = asset.selection
+        let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: selection?.variant.uri,
+                                                             additionalVariants: selection?.additionalVariants ?? []),
+                                           fetcher: playlistFetcher(for: asset))
+        // The files a plan puts where: the same as the index's, or the playlists would name
+        // others than the bundle holds (signed URLs may differ from read to read; files do not).
+        func places(_ resources: some Sequence<ResourceRecord>) -> Set<String> {
+            Set(resources.map { "\($0.renditionKey) \($0.kind.rawValue) \(ResourceRecord.onDiskKey($0.fileName, offset: $0.rangeOffset)) \($0.rangeLength ?? -1)" })
+        }
+        let held = places(try await index.resources(of: id))
+        let now = places(planned.plan.resources)
+        guard held == now else {
+            let changed = now.symmetricDifference(held).count
+            throw CarryonError(.invalidState, "the stream has changed at the origin since it was downloaded (\(changed) file\(changed == 1 ? "" : "s") planned otherwise): download it again for playlists of what it is now")
+        }
+        try await BundleWriter(library: library).writeManifests(of: planned, format: try configuration.formats.format(named: planned.format),
+                                                               for: id, inRun: false)
     }
 
     /// Ends `repair` once its task has stopped: each damaged resource the run did not fetch is
@@ -107,7 +147,7 @@ extension DownloadSession {
         let unfetched = repair.before.filter { now[$0.id!]?.state != .done }
         let error = lastError(of: id)?.message
         var outcome = RepairOutcome(mended: [], unmended: [], error: unfetched.isEmpty ? nil : error ?? "the repair stopped", changedAtOrigin: [],
-                                    manifests: repair.manifests)
+                                    manifests: repair.manifests, manifestsLeft: repair.manifestsLeft)
         for damage in repair.damage {
             if unfetched.contains(where: { $0.id == damage.resource }) {
                 outcome.unmended.append(damage)

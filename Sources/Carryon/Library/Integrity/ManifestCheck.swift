@@ -30,9 +30,11 @@ struct ManifestCheck {
         planned = Set(resources.map(\.fileName))
     }
 
-    /// Every damaged manifest of the asset, `main.m3u8` first; none before its playlists were read.
+    /// Every damaged manifest of the asset, `main.m3u8` first; none before its playlists were
+    /// read, nor while it downloads or records (a run writes its playlists before its rows, and
+    /// appends to a recording's).
     func damage() -> [ManifestDamage] {
-        guard asset.planned else { return [] }
+        guard asset.planned, asset.state != .running, asset.state != .waiting else { return [] }
         var found: [ManifestDamage] = []
         if let problem = checkPlaylist(LocalManifest.main.path, names: nil) {
             found.append(ManifestDamage(file: LocalManifest.main.path, message: problem))
@@ -79,7 +81,9 @@ struct ManifestCheck {
             let uri: String
             switch line.content {
             case .uri(let text): uri = text
-            case .tag(.map(let map)): uri = map.uri
+            // An initialization section none of whose segments was fetched (every one a gap)
+            // keeps the origin's location.
+            case .tag(.map(let map)): guard !map.uri.contains("://") else { continue }; uri = map.uri
             case .tag(.media(let rendition)): guard let text = rendition.uri else { continue }; uri = text
             default: continue
             }
@@ -112,11 +116,11 @@ struct ManifestCheck {
         case .failure(let unreadable): return unreadable.problem
         }
         guard manifest == .mpd else { return nil }
-        let mpd: MPD
-        do { mpd = try MPD.read(bytes) } catch { return "it does not read as an MPD: \(error)" }
-        // Carryon writes its MPD strictly: anything read past (an element left open where the
-        // file was cut) is damage.
-        if let warning = mpd.warnings.first { return "it does not read as an MPD without repairs: \(warning)" }
+        do { _ = try MPD.read(bytes) } catch { return "it does not read as an MPD: \(error)" }
+        // The reader reads past an element left open where a file was cut: the end must be there.
+        let end = Array("</MPD>".utf8)
+        let trimmed = bytes.reversed().drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        guard trimmed.prefix(end.count).reversed().elementsEqual(end) else { return "it is cut short: it does not end with </MPD>" }
         return nil
     }
 
