@@ -54,11 +54,18 @@ struct ManifestCheck {
     /// The bytes of the manifest at `path`, or what keeps them from being read.
     private func read(_ path: String) -> Result<[UInt8], Unreadable> {
         let url = bundle.appending(path: path, directoryHint: .notDirectory)
-        guard FileManager.default.fileExists(atPath: url.path) else { return .failure(Unreadable(problem: "it is not in the bundle")) }
+        guard let size = BundleFiles.size(of: url) else { return .failure(Unreadable(problem: "it is not in the bundle")) }
+        // A playlist of a million segments is about 100 MB: far more is not one Carryon wrote.
+        guard size <= Self.largestManifest else {
+            return .failure(Unreadable(problem: "it is \(size) bytes, more than any manifest Carryon writes (\(Self.largestManifest))"))
+        }
         guard let data = FileManager.default.contents(atPath: url.path) else { return .failure(Unreadable(problem: "it cannot be read")) }
         guard !data.isEmpty else { return .failure(Unreadable(problem: "it is empty")) }
         return .success(Array(data))
     }
+
+    /// The most bytes a manifest is read to be checked.
+    static let largestManifest = 1 << 30
 
     /// Why a manifest's bytes could not be had.
     private struct Unreadable: Error {
@@ -73,23 +80,27 @@ struct ManifestCheck {
         case .success(let read): bytes = read
         case .failure(let unreadable): return unreadable.problem
         }
-        let parsed: Playlist.Parsed
-        do { parsed = try Playlist.parse(bytes: bytes, options: .strict) } catch { return "it does not read as a playlist: \(error)" }
         let folder = path.split(separator: "/").dropLast().joined(separator: "/")
         var named: Set<String> = []
-        for line in parsed.playlist.lines {
-            let uri: String
-            switch line.content {
-            case .uri(let text): uri = text
-            // An initialization section none of whose segments was fetched (every one a gap)
-            // keeps the origin's location.
-            case .tag(.map(let map)): guard !map.uri.contains("://") else { continue }; uri = map.uri
-            case .tag(.media(let rendition)): guard let text = rendition.uri else { continue }; uri = text
-            default: continue
+        var outside: String?
+        do {
+            // Line by line, keeping no line: a recording's playlist may have a million.
+            _ = try Playlist.forEachLine(in: bytes, options: .strict) { line, _, _ in
+                let uri: String
+                switch line.content {
+                case .uri(let text): uri = text
+                // An initialization section none of whose segments was fetched (every one a
+                // gap) keeps the origin's location.
+                case .tag(.map(let map)): guard !map.uri.contains("://") else { return }; uri = map.uri
+                case .tag(.media(let rendition)): guard let text = rendition.uri else { return }; uri = text
+                default: return
+                }
+                if let file = Self.file(uri, from: folder) { named.insert(file) } else if outside == nil { outside = uri }
             }
-            guard let file = Self.file(uri, from: folder) else { return "it names \(uri.prefix(120)), which is not a file of the bundle" }
-            named.insert(file)
+        } catch {
+            return "it does not read as a playlist: \(error)"
         }
+        if let outside { return "it names \(outside.prefix(120)), which is not a file of the bundle" }
         // Every file named is in the bundle, or planned (not downloaded yet), or a gap's name.
         if let missing = named.sorted().first(where: { file in
             !FileManager.default.fileExists(atPath: bundle.appending(path: file, directoryHint: .notDirectory).path)
