@@ -97,9 +97,8 @@ struct Verify: AsyncParsableCommand {
             return
         }
         let outcomes = Locked<[Repaired]>([])
-        var runner = TaskRunner(session: session, json: false, printID: false)
         let started = repairs
-        runner.beforeShutdown = {
+        @Sendable func endRepairs() async {
             for repair in started {
                 do throws(CarryonError) {
                     let outcome = try await session.endRepair(repair)
@@ -109,9 +108,18 @@ struct Verify: AsyncParsableCommand {
                 }
             }
         }
-        if !json { printNote("repairing \(repairs.map(\.task.id).joined(separator: ", ")) from the origin") }
-        // Its failure is told by the outcome (what stays damaged, and why).
-        do { try await runner.run(repairs.map(\.task)) } catch ExitCodeError.failure {}
+        // A repair of manifests alone wrote them already: its task does not run.
+        let fetching = repairs.filter(\.fetches)
+        if fetching.isEmpty {
+            await endRepairs()
+            await session.shutdown()
+        } else {
+            var runner = TaskRunner(session: session, json: false, printID: false)
+            runner.beforeShutdown = { await endRepairs() }
+            if !json { printNote("repairing \(fetching.map(\.task.id).joined(separator: ", ")) from the origin") }
+            // Its failure is told by the outcome (what stays damaged, and why).
+            do { try await runner.run(fetching.map(\.task)) } catch ExitCodeError.failure {}
+        }
         let repaired = outcomes.withLock { $0 }
         if json {
             try printJSON(Output(assets: reports, repairs: repaired))

@@ -119,8 +119,35 @@ struct ManifestVerifyTests {
         } }
     }
 
-    @Test("a stream changed at the origin: its playlists are left as they are, said, and the damaged segment is mended all the same")
-    func changedStream() async throws {
+    @Test("a playlist alone: written again byte-identical, no other manifest written, the task not run and still completed")
+    func playlistAlone() async throws {
+        try await withTemporaryDirectory { folder in try await Origin(root: packageRoot.appendingPathComponent("Samples").path).withRunning { origin in
+            let (library, id, bundle) = try await Self.download("media/ts/main.m3u8", options: DownloadOptions(audio: .languages(["en"]), subtitles: .none),
+                                                                into: folder, from: origin)
+            let playlist = bundle.appendingPathComponent("video/index.m3u8")
+            let written = try Data(contentsOf: playlist)
+            let others = ["main.m3u8", "audio-en/index.m3u8", "origin/video.m3u8", "manifest.json"].map { bundle.appendingPathComponent($0) }
+            let dates = try others.map { try FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date }
+            try Data(written.prefix(written.count / 3)).write(to: playlist)
+            try await Task.sleep(for: .milliseconds(20))
+            let report = try await Self.verify(id, in: library)
+            #expect(report.manifests.map(\.file) == ["video/index.m3u8"] && report.damage.isEmpty, "\(report.manifests.map(\.line))")
+            let session = try await DownloadSession(library: library)
+            let repair = try await session.beginRepair(id, damage: report.damage, manifests: report.manifests)
+            #expect(!repair.fetches)
+            let outcome = try await session.endRepair(repair)
+            await session.shutdown()
+            #expect(outcome.manifests == ["video/index.m3u8"] && outcome.manifestsLeft.isEmpty)
+            #expect(try Data(contentsOf: playlist) == written)
+            #expect(try others.map { try FileManager.default.attributesOfItem(atPath: $0.path)[.modificationDate] as? Date } == dates, "nothing else written")
+            #expect(try await library.index.asset(id)?.state == .completed)
+            #expect(try await Self.verify(id, in: library).isIntact)
+        } }
+    }
+
+    @Test("a stream changed at the origin: its playlists are left as they are, said, and the damaged segment is mended all the same",
+          arguments: ["a segment fewer", "other durations"])
+    func changedStream(change: String) async throws {
         try await withTemporaryDirectory { folder in
             // The origin serves a copy of the sample, which changes after the download.
             let root = folder.appendingPathComponent("origin")
@@ -137,8 +164,13 @@ struct ManifestVerifyTests {
                     .first { ["180p", "270p", "360p"].contains($0) && segment.uri.contains("/\($0)/") })
                 let originPlaylist = root.appendingPathComponent("ts/\(variant)/index.m3u8")
                 var lines = try String(contentsOf: originPlaylist, encoding: .utf8).components(separatedBy: "\n")
-                let last = try #require(lines.lastIndex { $0.hasSuffix(".ts") })
-                lines.removeSubrange((last - 1)...last)
+                if change == "a segment fewer" {
+                    let last = try #require(lines.lastIndex { $0.hasSuffix(".ts") })
+                    lines.removeSubrange((last - 1)...last)
+                } else {
+                    // The same files planned: told apart by the copy of the playlist the bundle keeps.
+                    lines = lines.map { $0.hasPrefix("#EXTINF:") ? "#EXTINF:1.5," : $0 }
+                }
                 try Data(lines.joined(separator: "\n").utf8).write(to: originPlaylist)
 
                 let report = try await Self.verify(id, in: library)
@@ -147,6 +179,9 @@ struct ManifestVerifyTests {
                 #expect(repaired.status == 1, "\(repaired.standardOutput)\(repaired.standardError)")
                 #expect(repaired.standardOutput.contains("manifest: video/index.m3u8: not written again: the stream has changed at the origin"),
                         "\(repaired.standardOutput)")
+                if change == "other durations" {
+                    #expect(repaired.standardOutput.contains("(origin/video.m3u8 is not the copy the bundle keeps)"), "\(repaired.standardOutput)")
+                }
                 #expect(try Data(contentsOf: playlist) == Data("#EXTM3U\n".utf8), "left as it was")
                 #expect(FileManager.default.fileExists(atPath: bundle.appendingPathComponent(segment.fileName).path), "the segment is mended")
             }

@@ -38,6 +38,24 @@ struct BundleWriter: Sendable {
         if !inRun { try await library.index.bundleChanged(id) }
     }
 
+    /// Every file ``writeManifests(of:format:for:inRun:)`` writes for `planned`, by its path in
+    /// the bundle, with its bytes: for a repair to compare the origin's copies and write only
+    /// the damaged manifests (``DownloadSession/beginRepair(_:damage:manifests:)``).
+    static func manifestFiles(of planned: PlannedStream, format: any StreamFormat) -> [String: [UInt8]] {
+        let plan = planned.plan
+        var files: [String: [UInt8]] = [:]
+        if let origin = plan.originMain { files["origin/main.\(format.originExtension)"] = format.redacted(origin: origin) }
+        for rendition in plan.renditions {
+            if !rendition.originText.isEmpty {
+                files["origin/\(rendition.record.key).\(format.originExtension)"] = format.redacted(origin: rendition.originText)
+            }
+            files["\(rendition.record.key)/index.m3u8"] = Array(rendition.localText.utf8)
+        }
+        for (path, text) in plan.localManifests { files[path] = Array(text.utf8) }
+        files["main.m3u8"] = Array(plan.localMain.utf8)
+        return files
+    }
+
     /// Appends to asset `id`'s local media playlists the lines of a plan of what a recording's
     /// round appended (``DownloadPlan/appendsTo``); the other manifests are left as the last
     /// whole plan wrote them, until the next one (the recording finished, a run started).

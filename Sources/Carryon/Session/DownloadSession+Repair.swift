@@ -13,6 +13,9 @@ extension DownloadSession {
     public struct Repair: Sendable {
         /// The task that fetches the damaged resources.
         public let task: DownloadTask
+        /// Whether the task must run to fetch them: false when nothing is to be fetched (only
+        /// manifests were damaged, and are written already), the task left as it was.
+        public let fetches: Bool
         /// The damage it set out to mend.
         public let damage: [Damage]
         /// The resources as they were recorded before the repair, and the task's state then.
@@ -54,11 +57,14 @@ extension DownloadSession {
 
     /// Prepares to mend `damage` and `manifests` (a ``verify(_:record:)`` report's) of asset
     /// `id`: damaged manifests are written again at once, the damaged resources are marked to be
-    /// fetched again and the task is suspended. `manifest.json` is written from the index; the
-    /// playlists from the stream's, read again with the asset's selection and range, only when
-    /// they plan exactly the files the index holds (the index is not changed): a stream changed
-    /// at the origin, one that cannot be read and a live recording's (the stream has moved on)
-    /// leave them as they are, said in ``RepairOutcome/manifestsLeft``. Then resume the task
+    /// fetched again and the task is suspended. `manifest.json` is written from the index; a
+    /// damaged playlist from the stream's, read again with the asset's selection and range, only
+    /// when the stream is the one downloaded (its playlists at the origin, secrets left out, are
+    /// byte for byte the copies the bundle keeps in `origin/`, and plan the files the index holds)
+    /// — the index is not changed, and no other manifest is written. A stream changed at the
+    /// origin, one that cannot be read and a live recording's (the stream has moved on) leave the
+    /// playlists as they are, said in ``RepairOutcome/manifestsLeft``. With nothing to fetch
+    /// (``Repair/fetches`` false) the task is left as it was. Otherwise resume the task
     /// (``DownloadTask/resume()``), which fetches them, wait for it
     /// (``DownloadTask/waitUntilFinished()``) and call ``endRepair(_:)``: it records again what
     /// was not mended, as it was. A process stopped in between leaves the task suspended, the
@@ -76,6 +82,10 @@ extension DownloadSession {
         }
         let before = try await index.resources(damage.map(\.resource), of: id).filter { $0.state == .done }
         let (rewritten, left) = await rewriteManifests(id, damaged: manifests)
+        guard !before.isEmpty else {
+            return Repair(task: DownloadTask(id: id, session: self), fetches: false, damage: [], before: [], stateBefore: stateBefore,
+                          errorBefore: nil, manifests: rewritten, manifestsLeft: left)
+        }
         let bundle = library.bundleURL(for: id)
         for resource in before { try? FileManager.default.removeItem(at: BundleWriter.partialFile(of: resource, in: bundle)) }
         try await index.markPending(before.map { $0.id! }, of: id)
@@ -84,7 +94,7 @@ extension DownloadSession {
             throw TaskScheduler.busy(id, holder, "it must stop before it is repaired")
         }
         record(id, machine)
-        return Repair(task: DownloadTask(id: id, session: self), damage: damage.filter { damaged in before.contains { $0.id == damaged.resource } },
+        return Repair(task: DownloadTask(id: id, session: self), fetches: true, damage: damage.filter { damaged in before.contains { $0.id == damaged.resource } },
                       before: before, stateBefore: stateBefore, errorBefore: try await index.asset(id)?.errorMessage, manifests: rewritten, manifestsLeft: left)
     }
 
@@ -95,7 +105,7 @@ extension DownloadSession {
         let playlists = damaged.filter { $0.file != BundleManifest.fileName }
         if !playlists.isEmpty {
             do throws(CarryonError) {
-                try await rewritePlaylists(id)
+                try await rewritePlaylists(id, only: Set(playlists.map(\.file)))
                 written += playlists.map(\.file)
             } catch {
                 left += playlists.map { ManifestDamage(file: $0.file, message: "not written again: \(error.message)") }
@@ -112,9 +122,9 @@ extension DownloadSession {
         return (written, left)
     }
 
-    /// Writes asset `id`'s playlists again from the stream's, read again with its selection and
-    /// range, when they plan exactly the files the index holds; the index is not changed.
-    private func rewritePlaylists(_ id: String) async throws(CarryonError) {
+    /// Writes asset `id`'s manifests `damaged` again from the stream's playlists, read again with
+    /// its selection and range, when the stream is the one downloaded; nothing else is written.
+    private func rewritePlaylists(_ id: String, only damaged: Set<String>) async throws(CarryonError) {
         guard let asset = try await index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
         guard asset.options.live == nil else {
             throw CarryonError(.invalidState, "a live recording's playlists are not read again from the stream, which has moved on")
@@ -134,8 +144,29 @@ extension DownloadSession {
             let changed = now.symmetricDifference(held).count
             throw CarryonError(.invalidState, "the stream has changed at the origin since it was downloaded (\(changed) file\(changed == 1 ? "" : "s") planned otherwise): download it again for playlists of what it is now")
         }
-        try await BundleWriter(library: library).writeManifests(of: planned, format: try configuration.formats.format(named: planned.format),
-                                                               for: id, inRun: false)
+        // File names are places in the plan, not the media's: the stream is the one downloaded
+        // only if its playlists are, which the bundle keeps copies of (secrets left out).
+        let files = BundleWriter.manifestFiles(of: planned, format: try configuration.formats.format(named: planned.format))
+        let bundle = library.bundleURL(for: id)
+        let copies = files.keys.filter { $0.hasPrefix("origin/") }.sorted()
+        guard !copies.isEmpty else { throw CarryonError(.invalidState, "the bundle keeps no copy of the stream's playlists to tell the stream unchanged") }
+        for path in copies {
+            guard let kept = FileManager.default.contents(atPath: bundle.appending(path: path, directoryHint: .notDirectory).path) else {
+                throw CarryonError(.invalidState, "its copy of the stream's playlist (\(path)) is gone, so the stream cannot be told unchanged")
+            }
+            guard kept.elementsEqual(files[path]!) else {
+                throw CarryonError(.invalidState, "the stream has changed at the origin since it was downloaded (\(path) is not the copy the bundle keeps): download it again for playlists of what it is now")
+            }
+        }
+        // Planned while another process may have begun the download: not over its manifests.
+        if let ownership = try await scheduler.ownership(of: id), let holder = ownership.holder, holder.instance != scheduler.instance.id {
+            throw TaskScheduler.busy(id, ownership, "its manifests are that process's")
+        }
+        for path in damaged.sorted() {
+            guard let bytes = files[path] else { throw CarryonError(.invalidState, "\(path) is not one of the manifests the stream's plan writes") }
+            try BundleFiles.write(bytes: bytes, to: bundle.appending(path: path, directoryHint: .notDirectory))
+        }
+        try await index.bundleChanged(id)
     }
 
     /// Ends `repair` once its task has stopped: each damaged resource the run did not fetch is

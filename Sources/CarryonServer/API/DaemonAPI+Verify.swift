@@ -13,9 +13,10 @@ extension DaemonAPI {
     }
 
     /// `POST /api/assets/{id}/verify[?repair=true][&record=true]`: 200 and `{report, repairing:
-    /// false, asset}`; with `repair` and damage found, the repair starts (damaged manifests
-    /// written again at once, the damaged resources fetched again by the asset's download, which
-    /// the events follow) and the answer is 202
+    /// false, asset}`; with `repair` and damage found, damaged manifests are written again at
+    /// once (with nothing else damaged, the answer is then 200, `repairing: false`), the repair
+    /// starts (the damaged resources fetched again by the asset's download, which the events
+    /// follow) and the answer is 202
     /// with `repairing: true`. What the repair cannot mend is recorded again as it was once the
     /// download stops; a later verify tells what is left.
     func verify(_ request: Request, task: DownloadTask) async throws -> Response {
@@ -26,6 +27,11 @@ extension DaemonAPI {
             return try APIJSON.response(Verified(report: report, repairing: false, asset: try await task.snapshot()))
         }
         let begun = try await session.beginRepair(task.id, damage: report.damage, manifests: report.manifests)
+        guard begun.fetches else {
+            // Manifests alone, written already (or not, said by a later verify).
+            _ = try await session.endRepair(begun)
+            return try APIJSON.response(Verified(report: report, repairing: false, asset: try await task.snapshot()))
+        }
         do {
             try await begun.task.resume()
         } catch {
