@@ -21,7 +21,9 @@ struct BundleVerifier: Sendable {
         let started = clock.now
         guard let asset = try await library.index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
         var report = VerificationReport(id: id, name: asset.name)
-        let resources = try await library.index.doneResources(of: id)
+        // Every row once: the done ones are checked on disk, all of them name the manifests' files.
+        let planned = try await library.index.resources(of: id)
+        let resources = planned.filter { $0.state == .done }
         // Which resource's bytes a digest is: a file holding another resource's bytes is named so.
         var byDigest: [String: ResourceRecord] = [:]
         for resource in resources { if let digest = resource.sha256 { byDigest[digest] = resource } }
@@ -103,7 +105,7 @@ struct BundleVerifier: Sendable {
             report.recorded += 1
         }
         report.manifests = ManifestCheck(asset: asset, bundle: bundle, renditions: try await library.index.renditions(of: id),
-                                         resources: try await library.index.resources(of: id)).damage()
+                                         resources: planned).damage()
         let order = Dictionary(uniqueKeysWithValues: resources.enumerated().map { ($0.element.id!, $0.offset) })
         report.damage.sort { (order[$0.resource] ?? 0) < (order[$1.resource] ?? 0) }
         let elapsed = clock.now - started
