@@ -101,7 +101,10 @@ struct ManifestCheck {
                 if let file = Self.file(uri, from: folder) { named.insert(file) } else if outside == nil { outside = uri }
             }
         } catch {
-            return "it does not read as a playlist: \(error)"
+            // One line: the report prints a line per damage (the error's description quotes the
+            // line on a second).
+            let quoted = error.lineText.map { " [\($0.prefix(80))]" } ?? ""
+            return "it does not read as a playlist: \(error.line.map { "line \($0): " } ?? "")\(error.message)\(quoted)"
         }
         if let outside { return "it names \(outside.prefix(120)), which is not a file of the bundle" }
         // Every file named is in the bundle, or planned (not downloaded yet), or a gap's name.
