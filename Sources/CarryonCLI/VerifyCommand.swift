@@ -139,7 +139,8 @@ struct Verify: AsyncParsableCommand {
         if report.resources == 0, report.isIntact {
             print("\(report.id)  \(report.name): nothing on disk to check")
         } else if report.isIntact {
-            print("\(report.id)  \(report.name): intact (\(checked); \(how)\(recorded); its manifests read)")
+            let manifests = report.manifestsChecked ? "its manifests read" : "its manifests not checked: it downloads, or has none yet"
+            print("\(report.id)  \(report.name): intact (\(checked); \(how)\(recorded); \(manifests))")
         } else {
             print("\(report.id)  \(report.name): \(report.damageCount) damaged (\(checked); \(how)\(recorded))")
             for damage in report.manifests { print("  \(damage.line)") }

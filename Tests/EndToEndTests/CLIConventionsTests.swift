@@ -237,7 +237,7 @@ struct CLIConventionsTests {
                 #expect(!access.isEmpty && access.allSatisfy { $0["x-event"] == "download" && $0["cs-uri"] != nil && $0["sc-status"] == "200" })
                 let verify = try Self.object(try await runCarryon(["verify", id, "--json"] + library))
                 #expect(Set(verify.keys) == ["assets", "repairs"], "\(verify.keys)")
-                #expect(Self.keys((verify["assets"] as? [Any])?.first) == ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage", "manifests"])
+                #expect(Self.keys((verify["assets"] as? [Any])?.first) == ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage", "manifests", "manifestsChecked"])
                 let keys = try JSONSerialization.jsonObject(with: Data(try await runCarryon(["keys", "list", id, "--json"] + library).standardOutput.utf8))
                 #expect((keys as? [Any])?.isEmpty == true, "the sample is not encrypted")
 

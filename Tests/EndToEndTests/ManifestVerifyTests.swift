@@ -1,4 +1,5 @@
 @testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonServer
 import CarryonTestSupport
 import Foundation
@@ -55,7 +56,7 @@ struct ManifestVerifyTests {
             let (library, id, _) = try await Self.download(String(parts[0]), options: options, into: folder)
             let report = try await Self.verify(id, in: library)
             #expect(report.manifests == [], "\(report.manifests.map(\.line))")
-            #expect(report.isIntact && report.resources > 0)
+            #expect(report.isIntact && report.resources > 0 && report.manifestsChecked)
         }
     }
 
@@ -203,6 +204,23 @@ struct ManifestVerifyTests {
             }
             let report = try await Self.verify(id, in: library)
             #expect(report.manifests == [] && report.isIntact, "\(report.manifests.map(\.line))")
+        }
+    }
+
+    @Test("while another process downloads the asset its manifests are not checked, and the report says so")
+    func runningNotChecked() async throws {
+        try await withTemporaryDirectory { folder in
+            let (library, id, bundle) = try await Self.download("media/ts/main.m3u8", options: DownloadOptions(audio: .none, subtitles: .none), into: folder)
+            try Data("#EXTM3U\n".utf8).write(to: bundle.appendingPathComponent("video/index.m3u8"))
+            let claim = try await library.holdAsAnotherProcess(id)
+            #expect(try await library.index.asset(id)?.state == .running)
+            let running = try await Self.verify(id, in: library)
+            #expect(running.manifests.isEmpty && !running.manifestsChecked)
+            let printed = try await runCarryon(["verify", id, "--library", library.root.path])
+            #expect(printed.standardOutput.contains("its manifests not checked"), "\(printed.standardOutput)")
+            try await library.release(claim, as: .completed)
+            let stopped = try await Self.verify(id, in: library)
+            #expect(stopped.manifests.map(\.file) == ["video/index.m3u8"] && stopped.manifestsChecked)
         }
     }
 

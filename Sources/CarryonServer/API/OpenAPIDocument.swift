@@ -1165,7 +1165,8 @@ enum OpenAPIDocument {
           "recorded",
           "seconds",
           "damage",
-          "manifests"
+          "manifests",
+          "manifestsChecked"
         ],
         "properties": {
           "id": {
@@ -1208,6 +1209,10 @@ enum OpenAPIDocument {
             "items": {
               "$ref": "#/components/schemas/ManifestDamage"
             }
+          },
+          "manifestsChecked": {
+            "type": "boolean",
+            "description": "false while the asset downloads or records, and before its playlists were first read"
           }
         }
       },

@@ -104,8 +104,9 @@ struct BundleVerifier: Sendable {
                                              sha256: digest, fence: nil)
             report.recorded += 1
         }
-        report.manifests = ManifestCheck(asset: asset, bundle: bundle, renditions: try await library.index.renditions(of: id),
-                                         resources: planned).damage()
+        let manifests = ManifestCheck(asset: asset, bundle: bundle, renditions: try await library.index.renditions(of: id), resources: planned)
+        report.manifests = manifests.damage()
+        report.manifestsChecked = manifests.isChecked
         let order = Dictionary(uniqueKeysWithValues: resources.enumerated().map { ($0.element.id!, $0.offset) })
         report.damage.sort { (order[$0.resource] ?? 0) < (order[$1.resource] ?? 0) }
         let elapsed = clock.now - started

@@ -30,11 +30,10 @@ struct ManifestCheck {
         planned = Set(resources.map(\.fileName))
     }
 
-    /// Every damaged manifest of the asset, `main.m3u8` first; none before its playlists were
-    /// read, nor while it downloads or records (a run writes its playlists before its rows, and
-    /// appends to a recording's).
+    /// Every damaged manifest of the asset, `main.m3u8` first; none when it is not checked
+    /// (``isChecked``).
     func damage() -> [ManifestDamage] {
-        guard asset.planned, asset.state != .running, asset.state != .waiting else { return [] }
+        guard isChecked else { return [] }
         var found: [ManifestDamage] = []
         if let problem = checkPlaylist(LocalManifest.main.path, names: nil) {
             found.append(ManifestDamage(file: LocalManifest.main.path, message: problem))
@@ -50,6 +49,11 @@ struct ManifestCheck {
         if let problem = checkBundleManifest() { found.append(ManifestDamage(file: BundleManifest.fileName, message: problem)) }
         return found
     }
+
+    /// Whether ``damage()`` checks anything: not before the asset's playlists were first read,
+    /// nor while it downloads or records (a run writes its playlists before its rows, and
+    /// appends to a recording's).
+    var isChecked: Bool { asset.planned && asset.state != .running && asset.state != .waiting }
 
     /// The bytes of the manifest at `path`, or what keeps them from being read.
     private func read(_ path: String) -> Result<[UInt8], Unreadable> {

@@ -24,6 +24,10 @@ public struct VerificationReport: Sendable, Codable, Hashable {
     /// Each damaged manifest: `main.m3u8`, a rendition's playlist, the format's own (`main.mpd`),
     /// `manifest.json`. Empty in a report of an earlier release, which did not check them.
     public var manifests: [ManifestDamage]
+    /// Whether the manifests were checked: not while the asset downloads or records (a run
+    /// rewrites them), nor before its playlists were first read; false in a report of an
+    /// earlier release.
+    public var manifestsChecked: Bool
 
     /// Whether nothing is damaged.
     public var isIntact: Bool { damage.isEmpty && manifests.isEmpty }
@@ -33,7 +37,7 @@ public struct VerificationReport: Sendable, Codable, Hashable {
 
     /// A report of asset `id`, with what was checked and found.
     public init(id: String, name: String, resources: Int = 0, files: Int = 0, bytes: Int = 0, hashed: Int = 0, recorded: Int = 0,
-                seconds: Double = 0, damage: [Damage] = [], manifests: [ManifestDamage] = []) {
+                seconds: Double = 0, damage: [Damage] = [], manifests: [ManifestDamage] = [], manifestsChecked: Bool = false) {
         self.id = id
         self.name = name
         self.resources = resources
@@ -44,10 +48,11 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         self.seconds = seconds
         self.damage = damage
         self.manifests = manifests
+        self.manifestsChecked = manifestsChecked
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, name, resources, files, bytes, hashed, recorded, seconds, damage, manifests
+        case id, name, resources, files, bytes, hashed, recorded, seconds, damage, manifests, manifestsChecked
     }
 
     /// A report as written, an earlier release's (without `manifests`) too.
@@ -63,6 +68,7 @@ public struct VerificationReport: Sendable, Codable, Hashable {
         seconds = try container.decode(Double.self, forKey: .seconds)
         damage = try container.decode([Damage].self, forKey: .damage)
         manifests = try container.decodeIfPresent([ManifestDamage].self, forKey: .manifests) ?? []
+        manifestsChecked = try container.decodeIfPresent(Bool.self, forKey: .manifestsChecked) ?? false
     }
 }
 
