@@ -42,12 +42,16 @@ public final class HostileOrigin: @unchecked Sendable {
     private let listener: Int32
     /// The port it listens on.
     public let port: Int
-    /// `http://127.0.0.1:PORT`.
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// The IPv4 address it listens on.
+    public let host: String
+    /// `http://HOST:PORT`.
+    public var baseURL: String { "http://\(host):\(port)" }
 
-    /// Starts listening; `answers` maps a request path (query included) to its answer, and any
+    /// Starts listening on `host` (an IPv4 address: a ``NetworkNamespaces`` services address
+    /// for a host apart); `answers` maps a request path (query included) to its answer, and any
     /// other path is a 404 (until ``answer(_:with:)`` says otherwise).
-    public init(_ answers: [String: Answer] = [:]) throws {
+    public init(_ answers: [String: Answer] = [:], host: String = "127.0.0.1") throws {
+        self.host = host
         self.answers = answers
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw TestSupportError("socket() failed") }
@@ -55,7 +59,7 @@ public final class HostileOrigin: @unchecked Sendable {
         setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
@@ -63,7 +67,7 @@ public final class HostileOrigin: @unchecked Sendable {
                 bind(socket, address, length) == 0 && listen(socket, 64) == 0 && getsockname(socket, address, &length) == 0
             }
         }
-        guard bound else { close(socket); throw TestSupportError("the hostile origin cannot listen on 127.0.0.1") }
+        guard bound else { close(socket); throw TestSupportError("the hostile origin cannot listen on \(host)") }
         listener = socket
         port = Int(UInt16(bigEndian: address.sin_port))
         let listener = self.listener
@@ -77,8 +81,9 @@ public final class HostileOrigin: @unchecked Sendable {
     }
 
     /// Runs `body` with a running origin, and stops it after.
-    public static func withRunning<T>(_ answers: [String: Answer] = [:], _ body: (HostileOrigin) async throws -> T) async throws -> T {
-        let origin = try HostileOrigin(answers)
+    public static func withRunning<T>(_ answers: [String: Answer] = [:], host: String = "127.0.0.1",
+                                      _ body: (HostileOrigin) async throws -> T) async throws -> T {
+        let origin = try HostileOrigin(answers, host: host)
         defer { origin.stop() }
         return try await body(origin)
     }

@@ -11,7 +11,7 @@ import NIOHTTP1
 /// the client's request state machine, a delegate call, a `pwrite(2)` and a progress report.
 /// Measured on the 20-minute benchmark asset from nginx over HTTPS and HTTP/2 (`perf record`),
 /// that per-frame path was most of Carryon's CPU beyond curl's. Installed on each HTTP/2 stream
-/// (``HTTPClient/Configuration/carryon(maximumRedirects:connectionsPerHost:)``).
+/// (``HTTPClient/Configuration/carryon(connectionsPerHost:)``).
 final class BodyCoalescer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart

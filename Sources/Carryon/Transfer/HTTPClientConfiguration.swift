@@ -17,8 +17,8 @@ extension HTTPClient.Configuration {
 
     /// How every HTTP client of Carryon's is set up — a session's and the one `inspect` shares:
     ///
-    /// - redirects followed up to `maximumRedirects`, never in a cycle (and never to `file:` or
-    ///   a Unix socket, which the client refuses and ``LocationRule`` names);
+    /// - no redirect followed by the client: ``PlaylistFetcher`` and ``ResourceFetcher`` follow
+    ///   them (``RedirectChain``), so that each location is checked before it is requested;
     /// - a refused or failed connection fails the request, for ``RetryPolicy`` to back off from
     ///   and report: left to the client, it retried silently until each request's timeout
     ///   (about 100 s before a download to a closed port said anything);
@@ -31,9 +31,9 @@ extension HTTPClient.Configuration {
     ///   so every connection's socket was always readable, and each held four buffers for a
     ///   writer that takes one at a time. At 32 connections that was 5-8 MiB of a download's
     ///   peak memory (Benchmarks/README.md); the connections still share the event loops fairly.
-    static func carryon(maximumRedirects: Int = 5, connectionsPerHost: Int = 8) -> HTTPClient.Configuration {
+    static func carryon(connectionsPerHost: Int = 8) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .follow(max: maximumRedirects, allowCycles: false)
+        configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled

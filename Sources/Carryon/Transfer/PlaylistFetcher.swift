@@ -50,6 +50,10 @@ public struct PlaylistFetcher: Sendable {
     /// `headers` with every request. The defaults accept playlists up to 64 MiB, give a request
     /// 30 seconds, try a failed request up to 4 times in all, and end a request that stalls for
     /// 30 seconds.
+    ///
+    /// The fetcher follows up to five redirects itself, checking each location before it is
+    /// asked, when `client` does not (`redirectConfiguration = .disallow`). A client that
+    /// follows them has where they led checked only once it has answered.
     public init(client: HTTPClient, headers: [HTTPHeader] = [], maximumPlaylistBytes: Int = 64 << 20,
                 timeout: Duration = .seconds(30), retry: RetryPolicy = RetryPolicy(maximumAttempts: 4),
                 stallTimeout: Duration = .seconds(30)) {
@@ -186,8 +190,10 @@ public struct PlaylistFetcher: Sendable {
             let failure: Failure
             do throws(Failure) {
                 let body = try await watchedRequest(url, range: range, post: post)
-                // The client followed any redirect itself: where it led is checked before a
-                // byte of what came back is read or shown.
+                // Carryon follows redirects itself, checking each location before it is asked
+                // (``RedirectChain``); a client given by a program may have followed them
+                // instead, and then where it led is checked before a byte of what came back is
+                // read or shown.
                 if body.url != url {
                     do { try rule.check(body.url, namedBy: "a redirect from \(url)") } catch { throw Failure(error: error, retryable: false) }
                 }
@@ -257,32 +263,47 @@ public struct PlaylistFetcher: Sendable {
     }
 
     private func requestBytes(_ url: String, range: ClosedRange<Int64>?, post: Post?, meter: StallMeter) async throws(Failure) -> Body {
-        var request = HTTPClientRequest(url: URIReference.encodingSpaces(url))
-        for header in headers { request.headers.add(name: header.name, value: header.value) }
-        if let post {
-            request.method = .POST
-            request.headers.replaceOrAdd(name: "Content-Type", value: post.contentType)
-            request.body = .bytes(ByteBuffer(bytes: post.body))
-        }
-        if let range { request.headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
+        var headers = HTTPHeaders()
+        for header in self.headers { headers.add(name: header.name, value: header.value) }
+        if let post { headers.replaceOrAdd(name: "Content-Type", value: post.contentType) }
+        if let range { headers.replaceOrAdd(name: "Range", value: "bytes=\(range.lowerBound)-\(range.upperBound)") }
         // As browsers and players ask: a long playlist is a tenth of its size gzip'ed.
-        if range == nil, !request.headers.contains(name: "accept-encoding") {
-            request.headers.add(name: "Accept-Encoding", value: "gzip, deflate")
+        if range == nil, !headers.contains(name: "accept-encoding") {
+            headers.add(name: "Accept-Encoding", value: "gzip, deflate")
         }
-        let response: HTTPClientResponse
-        do {
-            response = try await network.client(for: url).execute(request, timeout: .init(timeout))
-        } catch {
-            if error is CancellationError {
-                throw Failure(error: CarryonError(.http, "\(url): the request failed: \(Self.describe(error))", cause: error), retryable: false)
+        var post = post
+        var redirects = RedirectChain(from: url, maximum: network.maximumRedirects, rule: rule)
+        var response: HTTPClientResponse
+        while true {
+            let target = redirects.current
+            var request = HTTPClientRequest(url: URIReference.encodingSpaces(target))
+            request.headers = redirects.headers(headers)
+            if let post {
+                request.method = .POST
+                request.body = .bytes(ByteBuffer(bytes: post.body))
             }
-            let failure = await network.failure(error, url: url)
-            throw Failure(error: CarryonError(failure.code, failure.message(url), cause: error), retryable: !failure.isPermanent)
+            do {
+                response = try await network.client(for: target).execute(request, timeout: .init(timeout))
+            } catch {
+                if error is CancellationError {
+                    throw Failure(error: CarryonError(.http, "\(target): the request failed: \(Self.describe(error))", cause: error), retryable: false)
+                }
+                let failure = await network.failure(error, url: target)
+                throw Failure(error: CarryonError(failure.code, failure.message(target), cause: error), retryable: !failure.isPermanent)
+            }
+            // Where a redirect leads is checked before it is asked for anything.
+            do throws(CarryonError) {
+                guard try redirects.follow(response.status, response.headers) != nil else { break }
+            } catch {
+                throw Failure(error: error, retryable: false)
+            }
+            if post != nil, RedirectChain.asksAgainAsGet(response.status) {
+                post = nil
+                headers.remove(name: "Content-Type")
+            }
+            await Self.drain(response)
         }
         let status = response.status.code
-        if let refused = Self.unfollowedRedirect(response.status, response.headers, from: url) {
-            throw Failure(error: refused, retryable: false)
-        }
         guard (200..<300).contains(status) else {
             let retryable = status == 408 || status == 425 || status == 429 || status >= 500
             throw Failure(error: CarryonError(.http, "\(url): the server answered \(status) \(response.status.reasonPhrase)"),
@@ -318,7 +339,7 @@ public struct PlaylistFetcher: Sendable {
                               retryable: true)
             }
             try inflater?.finish()
-            let finalURL = response.history.last?.request.url ?? url
+            let finalURL = response.history.last?.request.url ?? redirects.current
             if let range, status != 206 {
                 // The whole resource: the range cut from it.
                 guard range.upperBound < Int64(bytes.count) else {
@@ -353,13 +374,16 @@ public struct PlaylistFetcher: Sendable {
         do { return try Inflater() } catch { throw Failure(error: CarryonError(.http, "\(url): \(error)"), retryable: false) }
     }
 
-    /// The error for a redirect the client did not follow: AsyncHTTPClient follows a redirect
-    /// from http(s) only to http(s), and hands back any other (to `file:`, a Unix socket…) as
-    /// the 3xx response itself.
-    static func unfollowedRedirect(_ status: HTTPResponseStatus, _ headers: HTTPHeaders, from url: String) -> CarryonError? {
-        guard (300..<400).contains(status.code), status.code != 304,
-              let location = headers.first(name: "location") else { return nil }
-        return CarryonError(.refusedLocation, "\(url) redirects (\(status.code)) to \(location), which Carryon does not follow: a stream fetched over HTTP is redirected only to http or https; nothing was read from it")
+    /// Reads and drops a redirect's body, so that its connection can serve the next request:
+    /// up to ``RedirectChain/drainedBody`` bytes; a longer one is cut off with its connection.
+    private static func drain(_ response: HTTPClientResponse) async {
+        var left = RedirectChain.drainedBody
+        do {
+            for try await chunk in response.body {
+                left -= chunk.readableBytes
+                if left < 0 { break }
+            }
+        } catch {}
     }
 
     /// A process-wide client like `HTTPClient.shared`, set up as every Carryon client is (see

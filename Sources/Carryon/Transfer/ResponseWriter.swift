@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// One media response as ``ResourceFetcher`` receives it: the head goes to the fetch, which
-/// decides what becomes of the body (``begin(_:)`` or ``refuse(_:)``); the body is then written
-/// to the partial file chunk by chunk, on an event loop, as it arrives.
+/// decides what becomes of the body (``begin(_:)``, ``drop(upTo:)`` or ``refuse(_:)``); the
+/// body is then written to the partial file chunk by chunk, on an event loop, as it arrives.
 ///
 /// Each chunk is checked (against the length announced or allowed, and the storage budget),
 /// paced by the task's rate limit, written with `pwrite(2)` at its place, handed to its digest
@@ -54,6 +54,8 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     private let headPromise: EventLoopPromise<HTTPResponseHead>
     private let goAhead: EventLoopPromise<Void>
     private var body: Body?
+    /// The most body bytes dropped unread (a redirect's, see ``drop(upTo:)``); nil: none.
+    private var dropping: Int?
     private var written = 0
     private var closed = false
     private var watchTimer: Scheduled<Void>?
@@ -124,6 +126,16 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
         }
     }
 
+    /// Lets the body flow and drops it, up to `limit` bytes (a redirect's, read so that its
+    /// connection can serve the next request); the request fails past that.
+    func drop(upTo limit: Int) {
+        eventLoop.execute {
+            self.dropping = limit
+            self.meter.release()
+            self.goAhead.succeed(())
+        }
+    }
+
     /// Ends the request with `error` instead of reading its body.
     func refuse(_ error: any Error) {
         eventLoop.execute {
@@ -163,8 +175,12 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        guard let body, !closed else { return eventLoop.makeFailedFuture(CancellationError()) }
         let count = buffer.readableBytes
+        if let dropping, !closed {
+            written += count
+            return written <= dropping ? eventLoop.makeSucceededVoidFuture() : eventLoop.makeFailedFuture(CancellationError())
+        }
+        guard let body, !closed else { return eventLoop.makeFailedFuture(CancellationError()) }
         do {
             try check(count, of: body)
         } catch {

@@ -15,6 +15,8 @@ public final class Network: Sendable {
     public let settings: NetworkSettings
     /// The TLS configuration every client uses.
     let tls: TLSConfiguration
+    /// The most redirects one request follows (see ``RedirectChain``).
+    let maximumRedirects: Int
     /// The client for requests that go to origins directly.
     let direct: HTTPClient
     private let proxied: [ProxyAddress: HTTPClient]
@@ -32,6 +34,7 @@ public final class Network: Sendable {
     public init(settings: NetworkSettings = NetworkSettings(), maximumRedirects: Int = 5, connectionsPerHost: Int = 8,
                 eventLoopGroup: (any EventLoopGroup)? = nil) throws(CarryonError) {
         self.settings = settings
+        self.maximumRedirects = maximumRedirects
         let tls = try TrustStore.configuration(settings)
         self.tls = tls
         let (https, http) = try settings.proxies()
@@ -41,7 +44,7 @@ public final class Network: Sendable {
         bypass = exceptions.map(NoProxy.init)
         let provider: HTTPClient.EventLoopGroupProvider = eventLoopGroup.map { .shared($0) } ?? .singleton
         func client(_ proxy: ProxyAddress?) -> HTTPClient {
-            var configuration = HTTPClient.Configuration.carryon(maximumRedirects: maximumRedirects, connectionsPerHost: connectionsPerHost)
+            var configuration = HTTPClient.Configuration.carryon(connectionsPerHost: connectionsPerHost)
             configuration.tlsConfiguration = tls
             if let proxy {
                 switch proxy.kind {
@@ -67,6 +70,7 @@ public final class Network: Sendable {
     /// ``PlaylistFetcher/init(client:headers:maximumPlaylistBytes:timeout:retry:stallTimeout:)`` is given.
     init(client: HTTPClient) {
         settings = NetworkSettings(environment: [:])
+        maximumRedirects = 5
         tls = .makeClientConfiguration()
         direct = client
         proxied = [:]

@@ -1,0 +1,83 @@
+@testable import Carryon
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// Redirects as Carryon's fetchers follow them, on real connections: a segment and a playlist
+/// reach the resource through hops on one origin and then another, the credentials stay with
+/// the origin they were given for, and a licence request POSTed and answered 303 is asked
+/// again as a GET.
+@Suite("Following redirects, hop by hop")
+struct RedirectFollowingTests {
+    static let retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(10), jitter: 0)
+    static let credentials = [HTTPHeader(name: "Authorization", value: "Basic dXNlcjpzZWNyZXQ="), HTTPHeader(name: "Cookie", value: "session=1"),
+                              HTTPHeader(name: "X-Client", value: "carryon-test")]
+
+    /// The head each request to `origin` carried, by path.
+    static func heads(_ origin: HostileOrigin) -> [String: String] {
+        var heads: [String: String] = [:]
+        for head in origin.requestHeads {
+            let path = head.split(separator: " ").dropFirst().first.map(String.init) ?? ""
+            heads[path] = head.lowercased()
+        }
+        return heads
+    }
+
+    @Test("a segment and a playlist through a relative hop and one to another origin: the bytes arrive; the first origin gets the credentials, the other does not, and both get the other headers")
+    func hopsAcrossOrigins() async throws {
+        let body = (0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns.ts\n#EXT-X-ENDLIST\n".utf8)
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(["/cdn/s.ts": .body(body), "/cdn/p.m3u8": .body(playlist)]) { cdn in
+                try await HostileOrigin.withRunning(["/s.ts": .redirect("hop/s.ts"), "/hop/s.ts": .redirect(cdn.baseURL + "/cdn/s.ts"),
+                                                     "/p.m3u8": .redirect("/hop/p.m3u8"), "/hop/p.m3u8": .redirect(cdn.baseURL + "/cdn/p.m3u8")]) { origin in
+                    let network = Network(client: PlaylistFetcher.sharedClient)
+                    let fetcher = ResourceFetcher(network: network, headers: Self.credentials, retry: Self.retry, timeout: .seconds(30),
+                                                  logger: .init(label: "test"), rule: .stream(origin.baseURL + "/p.m3u8"), stallTimeout: .seconds(30))
+                    let part = folder.appendingPathComponent("s.part")
+                    let result = try await fetcher.fetch(origin.baseURL + "/s.ts", range: nil, into: part.path, validators: .init()) { _ in }
+                    #expect(result.bytes == body.count && result.attempts == 1)
+                    #expect(try Data(contentsOf: part) == Data(body))
+
+                    let playlists = PlaylistFetcher(network: network, headers: Self.credentials).forStream(origin.baseURL + "/p.m3u8")
+                    let fetched = try await playlists.fetch(origin.baseURL + "/p.m3u8")
+                    #expect(fetched.url == cdn.baseURL + "/cdn/p.m3u8", "relative URIs resolve where the playlist came from")
+
+                    let first = Self.heads(origin)
+                    let other = Self.heads(cdn)
+                    #expect(Set(first.keys) == ["/s.ts", "/hop/s.ts", "/p.m3u8", "/hop/p.m3u8"])
+                    #expect(Set(other.keys) == ["/cdn/s.ts", "/cdn/p.m3u8"])
+                    for (path, head) in first {
+                        #expect(head.contains("authorization: basic dxnlcjpzzwnyzxq=") && head.contains("cookie: session=1"), "\(path): \(head)")
+                    }
+                    for (path, head) in other {
+                        #expect(!head.contains("authorization") && !head.contains("cookie") && !head.contains("dxnlcjpzzwnyzxq"), "\(path): \(head)")
+                        #expect(head.contains("x-client: carryon-test"), "\(path): \(head)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a licence request POSTed and answered 303 is asked again as a GET without its body; answered 307, POSTed again with it")
+    func postRedirected() async throws {
+        let licence = Array("the licence".utf8)
+        try await HostileOrigin.withRunning(["/see-other": .body(status: 303, headers: [("Location", "/licence")], []),
+                                             "/temporary": .body(status: 307, headers: [("Location", "/licence")], []),
+                                             "/licence": .body(licence)]) { origin in
+            let fetcher = PlaylistFetcher(network: Network(client: PlaylistFetcher.sharedClient)).forStream(origin.baseURL + "/main.m3u8")
+            let request = PlaylistFetcher.Post(body: Array("challenge".utf8), contentType: "application/octet-stream")
+            for path in ["/see-other", "/temporary"] {
+                let (url, bytes) = try await fetcher.fetchBytes(origin.baseURL + path, post: request)
+                #expect(url == origin.baseURL + "/licence" && bytes == licence)
+            }
+            let heads = origin.requestHeads
+            #expect(heads.count == 4, "\(heads)")
+            guard heads.count == 4 else { return }
+            #expect(heads[0].hasPrefix("POST /see-other ") && heads[0].hasSuffix("challenge"))
+            #expect(heads[1].hasPrefix("GET /licence ") && !heads[1].lowercased().contains("content-type") && !heads[1].hasSuffix("challenge"), "\(heads[1])")
+            #expect(heads[2].hasPrefix("POST /temporary "))
+            #expect(heads[3].hasPrefix("POST /licence ") && heads[3].hasSuffix("challenge") && heads[3].contains("application/octet-stream"), "\(heads[3])")
+        }
+    }
+}
