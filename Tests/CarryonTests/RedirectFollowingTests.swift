@@ -80,4 +80,34 @@ struct RedirectFollowingTests {
             #expect(heads[3].hasPrefix("POST /licence ") && heads[3].hasSuffix("challenge") && heads[3].contains("application/octet-stream"), "\(heads[3])")
         }
     }
+
+    @Test("each hop goes through the proxy its own URL calls for: a redirect from an origin reached directly (NO_PROXY) to one that is not goes to the proxy")
+    func proxyPerHop() async throws {
+        let body = Array("segment".utf8)
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(["/s.ts": .body(body)], host: "127.0.0.2") { other in
+                try await HostileOrigin.withRunning(["/s.ts": .redirect(other.baseURL + "/s.ts")]) { origin in
+                    // The proxy is a port nothing listens on: a request that goes to it fails, naming it.
+                    let deadProxy = "http://127.0.0.1:\(try ServerProgram.freePort())"
+                    for (noProxy, reachesOther) in [("127.0.0.1", false), ("127.0.0.1,127.0.0.2", true)] {
+                        let network = try Network(settings: NetworkSettings(proxy: deadProxy, noProxy: noProxy, environment: [:]))
+                        let fetcher = ResourceFetcher(network: network, headers: [], retry: Self.retry, timeout: .seconds(30), logger: .init(label: "test"),
+                                                      rule: .stream(origin.baseURL + "/p.m3u8"), stallTimeout: .seconds(30))
+                        let part = folder.appendingPathComponent("s-\(reachesOther).part")
+                        do {
+                            let result = try await fetcher.fetch(origin.baseURL + "/s.ts", range: nil, into: part.path, validators: .init()) { _ in }
+                            #expect(reachesOther && result.bytes == body.count, "NO_PROXY \(noProxy): fetched")
+                        } catch let error as CarryonError {
+                            #expect(!reachesOther && error.message.contains("at \(other.baseURL)/s.ts, where a redirect led: the proxy \(deadProxy) failed: connection refused"),
+                                    "NO_PROXY \(noProxy): \(error.message)")
+                        }
+                        await network.shutdown()
+                    }
+                    // Two attempts (the retry policy's) when the proxy fails, one when it is not used.
+                    #expect(origin.requests == ["/s.ts", "/s.ts", "/s.ts"], "the first hop went directly each time")
+                    #expect(other.requests == ["/s.ts"], "the second hop went directly only when NO_PROXY named its host")
+                }
+            }
+        }
+    }
 }

@@ -65,15 +65,22 @@ extension ResourceFetcher {
                 task.fail(reason: StallError(stall: stall))
                 writer.stop()
             }
-            let answer = try await withTaskCancellationHandler {
-                try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
-                                  requestedStart: requestedStart, validators: validators, limit: limit, digest: digest) { bytes in
-                    meter.received(bytes)
-                    progress(bytes)
+            let answer: Answer
+            do {
+                answer = try await withTaskCancellationHandler {
+                    try await receive(task, into: writer, uri: uri, range: range, partPath: partPath, existing: existing,
+                                      requestedStart: requestedStart, validators: validators, limit: limit, digest: digest) { bytes in
+                        meter.received(bytes)
+                        progress(bytes)
+                    }
+                } onCancel: {
+                    task.cancel()
+                    writer.stop()
                 }
-            } onCancel: {
-                task.cancel()
-                writer.stop()
+            } catch let error where target != uri && !(error is CarryonError || error is AttemptError || error is StallError || error is CancellationError) {
+                // The request itself failed (a connection, TLS, a proxy) where a redirect led:
+                // its words are that host's and that proxy's, not the first URL's.
+                throw RedirectedFailure(url: target, error: error)
             }
             switch answer {
             case .attempt(let attempt):
@@ -206,5 +213,11 @@ extension ResourceFetcher {
             throw AttemptError.fatal(CarryonError(.transfer, "\(uri): the server answered \(status) \(head.status.reasonPhrase)",
                                                   cause: ResponseStatus(code: Int(status))))
         }
+    }
+
+    /// A request that failed at `url`, where a redirect from the resource's URI led.
+    struct RedirectedFailure: Error {
+        var url: String
+        var error: any Error
     }
 }

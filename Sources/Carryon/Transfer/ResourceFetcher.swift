@@ -183,11 +183,13 @@ struct ResourceFetcher: Sendable {
                 throw error
             } catch {
                 if Task.isCancelled { throw CancellationError() }
-                let failure = await network.failure(error, url: uri)
+                let redirected = error as? RedirectedFailure
+                var failure = await network.failure(redirected?.error ?? error, url: redirected?.url ?? uri)
+                if let redirected { failure.text = "at \(redirected.url), where a redirect led: \(failure.text)" }
                 lastCause = failure.text
                 pushedBack?()
                 if failure.isPermanent {
-                    throw CarryonError(failure.code, failure.message(uri), cause: error)
+                    throw CarryonError(failure.code, failure.message(uri), cause: redirected?.error ?? error)
                 }
                 let decision = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
                 guard case .retry(let delay) = decision else {
