@@ -110,4 +110,33 @@ struct RedirectFollowingTests {
             }
         }
     }
+
+    @Test("a redirect with a body is followed alike whether its body is read and dropped (2 KiB) or not read (10 KiB), for media and playlists; the body is in no file")
+    func redirectBodies() async throws {
+        let body = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns.ts\n#EXT-X-ENDLIST\n".utf8)
+        try await withTemporaryDirectory { folder in
+            var answers: [String: HostileOrigin.Answer] = ["/s.ts": .body(body), "/p.m3u8": .body(playlist)]
+            for size in [2 << 10, 10 << 10] {
+                let filler = [UInt8](repeating: 0x5A, count: size)
+                answers["/\(size)/s.ts"] = .body(status: 302, headers: [("Location", "/s.ts"), ("Content-Type", "text/html")], filler)
+                answers["/\(size)/p.m3u8"] = .body(status: 301, headers: [("Location", "/p.m3u8")], filler)
+            }
+            try await HostileOrigin.withRunning(answers) { origin in
+                let network = Network(client: PlaylistFetcher.sharedClient)
+                let media = ResourceFetcher(network: network, headers: [], retry: Self.retry, timeout: .seconds(30), logger: .init(label: "test"),
+                                            rule: .stream(origin.baseURL + "/p.m3u8"), stallTimeout: .seconds(30))
+                let playlists = PlaylistFetcher(network: network).forStream(origin.baseURL + "/p.m3u8")
+                for size in [2 << 10, 10 << 10] {
+                    let part = folder.appendingPathComponent("s-\(size).part")
+                    let result = try await media.fetch(origin.baseURL + "/\(size)/s.ts", range: nil, into: part.path, validators: .init()) { _ in }
+                    #expect(result.bytes == body.count && result.attempts == 1, "\(size)")
+                    #expect(try Data(contentsOf: part) == Data(body), "\(size): the redirect's body is not in the file")
+                    let (url, bytes) = try await playlists.fetchBytes(origin.baseURL + "/\(size)/p.m3u8")
+                    #expect(url == origin.baseURL + "/p.m3u8" && bytes == playlist, "\(size)")
+                }
+                #expect(origin.requests == ["/2048/s.ts", "/s.ts", "/2048/p.m3u8", "/p.m3u8", "/10240/s.ts", "/s.ts", "/10240/p.m3u8", "/p.m3u8"])
+            }
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 @testable import Carryon
 import CarryonTestSupport
 import Foundation
@@ -33,7 +34,7 @@ struct RequestTimeoutTests {
         }
     }
 
-    @Test("a request the client ends without a response (a redirect loop) fails at once, naming why, not after the timeout",
+    @Test("a segment that redirects in a loop fails at once, naming why, not after the timeout",
           .timeLimit(.minutes(3)))
     func clientEndsRequest() async throws {
         try await withTemporaryDirectory { folder in
@@ -56,6 +57,33 @@ struct RequestTimeoutTests {
                 }
                 #expect(clock.now - started < .seconds(60), "the 120 s timeout was not waited for")
                 #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("s1.part").path))
+            }
+        }
+    }
+
+    @Test("a request the client ends without a response (the client shut down while it waits) fails at once, not after the timeout",
+          .timeLimit(.minutes(3)))
+    func clientShutDown() async throws {
+        try await withTemporaryDirectory { folder in
+            try await HostileOrigin.withRunning(["/s1.ts": .silent]) { origin in
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .carryon())
+                let fetcher = ResourceFetcher(network: Network(client: client), headers: [], retry: Self.retry, timeout: .seconds(120),
+                                              logger: .init(label: "test"), rule: .stream(origin.baseURL + "/main.m3u8"),
+                                              stallTimeout: .seconds(120))
+                let clock = ContinuousClock()
+                let started = clock.now
+                async let fetched = fetcher.fetch(origin.baseURL + "/s1.ts", range: nil, into: folder.appendingPathComponent("s1.part").path,
+                                                  validators: .init()) { _ in }
+                for _ in 0..<1000 where origin.requests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(origin.requests == ["/s1.ts"], "the request reached the origin")
+                try await client.shutdown()
+                do {
+                    _ = try await fetched
+                    Issue.record("a request whose client shut down was fetched")
+                } catch {
+                    #expect(!(error is CancellationError), "\(error)")
+                }
+                #expect(clock.now - started < .seconds(60), "the 120 s timeout was not waited for")
             }
         }
     }

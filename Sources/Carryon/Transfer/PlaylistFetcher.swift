@@ -8,14 +8,15 @@ import NIOHTTP1
 /// Reads playlists from `http(s)://` URLs, `file://` URLs and local paths.
 ///
 /// Playlists are read whole (they are small text), up to ``maximumPlaylistBytes``; redirects are
-/// followed up to a bound, and any status other than 2xx is an error naming the URL and status.
+/// followed by the fetcher, up to a bound, each location checked against ``rule`` before it is
+/// asked; any status other than 2xx is an error naming the URL and status.
 ///
 /// ```swift
-/// try await HTTPClient.withHTTPClient { client in   // or use HTTPClient.shared
-///     let fetcher = PlaylistFetcher(client: client)
-///     let fetched = try await fetcher.fetch("https://example.com/main.m3u8")
-///     print(fetched.url, fetched.parsed.playlist.kind)
-/// }
+/// let network = try Network()   // the system's trust store, the environment's proxies
+/// let fetcher = PlaylistFetcher(network: network)
+/// let fetched = try await fetcher.fetch("https://example.com/main.m3u8")
+/// print(fetched.url, fetched.parsed.playlist.kind)
+/// await network.shutdown()
 /// ```
 public struct PlaylistFetcher: Sendable {
     /// The clients `http` and `https` URLs are fetched with: the trust and the proxies of
@@ -273,6 +274,8 @@ public struct PlaylistFetcher: Sendable {
         }
         var post = post
         var redirects = RedirectChain(from: url, maximum: network.maximumRedirects, rule: rule)
+        // One timeout for the whole chain: a chain of redirects is one request's time.
+        let deadline = ContinuousClock.now + timeout
         var response: HTTPClientResponse
         while true {
             let target = redirects.current
@@ -283,7 +286,8 @@ public struct PlaylistFetcher: Sendable {
                 request.body = .bytes(ByteBuffer(bytes: post.body))
             }
             do {
-                response = try await network.client(for: target).execute(request, timeout: .init(timeout))
+                let left = max(deadline - ContinuousClock.now, .milliseconds(1))
+                response = try await network.client(for: target).execute(request, timeout: .init(left))
             } catch {
                 if error is CancellationError {
                     throw Failure(error: CarryonError(.http, "\(target): the request failed: \(Self.describe(error))", cause: error), retryable: false)
@@ -374,15 +378,15 @@ public struct PlaylistFetcher: Sendable {
         do { return try Inflater() } catch { throw Failure(error: CarryonError(.http, "\(url): \(error)"), retryable: false) }
     }
 
-    /// Reads and drops a redirect's body, so that its connection can serve the next request:
-    /// up to ``RedirectChain/drainedBody`` bytes; a longer one is cut off with its connection.
+    /// Reads and drops a redirect's body when its `Content-Length` says it is at most
+    /// ``RedirectChain/drainedBody`` bytes, so that its connection can serve the next request.
+    /// Any other (longer, or of no stated length, which could dribble for as long as it likes)
+    /// is not read: the response dropped, its request is cancelled.
     private static func drain(_ response: HTTPClientResponse) async {
-        var left = RedirectChain.drainedBody
+        guard let length = response.headers.first(name: "content-length").flatMap(Int.init),
+              length <= RedirectChain.drainedBody else { return }
         do {
-            for try await chunk in response.body {
-                left -= chunk.readableBytes
-                if left < 0 { break }
-            }
+            for try await _ in response.body {}
         } catch {}
     }
 

@@ -9,7 +9,8 @@ import NIOHTTP1
 /// redirects there. Each hop also goes through the client its own URL's proxy rules choose
 /// (``Network/client(for:)``).
 ///
-/// The rules are a browser's and AsyncHTTPClient's:
+/// The rules are a browser's (AsyncHTTPClient's were a little looser: it also followed 304 and
+/// 305, and told origins apart hop by hop):
 /// - 301, 302, 303, 307 and 308 with a `Location` are followed, resolved against the URL that
 ///   answered; any other answer ends the chain;
 /// - at most ``maximum`` redirects ("too many redirects"), never to a URL already visited
@@ -109,10 +110,13 @@ struct RedirectChain: Sendable {
 
     /// `url`'s scheme, host and port, lower case, the port spelled out: what "the same origin"
     /// compares.
+    /// Read as the client reads a URL (`URL(string:)`, lenient with characters a stricter
+    /// parser refuses), so that such a character in a path or query does not make one origin
+    /// look like two.
     static func origin(of url: String) -> String {
-        guard let components = URLComponents(string: URIReference.encodingSpaces(url)) else { return url }
-        let scheme = components.scheme?.lowercased() ?? ""
-        let port = components.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(components.host?.lowercased() ?? ""):\(port)"
+        guard let parsed = URL(string: URIReference.encodingSpaces(url)) else { return url }
+        let scheme = parsed.scheme?.lowercased() ?? ""
+        let port = parsed.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(parsed.host(percentEncoded: false)?.lowercased() ?? ""):\(port)"
     }
 }

@@ -47,6 +47,8 @@ extension ResourceFetcher {
         // Redirects are followed here, each location checked before it is asked (see
         // RedirectChain); every hop is a request of this attempt.
         var redirects = RedirectChain(from: uri, maximum: network.maximumRedirects, rule: rule)
+        // One timeout for the heads of the whole chain: a chain of redirects is one request's time.
+        let headDeadline = NIODeadline.now() + .nanoseconds(Int64(timeout / .nanoseconds(1)))
         while true {
             let target = redirects.current
             // A space in a URI (read leniently) is fetched as browsers fetch it, as %20.
@@ -58,7 +60,7 @@ extension ResourceFetcher {
             let writer = ResponseWriter(eventLoop: client.eventLoopGroup.next(), meter: meter)
             let task = client.execute(request: request, delegate: writer, eventLoop: .delegate(on: writer.eventLoop))
             writer.follow(task)
-            writer.timeHead(deadline: .now() + .nanoseconds(Int64(timeout / .nanoseconds(1))), HTTPClientError.deadlineExceeded) {
+            writer.timeHead(deadline: headDeadline, HTTPClientError.deadlineExceeded) {
                 task.cancel()
             }
             writer.watch { stall in

@@ -193,7 +193,8 @@ struct ResourceFetcher: Sendable {
                 }
                 let decision = retry.decision(afterAttempt: attempt, randomUnit: Double.random(in: 0...1))
                 guard case .retry(let delay) = decision else {
-                    throw CarryonError(.transfer, retry.reason(decision, uri: uri, attempts: attempt, lastCause: lastCause), cause: error)
+                    throw CarryonError(.transfer, retry.reason(decision, uri: uri, attempts: attempt, lastCause: lastCause),
+                                       cause: redirected?.error ?? error)
                 }
                 try await Task.sleep(for: delay)
             }

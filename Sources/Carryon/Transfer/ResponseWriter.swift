@@ -106,9 +106,9 @@ final class ResponseWriter: HTTPClientResponseDelegate, @unchecked Sendable {
     }
 
     /// Ends with `task`: when it fails, ``head`` fails with its error if it has not arrived.
-    /// The client fails some requests without a word to its delegate (a redirect cycle or one
-    /// too many, a client shut down), which would otherwise leave the fetch waiting for a head
-    /// until the timeout.
+    /// The client may fail a request without a word to its delegate (shut down while the
+    /// request waits), which would otherwise leave the fetch waiting for a head until the
+    /// timeout.
     func follow(_ task: HTTPClient.Task<Int>) {
         task.futureResult.whenFailure { [self] error in
             headPromise.fail(error)
