@@ -39,7 +39,8 @@ struct Serve: AsyncParsableCommand {
             level, only there too); a request that changes anything is refused when it comes \
             from another web page (its Origin header). Bound beyond loopback, the API fetches \
             no stream from this machine, its loopback or link-local addresses unless \
-            --allow-private-origins. A connection has --head-timeout seconds to send a \
+            --allow-private-origins: not where a stream or a redirect leads, nor where a name \
+            resolves by the time it connects. A connection has --head-timeout seconds to send a \
             request (408 after), --idle-timeout seconds idle between requests, --send-timeout \
             seconds to take any of an answer (closed after), and at most --max-connections are \
             open at once (503 past it).
@@ -129,6 +130,8 @@ struct Serve: AsyncParsableCommand {
         var configuration = rate.configuration
         network.configure(&configuration)
         configuration.locationRule = rule.locationRule
+        // …and checks the address each connection reached, not only the name beforehand.
+        configuration.network.refusesPrivateAddresses = rule.refusesPrivateOrigins
         ownership.configure(&configuration)
         try await library.withSession(configuration: configuration) { [streams] session in
             let token = try tokenFile.map(Self.token(keptIn:))

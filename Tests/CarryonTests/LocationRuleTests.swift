@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Carryon
+@testable import Carryon
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -97,5 +97,22 @@ struct PrivateHostsTests {
         try rule.check("http://[2001:db8::1]/s.ts", namedBy: nil)
         // Without the flag, nothing changes.
         try LocationRule.stream("https://cdn.example/main.m3u8").check("http://127.0.0.1/s.ts", namedBy: nil)
+    }
+
+    @Test("the address a connection reached: loopback, unspecified, link-local and this machine's own are private, IPv4-mapped too; others are not")
+    func connectedAddresses() throws {
+        for bytes: [UInt8] in [[127, 0, 0, 1], [0, 0, 0, 0], [169, 254, 169, 254], Array(repeating: 0, count: 15) + [1],
+                               Array(repeating: 0, count: 10) + [0xFF, 0xFF, 127, 0, 0, 1], [0xFE, 0x80] + Array(repeating: 0, count: 13) + [1]] {
+            #expect(PrivateHosts.reason(forConnectedAddress: bytes) != nil, "\(bytes)")
+        }
+        #expect(PrivateHosts.reason(forConnectedAddress: [127, 0, 0, 1])?.hasPrefix("127.0.0.1, this machine's loopback") == true)
+        for bytes: [UInt8] in [[192, 0, 2, 10], [0x20, 0x01, 0x0d, 0xb8] + Array(repeating: 0, count: 11) + [1], [1, 2, 3]] {
+            #expect(PrivateHosts.reason(forConnectedAddress: bytes) == nil, "\(bytes)")
+        }
+        // An interface's own address, other than loopback, as itself and IPv4-mapped.
+        if let own = PrivateHosts.ownAddresses().first(where: { $0.count == 4 && $0[0] != 127 }) {
+            #expect(PrivateHosts.reason(forConnectedAddress: own)?.contains("an address of this machine") == true)
+            #expect(PrivateHosts.reason(forConnectedAddress: Array(repeating: 0, count: 10) + [0xFF, 0xFF] + own)?.contains("an address of this machine") == true)
+        }
     }
 }

@@ -31,17 +31,27 @@ extension HTTPClient.Configuration {
     ///   so every connection's socket was always readable, and each held four buffers for a
     ///   writer that takes one at a time. At 32 connections that was 5-8 MiB of a download's
     ///   peak memory (Benchmarks/README.md); the connections still share the event loops fairly.
-    static func carryon(connectionsPerHost: Int = 8) -> HTTPClient.Configuration {
+    ///
+    /// With `refusingPrivateAddresses` (a daemon serving a network, on its direct client), each
+    /// connection is closed before a request is sent on it when the address it reached is this
+    /// machine's or its link's (``PrivateAddressError``): the name may have resolved elsewhere
+    /// when its location was checked (DNS rebinding).
+    static func carryon(connectionsPerHost: Int = 8, refusingPrivateAddresses: Bool = false) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.decompression = .disabled
         configuration.http1_1ConnectionDebugInitializer = { channel in
-            channel.setOption(ChannelOptions.maxMessagesPerRead, value: readsPerEvent).flatMap {
+            checkPeer(of: channel, refusingPrivateAddresses).flatMap {
+                channel.setOption(ChannelOptions.maxMessagesPerRead, value: readsPerEvent)
+            }.flatMap {
                 channel.setOption(ChannelOptions.recvAllocator,
                                   value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 2048, maximum: largestRead))
             }
+        }
+        if refusingPrivateAddresses {
+            configuration.http2ConnectionDebugInitializer = { channel in checkPeer(of: channel, true) }
         }
         // Each HTTP/2 stream's DATA frames gathered per read (see BodyCoalescer), right after
         // the codec that turns them into response parts.
@@ -52,5 +62,32 @@ extension HTTPClient.Configuration {
             }
         }
         return configuration
+    }
+
+    /// Succeeds unless `refusing` and the address `channel` is connected to is private; then
+    /// fails with ``PrivateAddressError`` (the client closes the connection, no request sent).
+    private static func checkPeer(of channel: any Channel, _ refusing: Bool) -> EventLoopFuture<Void> {
+        guard refusing, let peer = channel.remoteAddress else { return channel.eventLoop.makeSucceededVoidFuture() }
+        let bytes: [UInt8]
+        switch peer {
+        case .v4(let address): bytes = withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
+        case .v6(let address): bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+        case .unixDomainSocket: return channel.eventLoop.makeSucceededVoidFuture()
+        }
+        guard let reason = PrivateHosts.reason(forConnectedAddress: bytes) else { return channel.eventLoop.makeSucceededVoidFuture() }
+        return channel.eventLoop.makeFailedFuture(PrivateAddressError(reason: reason))
+    }
+}
+
+/// A connection that reached an address of this machine or its link, where a daemon serving a
+/// network fetches nothing: closed before any request was sent on it. The location's host had
+/// resolved to a public address when it was checked (see ``LocationRule``), and to this one
+/// when the client connected.
+struct PrivateAddressError: Error, CustomStringConvertible {
+    /// The address and what it is.
+    var reason: String
+
+    var description: String {
+        "the connection reached \(reason), which a daemon serving a network does not fetch (the name resolved to another address when it was checked); nothing was requested from it"
     }
 }

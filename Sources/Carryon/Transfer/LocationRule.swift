@@ -26,7 +26,9 @@ public struct LocationRule: Sendable, Hashable {
     /// link-local (`169.254.169.254`), the unspecified address, this machine's own addresses —
     /// are refused: for a daemon that serves a network, which must not fetch them for whoever
     /// reaches its API (`carryon serve --bind` beyond loopback, unless
-    /// `--allow-private-origins`). False by default.
+    /// `--allow-private-origins`). False by default. This checks a location's host as it
+    /// resolves now; set ``NetworkSettings/refusesPrivateAddresses`` with it, so that the address
+    /// each connection reaches is checked too (a name that resolves elsewhere by then).
     public var refusesPrivateHosts = false
 
     /// What a person may type: an http(s) URL or a local file.

@@ -40,6 +40,19 @@ enum PrivateHosts {
         return nil
     }
 
+    /// Why the address a connection reached is private (what it is), or nil when it is not:
+    /// the check made when the connection is up, before a request is sent on it, so that a name
+    /// that resolved to a public address when its location was checked and to a private one
+    /// when the client connected (DNS rebinding) reaches nothing.
+    static func reason(forConnectedAddress bytes: [UInt8]) -> String? {
+        guard bytes.count == 4 || bytes.count == 16 else { return nil }
+        let address = address(bytes, family: bytes.count == 4 ? AF_INET : AF_INET6)
+        if let what = kind(of: address) { return "\(address.text), \(what)" }
+        let mapped = bytes.count == 16 && bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+        if ownAddresses().contains(mapped ? Array(bytes[12...]) : bytes) { return "\(address.text), an address of this machine" }
+        return nil
+    }
+
     /// An address as bytes (4 for IPv4, 16 for IPv6) and as text.
     struct Address: Hashable {
         var bytes: [UInt8]

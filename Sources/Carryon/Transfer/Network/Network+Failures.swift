@@ -24,6 +24,9 @@ extension Network {
     func failure(_ error: any Error, url: String) async -> Failure {
         let host = URLComponents(string: url)?.host ?? url
         let proxy = proxy(for: url)
+        if let error = error as? PrivateAddressError {
+            return Failure(text: error.description, code: .refusedLocation, isPermanent: true)
+        }
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             var text = "the server's certificate is not for \(host)"
             if let port = Self.port(of: url), case .otherName(let names)? = await CertificateProbe(tls: tls).diagnose(host: host, port: port, through: proxy) {

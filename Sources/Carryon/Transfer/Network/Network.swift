@@ -44,7 +44,8 @@ public final class Network: Sendable {
         bypass = exceptions.map(NoProxy.init)
         let provider: HTTPClient.EventLoopGroupProvider = eventLoopGroup.map { .shared($0) } ?? .singleton
         func client(_ proxy: ProxyAddress?) -> HTTPClient {
-            var configuration = HTTPClient.Configuration.carryon(connectionsPerHost: connectionsPerHost)
+            var configuration = HTTPClient.Configuration.carryon(connectionsPerHost: connectionsPerHost,
+                                                                 refusingPrivateAddresses: proxy == nil && settings.refusesPrivateAddresses)
             configuration.tlsConfiguration = tls
             if let proxy {
                 switch proxy.kind {

@@ -33,6 +33,14 @@ public struct NetworkSettings: Sendable, Hashable {
     /// The environment the proxy variables, `SSL_CERT_FILE` and `SSL_CERT_DIR` are read from:
     /// the process's, by default (only those variables are kept).
     public var environment: [String: String]
+    /// Whether a connection made without a proxy is closed before any request is sent on it
+    /// when the address it reached is this machine's or its link's (loopback, link-local such
+    /// as `169.254.169.254`, the unspecified address, an address of an interface): what a daemon
+    /// serving a network sets beside its ``LocationRule/refusesPrivateHosts``, which checks a
+    /// location's host before the request. This checks the address the client connected to, so
+    /// a name that resolves elsewhere by then (DNS rebinding) reaches nothing. A proxy resolves
+    /// the names it is given; its own address is the operator's choice. False by default.
+    public var refusesPrivateAddresses = false
 
     /// The variables read from the environment.
     static let variables = ["https_proxy", "HTTPS_PROXY", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY",
