@@ -8,7 +8,7 @@
 #      corrupted in -O only crashed `carryon inspect --sizes` for users while every debug test
 #      passed.
 # A command-level suite is a file in Tests/EndToEndTests that runs the binary (runCarryon,
-# RunningProcess(carryon:) or carryonBinary); the file and its suite share a name.
+# RunningProcess(carryon:), carryonBinary or requireCarryonBinary()); the file and its suite share a name.
 # Heavy tests — those that start programs: real players, Chromium, the `carryon` binary, DocC,
 # schemathesis — run CARRYON_TEST_HEAVY_SLOTS at once (by default twice the cores), each
 # holding its turn to its end; pure tests run in parallel beside them (HeavyWork.swift in
@@ -31,7 +31,7 @@ CARRYON_TEST_INDEX=postgres swift test --skip-build --filter "CarryonTests\.($in
 
 echo "test.sh: building the release binary"
 swift build -c release --product carryon --static-swift-stdlib
-suites=$(grep -lE 'runCarryon|RunningProcess\(carryon|carryonBinary' Tests/EndToEndTests/*.swift \
+suites=$(grep -lE 'runCarryon|RunningProcess\(carryon|[cC]arryonBinary' Tests/EndToEndTests/*.swift \
     | xargs -n1 basename | sed 's/\.swift$//' | paste -sd '|')
 echo "test.sh: the command-level suites against .build/release/carryon: $suites"
 CARRYON_BINARY="$PWD/.build/release/carryon" swift test --skip-build --filter "EndToEndTests\.($suites)\\b"
