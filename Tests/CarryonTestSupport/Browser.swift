@@ -22,9 +22,7 @@ public struct BrowserPlayback: Decodable, Sendable {
 /// Clear Key CDM: the browser judge of a DASH bundle. Throws a message saying what to install
 /// when Chromium or Playwright is missing.
 public func chromiumPlayback(base: String, mpd: String) async throws -> BrowserPlayback {
-    guard let python = findExecutable("python3") else {
-        throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
-    }
+    let python = try requireBrowserPython()
     let script = packageRoot.appendingPathComponent("Tests/Browser/play.py").path
     let result = try await run(python, [script, base, mpd])
     guard result.status == 0 else {
@@ -35,4 +33,13 @@ public func chromiumPlayback(base: String, mpd: String) async throws -> BrowserP
     } catch {
         throw TestSupportError("play.py printed no playback report: \(result.standardOutput.suffix(2000)) \(result.standardError.suffix(2000))")
     }
+}
+
+/// The python3 that drives Chromium with Playwright (`Tests/Browser/*.py`); throws saying what
+/// to install when there is none.
+public func requireBrowserPython() throws -> URL {
+    guard let python = findExecutable("python3") else {
+        throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
+    }
+    return python
 }

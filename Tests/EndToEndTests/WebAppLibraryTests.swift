@@ -24,9 +24,7 @@ struct WebAppLibraryTests {
 
     @Test("250 assets: the first page shows 100 (a download of part of a stream saying which part), Show more 200, a search only the 25 whose names match, the Failed filter only the failed")
     func pagesSearchAndFilter() async throws {
-        guard let python = findExecutable("python3") else {
-            throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
-        }
+        let python = try requireBrowserPython()
         try await withTemporaryDirectory { folder in
             let root = folder.appendingPathComponent("library")
             let library = try OfflineLibrary(root: root)

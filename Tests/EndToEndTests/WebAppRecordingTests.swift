@@ -22,9 +22,7 @@ struct WebAppRecordingTests {
 
     @Test("the recording's row says live recording, its recorded duration (of the 60 s asked for) grows as Chromium watches; suspend through the API ends it completed")
     func watched() async throws {
-        guard let python = findExecutable("python3") else {
-            throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
-        }
+        let python = try requireBrowserPython()
         try await withTemporaryDirectory { folder in
             let stream = try LiveHLSStream(in: folder.appendingPathComponent("origin"))
             try await stream.waitForSegments(3)

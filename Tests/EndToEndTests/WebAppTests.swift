@@ -34,9 +34,7 @@ struct WebAppTests {
 
     @Test("a catalog stream is downloaded with its Download button, its progress seen to completion, played with Play past 3 s, verified, damaged and repaired, and deleted with Delete")
     func journey() async throws {
-        guard let python = findExecutable("python3") else {
-            throw TestSupportError("python3 is not installed, and this test drives Chromium with Playwright from it: apt-get install -y python3 python3-pip")
-        }
+        let python = try requireBrowserPython()
         try await withTemporaryDirectory { folder in
             // A link slow enough (30 kB/s a connection: about 6 s for the stream) that the progress
             // shows on the way, also to a browser the loaded machine keeps waiting.

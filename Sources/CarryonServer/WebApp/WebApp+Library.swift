@@ -45,7 +45,9 @@ export function libraryView(list, page, actions) {
           !asset.live && asset.timeRange && h("span", { class: "hint" },
             `part ${formatDuration(asset.timeRange.start)}–${asset.timeRange.end === undefined ? "end" : formatDuration(asset.timeRange.end)}`)),
         h("td", {}, stateNames[asset.state] ?? asset.state,
-          (asset.state === "running" || asset.state === "suspended") && progressView(asset)),
+          (asset.state === "running" || asset.state === "suspended") && progressView(asset),
+          // Which process downloads it, here or on another machine of the fleet.
+          asset.worker && h("span", { class: "hint worker" }, `by ${asset.worker}`)),
         h("td", {}, formatBytes(asset.bytesOnDisk)),
         h("td", {}, expiry, h("span", { class: "hint" }, asset.policy?.expiresAt ? formatDate(asset.policy.expiresAt) : "never")),
         h("td", {}, priority),

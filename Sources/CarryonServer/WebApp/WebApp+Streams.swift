@@ -129,7 +129,12 @@ export async function openChooser(stream, title, started) {
     tracks.subtitles.length > 0 && h("fieldset", {}, h("legend", {}, "Subtitles"), tracks.subtitles.map((track) => box("subtitles", track))),
     h("fieldset", {}, h("legend", {}, "Part of the stream"),
       h("label", { class: "field" }, "From", h("input", { name: "from", placeholder: "the start (or 10:00)", autocomplete: "off", inputmode: "decimal" })),
-      h("label", { class: "field" }, "Length", h("input", { name: "length", placeholder: "to the end (or 2:00)", autocomplete: "off", inputmode: "decimal" }))));
+      h("label", { class: "field" }, "Length", h("input", { name: "length", placeholder: "to the end (or 2:00)", autocomplete: "off", inputmode: "decimal" }))),
+    // `carryon enqueue`'s choice: the fleet's first worker with room downloads it, on this
+    // machine or another that shares the library; it waits until one does.
+    h("fieldset", {}, h("legend", {}, "Who downloads it"),
+      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes" }),
+        "Queue it for the fleet: a worker (carryon worker, serve --worker) downloads it, here or on another machine")));
   start.disabled = false;
   start.focus();
   form.onsubmit = async (event) => {
@@ -158,11 +163,12 @@ export async function openChooser(stream, title, started) {
     }
     if (from !== null) request.start = from;
     if (length !== null) request.duration = length;
+    if (data.get("fleet")) request.fleet = true;
     start.disabled = true;
     try {
       const asset = await call("POST", "assets", request);
       dialog.close();
-      announce(`Downloading ${asset.name}`);
+      announce(request.fleet ? `Queued ${asset.name} for the fleet's workers` : `Downloading ${asset.name}`);
       started?.(asset);
     } catch (error) {
       start.disabled = false;
