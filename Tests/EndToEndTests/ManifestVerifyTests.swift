@@ -224,16 +224,33 @@ struct ManifestVerifyTests {
         }
     }
 
-    @Test("a DASH bundle's main.mpd that does not read is named")
+    @Test("a DASH bundle's main.mpd that does not read, names a file outside the bundle or one it lacks, or leaves a file out is named")
     func damagedMPD() async throws {
         try await withTemporaryDirectory { folder in
             let (library, id, bundle) = try await Self.download("dash/timeline/main.mpd", options: DownloadOptions(audio: .all), into: folder)
             let mpd = bundle.appendingPathComponent("main.mpd")
             let text = try String(contentsOf: mpd, encoding: .utf8)
-            try Data(text.prefix(text.count / 2).utf8).write(to: mpd)
-            let report = try await Self.verify(id, in: library)
-            #expect(report.manifests.map(\.file) == ["main.mpd"])
-            #expect(report.manifests.first?.message == "it is cut short: it does not end with </MPD>", "\(report.manifests)")
+            let segment = try #require(text.firstRange(of: #/<SegmentURL media="([^"]+)"\/>/#), "the local MPD lists its segments")
+            let name = String(text[segment].split(separator: "\"")[1])
+            // A Representation and its files left out: the MPD still reads.
+            let representation = try #require(text.firstRange(of: #/<Representation [^>]*>(?s:.)*?<\/Representation>/#))
+            let damages = [
+                (String(text.prefix(text.count / 2)), "it is cut short: it does not end with </MPD>"),
+                (text.replacingCharacters(in: segment, with: #"<SegmentURL media="https://evil.example/x.m4s"/>"#),
+                 "it names https://evil.example/x.m4s, which is not a file of the bundle"),
+                (text.replacingCharacters(in: segment, with: #"<SegmentURL media="video/elsewhere.m4s"/>"#),
+                 "it names video/elsewhere.m4s, which is not in the bundle"),
+                (text.replacingCharacters(in: segment, with: ""), "is not named): it is cut short or was altered"),
+                (text.replacingCharacters(in: representation, with: ""), "is not named): it is cut short or was altered"),
+            ]
+            for (damaged, message) in damages {
+                try Data(damaged.utf8).write(to: mpd)
+                let report = try await Self.verify(id, in: library)
+                #expect(report.manifests.map(\.file) == ["main.mpd"], "\(message)")
+                #expect(report.manifests.first?.message.hasSuffix(message) == true, "\(report.manifests) (\(name))")
+            }
+            try Data(text.utf8).write(to: mpd)
+            #expect(try await Self.verify(id, in: library).manifests.isEmpty, "the MPD as it was reads as intact")
         }
     }
 }

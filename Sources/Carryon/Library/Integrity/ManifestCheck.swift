@@ -4,9 +4,9 @@ import HLS
 
 /// Checks the manifests Carryon wrote into an asset's bundle, which players read before any
 /// media: `main.m3u8`, each rendition's playlist, the format's own (`main.mpd`) and
-/// `manifest.json`. Written by Carryon, strictly, they must read strictly; each playlist must
-/// name only files in the bundle, and each rendition's must name every file of its rendition
-/// (a playlist cut short names fewer). A damaged manifest is named with what is wrong; nothing is
+/// `manifest.json`. Written by Carryon, strictly, they must read strictly; each playlist and
+/// the MPD must name only files in the bundle, each rendition's playlist every file of its
+/// rendition and the MPD every file of the download (one cut short names fewer). A damaged manifest is named with what is wrong; nothing is
 /// written (mending is ``DownloadSession/beginRepair(_:damage:manifests:)``'s).
 ///
 /// A recording's playlists grow as it records, and name a segment the window had moved past as a
@@ -137,12 +137,49 @@ struct ManifestCheck {
         case .failure(let unreadable): return unreadable.problem
         }
         guard manifest == .mpd else { return nil }
-        do { _ = try MPD.read(bytes) } catch { return "it does not read as an MPD: \(error)" }
+        let mpd: MPD
+        do { mpd = try MPD.read(bytes) } catch { return "it does not read as an MPD: \(error)" }
         // The reader reads past an element left open where a file was cut: the end must be there.
         let end = Array("</MPD>".utf8)
         let trimmed = bytes.reversed().drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         guard trimmed.prefix(end.count).reversed().elementsEqual(end) else { return "it is cut short: it does not end with </MPD>" }
+        // What it names, as the playlists are checked: only the bundle's files, and (but for a
+        // recording's) every file of the download.
+        var named: Set<String> = []
+        for name in Self.names(in: mpd) {
+            guard let file = Self.file(name, from: "") else { return "it names \(name.prefix(120)), which is not a file of the bundle" }
+            named.insert(file)
+        }
+        if let missing = named.sorted().first(where: { file in
+            !FileManager.default.fileExists(atPath: bundle.appending(path: file, directoryHint: .notDirectory).path) && !planned.contains(file)
+        }) {
+            return "it names \(missing), which is not in the bundle"
+        }
+        if asset.options.live == nil, let first = planned.subtracting(named).sorted().first {
+            return "it names \(planned.count - planned.subtracting(named).count) of the download's \(planned.count) files (\(first) is not named): it is cut short or was altered"
+        }
         return nil
+    }
+
+    /// Every location an MPD names, as written: the BaseURLs at every level (a Representation's
+    /// is its one file when it has no segment list) and each SegmentList's Initialization and
+    /// SegmentURLs, as Carryon's local MPD addresses the bundle's files.
+    static func names(in mpd: MPD) -> [String] {
+        func listed(_ segments: SegmentInformation) -> [String] {
+            guard let list = segments.list else { return [] }
+            return [list.initialization?.sourceURL].compactMap { $0 } + (list.segmentURLs ?? []).compactMap(\.media)
+        }
+        var names = mpd.baseURLs.map(\.url)
+        for period in mpd.periods {
+            names += period.baseURLs.map(\.url) + listed(period.segments)
+            for set in period.adaptationSets {
+                names += set.baseURLs.map(\.url) + listed(set.segments)
+                for representation in set.representations {
+                    names += representation.baseURLs.map(\.url) + listed(representation.segments)
+                }
+            }
+        }
+        return names
     }
 
     /// What is wrong with `manifest.json`: it must be the bundle manifest of this asset.
