@@ -153,6 +153,10 @@ struct LiveDASHRecordingTests {
             #expect(video.components(separatedBy: "#EXT-X-GAP").count - 1 >= 1, "\(video)")
             let frames = try await decodedVideoFrames(URL(fileURLWithPath: asset.bundlePath).appendingPathComponent("main.m3u8").path)
             #expect(frames >= numbers.count * 50 - 50, "ffmpeg decodes \(frames) frames of \(numbers.count) segments")
+            // Its MPD and playlists name only its files (the gaps none): intact, manifests and all.
+            let verified = try await runCarryon(["verify", id, "--library", library])
+            #expect(verified.status == 0 && verified.standardOutput.contains("intact") && verified.standardOutput.contains("its manifests read"),
+                    "\(verified.standardOutput)\(verified.standardError)")
         }
     }
 }
