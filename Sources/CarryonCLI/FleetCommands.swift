@@ -102,6 +102,11 @@ struct Worker: AsyncParsableCommand {
             downloads when its lease runs out: the next worker resumes them, and anything the \
             dead one still writes is refused.
 
+            Whoever fills the queue (any daemon's API) must not make the worker fetch its own \
+            machine: a stream, or anything it names or redirects to, on this machine, its \
+            loopback or link-local addresses is refused (the address is checked again when \
+            the worker connects) unless --allow-private-origins.
+
             Progress shows on stderr (a line per 10 % of each download), or with --json one \
             JSON event per line on stdout, as `download --json` prints them.
 
@@ -119,6 +124,10 @@ struct Worker: AsyncParsableCommand {
 
     @Flag(help: "Print one JSON event per line instead of progress notes.")
     var json = false
+
+    @Flag(name: .customLong("allow-private-origins"), help: ArgumentHelp(
+        "Download from this machine, its loopback and link-local addresses (169.254.0.0/16) too; without it they are refused, at every level of a stream, behind redirects and at connect time, since whoever fills the queue (any daemon's API) must not make the worker fetch them."))
+    var allowPrivateOrigins = false
 
     @OptionGroup var library: LibraryOptions
 
@@ -139,6 +148,10 @@ struct Worker: AsyncParsableCommand {
         configuration.name = name
         transfer.configure(&configuration)
         ownership.configure(&configuration)
+        // The queue is filled by others (any daemon's API): what they queue must not lead the
+        // worker to its own host or link, unless told it may.
+        configuration.locationRule.refusesPrivateHosts = !allowPrivateOrigins
+        configuration.network.refusesPrivateAddresses = !allowPrivateOrigins
         let session = try await openSession(library, configuration)
         let stop = SignalWaiter(signals: [SIGINT, SIGTERM])
         let display = ProgressDisplay(json: json)

@@ -259,7 +259,7 @@ struct HeldKeyTests {
                 let id = try #require(enqueued.standardOutput.split(separator: "\n").last.map(String.init))
                 let library = try OfflineLibrary(root: URL(fileURLWithPath: libraryPath))
                 #expect(try await KeyStore(library: library).keys(of: id).map(\.uri) == [KeyStore.heldURI])
-                let worker = try RunningProcess(carryon: ["worker", "--tasks", "1", "--library", libraryPath])
+                let worker = try RunningProcess(carryon: ["worker", "--allow-private-origins", "--tasks", "1", "--library", libraryPath])
                 var state = ""
                 let deadline = ContinuousClock.now + .seconds(60)
                 while state != "completed" && state != "failed", ContinuousClock.now < deadline {

@@ -10,7 +10,8 @@ import Testing
 @Suite("serve beyond loopback never asks its own host for an origin", .heavy, .serialized)
 struct PrivateAddressTests {
     /// The canary: on the namespace's loopback (on `port`, or one the OS picks), it writes each
-    /// request line it gets to a file and answers 200.
+    /// request line it gets to a file and answers 200; a connection closed before it sent a
+    /// request is written as ``closedUnasked``.
     struct Canary {
         static let script = """
             import socket, sys
@@ -22,9 +23,9 @@ struct PrivateAddressTests {
             while True:
                 c, _ = s.accept()
                 line = c.recv(65536).split(b"\\r\\n")[0].decode()
+                with open(sys.argv[1], "a") as log:
+                    log.write((line or "(closed without a request)") + "\\n")
                 if line:
-                    with open(sys.argv[1], "a") as log:
-                        log.write(line + "\\n")
                     c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 6\\r\\nConnection: close\\r\\n\\r\\nSECRET")
                 c.close()
             """
@@ -42,8 +43,13 @@ struct PrivateAddressTests {
             self.port = try #require(await lines.next().flatMap { Int($0) }, "the canary did not start: \(process.standardError)")
         }
 
+        static let closedUnasked = "(closed without a request)"
+
+        /// What it got so far, a line each connection.
+        func lines() throws -> [String] { try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init) }
+
         /// The request lines it got so far.
-        func asked() throws -> [String] { try String(contentsOf: log, encoding: .utf8).split(separator: "\n").map(String.init) }
+        func asked() throws -> [String] { try lines().filter { $0 != Self.closedUnasked } }
     }
 
     /// `carryon serve` in namespace 0, bound to its address: a daemon serving a network.
@@ -168,6 +174,16 @@ struct PrivateAddressTests {
                     #expect(origin.requests.count > before, "the origin was asked for the playlist")
                     try resolve(to: "127.0.0.1")
                     let outcome = try await ended
+                    if !allowing {
+                        // The refused connection is closed by the daemon itself, while it runs: a
+                        // service that never hangs up must not hold one open per refusal.
+                        var seen = try canary.lines()
+                        for _ in 0..<100 where !seen.contains(Canary.closedUnasked) {
+                            try await Task.sleep(for: .milliseconds(100))
+                            seen = try canary.lines()
+                        }
+                        #expect(seen.contains(Canary.closedUnasked), "the daemon closed the connection it refused: \(seen)")
+                    }
                     await daemon.stop()
                     let asked = try canary.asked()
                     if allowing {

@@ -42,7 +42,7 @@ struct WebAppFleetTests {
                     _ = await browser.wait()
                     throw TestSupportError("queueing in the web app failed: \(browser.standardError.suffix(4000))")
                 }
-                let worker = try RunningProcess(carryon: ["worker", "--name", "w1", "--library", library])
+                let worker = try RunningProcess(carryon: ["worker", "--allow-private-origins", "--name", "w1", "--library", library])
                 try Data().write(to: started)
                 let output = await lines.next() ?? ""
                 let status = await browser.wait()

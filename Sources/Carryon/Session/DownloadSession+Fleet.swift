@@ -15,6 +15,11 @@ extension DownloadSession {
     /// ``Configuration/maximumConcurrentTasks`` running at once, looking for new ones twice a
     /// second. At shutdown the fleet's tasks it runs go back to the fleet's queue (waiting, not
     /// suspended), for any worker to resume.
+    ///
+    /// Whoever fills the queue chooses what a worker fetches: a worker whose queue others fill
+    /// should refuse private origins, as `carryon worker` does by default
+    /// (``LocationRule/refusesPrivateHosts`` in ``Configuration/locationRule`` and
+    /// ``NetworkSettings/refusesPrivateAddresses`` in ``Configuration/network``).
     public func joinFleet() async throws(CarryonError) {
         guard !isShutDown else { throw CarryonError(.cancelled, "the download session is shut down") }
         worksForFleet = true

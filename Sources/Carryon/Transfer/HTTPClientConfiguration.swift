@@ -64,17 +64,21 @@ extension HTTPClient.Configuration {
         return configuration
     }
 
-    /// Succeeds unless `refusing` and the address `channel` is connected to is private; then
-    /// fails with ``PrivateAddressError`` (the client closes the connection, no request sent).
+    /// Succeeds unless `refusing` and the address `channel` is connected to is private (or
+    /// cannot be told); then fails with ``PrivateAddressError`` and closes the connection, no
+    /// request sent. The client only gives the connection up; left open, a service that never
+    /// hangs up would hold a descriptor for each refusal. It is closed once the client has
+    /// taken the failure (a turn of the loop later), so the pool has forgotten it by then.
     private static func checkPeer(of channel: any Channel, _ refusing: Bool) -> EventLoopFuture<Void> {
-        guard refusing, let peer = channel.remoteAddress else { return channel.eventLoop.makeSucceededVoidFuture() }
-        let bytes: [UInt8]
-        switch peer {
-        case .v4(let address): bytes = withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
-        case .v6(let address): bytes = withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
-        case .unixDomainSocket: return channel.eventLoop.makeSucceededVoidFuture()
+        guard refusing else { return channel.eventLoop.makeSucceededVoidFuture() }
+        let reason: String?
+        if let peer = channel.remoteAddress {
+            reason = CertificateProbe.addressBytes(peer).map(PrivateHosts.reason(forConnectedAddress:)) ?? nil
+        } else {
+            reason = "an address that cannot be told"
         }
-        guard let reason = PrivateHosts.reason(forConnectedAddress: bytes) else { return channel.eventLoop.makeSucceededVoidFuture() }
+        guard let reason else { return channel.eventLoop.makeSucceededVoidFuture() }
+        channel.eventLoop.execute { channel.close(promise: nil) }
         return channel.eventLoop.makeFailedFuture(PrivateAddressError(reason: reason))
     }
 }
@@ -88,6 +92,6 @@ struct PrivateAddressError: Error, CustomStringConvertible {
     var reason: String
 
     var description: String {
-        "the connection reached \(reason), which a daemon serving a network does not fetch (the name resolved to another address when it was checked); nothing was requested from it"
+        "the connection reached \(reason), which a daemon serving a network or a fleet's worker does not fetch (the name resolved to another address when it was checked; --allow-private-origins allows it); nothing was requested from it"
     }
 }

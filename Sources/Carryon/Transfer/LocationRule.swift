@@ -75,7 +75,7 @@ public struct LocationRule: Sendable, Hashable {
         let place = namedBy().map { "\($0): " } ?? ""
         if scheme == "http" || scheme == "https" {
             if refusesPrivateHosts, let host = URL(string: location)?.host(percentEncoded: false), let reason = PrivateHosts.reason(for: host) {
-                throw CarryonError(.refusedLocation, "\(place)\(location): its host \(host) is \(reason), which a daemon serving a network does not fetch; nothing was requested from it")
+                throw CarryonError(.refusedLocation, "\(place)\(location): its host \(host) is \(reason), which a daemon serving a network or a fleet's worker does not fetch (--allow-private-origins allows it); nothing was requested from it")
             }
             return
         }

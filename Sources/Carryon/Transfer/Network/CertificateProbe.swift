@@ -19,6 +19,10 @@ struct CertificateProbe {
     }
 
     let tls: TLSConfiguration
+    /// Whether a connection made without a proxy to an address of this machine or its link is
+    /// given up before the handshake (``NetworkSettings/refusesPrivateAddresses``): the probe
+    /// resolves the name again, and must not tell a daemon's caller what answers there.
+    var refusesPrivateAddresses = false
 
     /// Why `host`:`port`'s certificate did not verify, or nil when the probe could not tell
     /// (the server no longer answers, it presented no certificate, the proxy refused the
@@ -101,6 +105,12 @@ struct CertificateProbe {
             throw error
         }
         defer { channel.close(promise: nil) }
+        if refusesPrivateAddresses, proxy == nil {
+            guard let bytes = channel.remoteAddress.flatMap(Self.addressBytes),
+                  PrivateHosts.reason(forConnectedAddress: bytes) == nil else {
+                throw ChannelError.connectPending
+            }
+        }
         // However the proxy or the server behaves, the probe ends: a message waits on it.
         let deadline = loop.scheduleTask(in: .seconds(15)) {
             opened.fail(ChannelError.connectTimeout(.seconds(15)))
@@ -146,6 +156,17 @@ struct CertificateProbe {
         func channelInactive(context: ChannelHandlerContext) {
             done.fail(ChannelError.eof)
             context.fireChannelInactive()
+        }
+    }
+}
+
+extension CertificateProbe {
+    /// The address bytes of `address` (4 for IPv4, 16 for IPv6); nil for a Unix socket.
+    static func addressBytes(_ address: SocketAddress) -> [UInt8]? {
+        switch address {
+        case .v4(let address): withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
+        case .v6(let address): withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+        case .unixDomainSocket: nil
         }
     }
 }

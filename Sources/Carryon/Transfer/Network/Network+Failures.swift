@@ -29,7 +29,7 @@ extension Network {
         }
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             var text = "the server's certificate is not for \(host)"
-            if let port = Self.port(of: url), case .otherName(let names)? = await CertificateProbe(tls: tls).diagnose(host: host, port: port, through: proxy) {
+            if let port = Self.port(of: url), case .otherName(let names)? = await certificateProbe.diagnose(host: host, port: port, through: proxy) {
                 text = "the server's certificate is for \(names.joined(separator: ", ")), not for \(host)"
             }
             return Failure(text: text + "; check the URL's host name", code: .certificate, isPermanent: true)
@@ -63,11 +63,19 @@ extension Network {
         return Failure(text: PlaylistFetcher.describe(error), code: .http, isPermanent: PlaylistFetcher.isPermanent(error))
     }
 
+    /// The probe that tells why a certificate did not verify, refusing private addresses when
+    /// the network does (it resolves the name again).
+    private var certificateProbe: CertificateProbe {
+        var probe = CertificateProbe(tls: tls)
+        probe.refusesPrivateAddresses = settings.refusesPrivateAddresses
+        return probe
+    }
+
     /// Why the server's certificate did not verify, in words, with what to do about it.
     private func verificationFailure(url: String, host: String, proxy: ProxyAddress?) async -> String {
         var finding: CertificateProbe.Finding?
         if let port = Self.port(of: url) {
-            finding = await CertificateProbe(tls: tls).diagnose(host: host, port: port, through: proxy)
+            finding = await certificateProbe.diagnose(host: host, port: port, through: proxy)
         }
         let date = ISO8601DateFormatter()
         switch finding {
