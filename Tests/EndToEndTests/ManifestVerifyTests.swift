@@ -44,6 +44,7 @@ struct ManifestVerifyTests {
         "media/ts/main.m3u8", "media/fmp4/main.m3u8", "media/byterange/main.m3u8", "encrypted/aes-rotation/main.m3u8",
         "encrypted/fmp4-init/main.m3u8", "dash/timeline/main.mpd", "dash/base/main.mpd", "dash/list/main.mpd",
         "dash/number/main.mpd", "dash/periods/main.mpd", "dash/single/main.mpd", "media/ts/main.m3u8#2-6",
+        "dash/periods/main.mpd#3-5", "dash/base/main.mpd#3-5",
     ])
     func intactBundles(path: String) async throws {
         try await withTemporaryDirectory { folder in
@@ -242,6 +243,9 @@ struct ManifestVerifyTests {
                  "it names video/elsewhere.m4s, which is not in the bundle"),
                 (text.replacingCharacters(in: segment, with: ""), "is not named): it is cut short or was altered"),
                 (text.replacingCharacters(in: representation, with: ""), "is not named): it is cut short or was altered"),
+                // Every name a bundle file, but a BaseURL above them leads a player elsewhere.
+                (text.replacingOccurrences(of: "<Period", with: "<BaseURL>https://evil.example/</BaseURL><Period"),
+                 "it has a BaseURL above its Representations (https://evil.example/), which Carryon's local MPD does not: it was altered"),
             ]
             for (damaged, message) in damages {
                 try Data(damaged.utf8).write(to: mpd)

@@ -143,6 +143,7 @@ struct ManifestCheck {
         let end = Array("</MPD>".utf8)
         let trimmed = bytes.reversed().drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         guard trimmed.prefix(end.count).reversed().elementsEqual(end) else { return "it is cut short: it does not end with </MPD>" }
+        if let foreign = Self.foreignAddressing(in: mpd) { return "it has \(foreign), which Carryon's local MPD does not: it was altered" }
         // What it names, as the playlists are checked: only the bundle's files, and (but for a
         // recording's) every file of the download.
         var named: Set<String> = []
@@ -157,6 +158,32 @@ struct ManifestCheck {
         }
         if asset.options.live == nil, let first = planned.subtracting(named).sorted().first {
             return "it names \(planned.count - planned.subtracting(named).count) of the download's \(planned.count) files (\(first) is not named): it is cut short or was altered"
+        }
+        return nil
+    }
+
+    /// Addressing Carryon's local MPD never has (it lists every file in SegmentLists or names
+    /// a single file by its Representation's BaseURL): a `Location`, an XLink, a SegmentTemplate
+    /// or a SegmentBase, or a BaseURL above a Representation. Any of them could lead a player
+    /// elsewhere while every name ``names(in:)`` reads is a bundle file.
+    static func foreignAddressing(in mpd: MPD) -> String? {
+        func kind(_ segments: SegmentInformation) -> String? {
+            segments.template != nil ? "a SegmentTemplate" : segments.base != nil ? "a SegmentBase" : nil
+        }
+        if !mpd.locations.isEmpty { return "a Location (\(mpd.locations[0].prefix(120)))" }
+        if let url = mpd.baseURLs.first?.url { return "a BaseURL above its Representations (\(url.prefix(120)))" }
+        for period in mpd.periods {
+            if period.xlink != nil { return "an XLink" }
+            if let url = period.baseURLs.first?.url { return "a BaseURL above its Representations (\(url.prefix(120)))" }
+            if let found = kind(period.segments) { return found }
+            for set in period.adaptationSets {
+                if set.xlink != nil { return "an XLink" }
+                if let url = set.baseURLs.first?.url { return "a BaseURL above its Representations (\(url.prefix(120)))" }
+                if let found = kind(set.segments) { return found }
+                for representation in set.representations {
+                    if let found = kind(representation.segments) { return found }
+                }
+            }
         }
         return nil
     }
