@@ -18,9 +18,9 @@ public final class HostileOrigin: @unchecked Sendable {
         case body(status: Int = 200, headers: [(String, String)] = [], [UInt8])
         /// A `302 Found` to `location`, whatever its scheme.
         case redirect(String)
-        /// Headers announcing `length` bytes, the bytes `sent`, then nothing more — until the
-        /// client goes, or a minute has passed.
-        case stall(sent: [UInt8], length: Int)
+        /// `status` with `headers` announcing `length` bytes, the bytes `sent`, then nothing
+        /// more — until the client goes, or a minute has passed.
+        case stall(status: Int = 200, headers: [(String, String)] = [], sent: [UInt8], length: Int)
         /// `body`, announced whole, one byte every `interval`.
         case trickle([UInt8], every: Duration)
         /// `body`, announced whole, `chunk` bytes every `interval`: a slow but steady link.
@@ -175,8 +175,8 @@ public final class HostileOrigin: @unchecked Sendable {
             send(connection, status: status, fields, body)
         case .redirect(let location)?:
             send(connection, status: 302, [("Location", location), ("Content-Length", "0")], [])
-        case .stall(let sent, let length)?:
-            send(connection, status: 200, [("Content-Length", "\(length)")], sent)
+        case .stall(let status, let headers, let sent, let length)?:
+            send(connection, status: status, headers + [("Content-Length", "\(length)")], sent)
             waitForClientToGo(connection)
         case .trickle(let body, let interval)?:
             send(connection, status: 200, [("Content-Length", "\(body.count)")], [])

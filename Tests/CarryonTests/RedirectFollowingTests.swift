@@ -139,4 +139,37 @@ struct RedirectFollowingTests {
             }
         }
     }
+
+    @Test("a redirect whose short body stops coming is cut off after the drain time and followed, for media and playlists: the stall watch (a minute here) is not waited for, and nothing is retried")
+    func stalledRedirectBody() async throws {
+        let body = (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns.ts\n#EXT-X-ENDLIST\n".utf8)
+        try await withTemporaryDirectory { folder in
+            // Each redirect announces 1,000 bytes, sends 10 and then nothing.
+            let filler = [UInt8](repeating: 0x5A, count: 10)
+            let answers: [String: HostileOrigin.Answer] = [
+                "/s.ts": .body(body), "/p.m3u8": .body(playlist),
+                "/stalled/s.ts": .stall(status: 302, headers: [("Location", "/s.ts")], sent: filler, length: 1_000),
+                "/stalled/p.m3u8": .stall(status: 301, headers: [("Location", "/p.m3u8")], sent: filler, length: 1_000),
+            ]
+            try await HostileOrigin.withRunning(answers) { origin in
+                let network = Network(client: PlaylistFetcher.sharedClient)
+                let media = ResourceFetcher(network: network, headers: [], retry: Self.retry, timeout: .seconds(60), logger: .init(label: "test"),
+                                            rule: .stream(origin.baseURL + "/p.m3u8"), stallTimeout: .seconds(60))
+                let playlists = PlaylistFetcher(network: network, timeout: .seconds(60), stallTimeout: .seconds(60)).forStream(origin.baseURL + "/p.m3u8")
+                let clock = ContinuousClock()
+                let part = folder.appendingPathComponent("s.part")
+                let start = clock.now
+                let result = try await media.fetch(origin.baseURL + "/stalled/s.ts", range: nil, into: part.path, validators: .init()) { _ in }
+                let (url, bytes) = try await playlists.fetchBytes(origin.baseURL + "/stalled/p.m3u8")
+                let took = clock.now - start
+                #expect(result.bytes == body.count && result.attempts == 1)
+                #expect(try Data(contentsOf: part) == Data(body), "the redirect's body is not in the file")
+                #expect(url == origin.baseURL + "/p.m3u8" && bytes == playlist)
+                // Two drain times (2 s each), not the stall watch's minute.
+                #expect(took < .seconds(30), "both fetches took \(took)")
+                #expect(origin.requests == ["/stalled/s.ts", "/s.ts", "/stalled/p.m3u8", "/p.m3u8"])
+            }
+        }
+    }
 }

@@ -71,13 +71,7 @@ extension HTTPClient.Configuration {
     /// taken the failure (a turn of the loop later), so the pool has forgotten it by then.
     private static func checkPeer(of channel: any Channel, _ refusing: Bool) -> EventLoopFuture<Void> {
         guard refusing else { return channel.eventLoop.makeSucceededVoidFuture() }
-        let reason: String?
-        if let peer = channel.remoteAddress {
-            reason = CertificateProbe.addressBytes(peer).map(PrivateHosts.reason(forConnectedAddress:)) ?? nil
-        } else {
-            reason = "an address that cannot be told"
-        }
-        guard let reason else { return channel.eventLoop.makeSucceededVoidFuture() }
+        guard let reason = PrivateHosts.reason(forPeer: channel.remoteAddress) else { return channel.eventLoop.makeSucceededVoidFuture() }
         channel.eventLoop.execute { channel.close(promise: nil) }
         return channel.eventLoop.makeFailedFuture(PrivateAddressError(reason: reason))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -51,6 +52,18 @@ enum PrivateHosts {
         let mapped = bytes.count == 16 && bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
         if ownAddresses().contains(mapped ? Array(bytes[12...]) : bytes) { return "\(address.text), an address of this machine" }
         return nil
+    }
+
+    /// Why the peer a connection reached is private, as ``reason(forConnectedAddress:)``;
+    /// a peer that cannot be told (none, or a Unix socket) is refused as such.
+    static func reason(forPeer peer: SocketAddress?) -> String? {
+        let bytes: [UInt8]? = switch peer {
+        case .v4(let address): withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
+        case .v6(let address): withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
+        case .unixDomainSocket, nil: nil
+        }
+        guard let bytes else { return "an address that cannot be told" }
+        return reason(forConnectedAddress: bytes)
     }
 
     /// An address as bytes (4 for IPv4, 16 for IPv6) and as text.

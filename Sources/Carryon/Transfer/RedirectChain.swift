@@ -42,6 +42,10 @@ struct RedirectChain: Sendable {
     /// The most of a redirect's body read (and dropped) so that its connection can be used
     /// again, as AsyncHTTPClient reads: a longer one is cut off with its connection.
     static let drainedBody = 3 << 10
+    /// How long such a body is read before its connection is given up instead: a redirect's
+    /// body comes with its head, and one that dribbles must not hold the chain up until the
+    /// stall watch or the request's timeout ends it.
+    static let drainTime: Duration = .seconds(2)
 
     /// A chain that starts at `url`, which the caller has checked.
     init(from url: String, maximum: Int, rule: LocationRule) {

@@ -17,7 +17,7 @@ extension ResourceFetcher {
     /// The stall meter is held while a chunk waits for the rate limit, and while this fetch
     /// decides on the response's head: the server is not slow then.
     func attemptFetch(_ uri: String, range: ClosedRange<Int>?, into partPath: String, validators: Locked<Validators>,
-                              limit: Int, digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
+                      limit: Int, digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Attempt {
         let path = FilePath(partPath)
         var existing = try fileSize(path)
         let expectedTotal = range?.count
@@ -106,10 +106,13 @@ extension ResourceFetcher {
                          digest: RunningDigest, progress: @escaping @Sendable (Int) -> Void) async throws -> Answer {
         let head = try await writer.head.get()
         if RedirectChain.isRedirect(head.status, head.headers) {
-            // A short body is read and dropped, so that the connection serves the next hop.
+            // A short body is read and dropped, so that the connection serves the next hop;
+            // one that has not all come within the drain time is cut off with its connection.
             if let length = head.headers.first(name: "content-length").flatMap(Int.init), length <= RedirectChain.drainedBody {
                 writer.drop(upTo: RedirectChain.drainedBody)
+                let cutOff = writer.eventLoop.scheduleTask(in: .init(RedirectChain.drainTime)) { task.cancel() }
                 _ = try? await task.futureResult.get()
+                cutOff.cancel()
             } else {
                 writer.refuse(CancellationError())
                 task.cancel()

@@ -106,9 +106,8 @@ struct CertificateProbe {
         }
         defer { channel.close(promise: nil) }
         if refusesPrivateAddresses, proxy == nil {
-            guard let bytes = channel.remoteAddress.flatMap(Self.addressBytes),
-                  PrivateHosts.reason(forConnectedAddress: bytes) == nil else {
-                throw ChannelError.connectPending
+            if let reason = PrivateHosts.reason(forPeer: channel.remoteAddress) {
+                throw PrivateAddressError(reason: reason)
             }
         }
         // However the proxy or the server behaves, the probe ends: a message waits on it.
@@ -156,17 +155,6 @@ struct CertificateProbe {
         func channelInactive(context: ChannelHandlerContext) {
             done.fail(ChannelError.eof)
             context.fireChannelInactive()
-        }
-    }
-}
-
-extension CertificateProbe {
-    /// The address bytes of `address` (4 for IPv4, 16 for IPv6); nil for a Unix socket.
-    static func addressBytes(_ address: SocketAddress) -> [UInt8]? {
-        switch address {
-        case .v4(let address): withUnsafeBytes(of: address.address.sin_addr) { Array($0) }
-        case .v6(let address): withUnsafeBytes(of: address.address.sin6_addr) { Array($0) }
-        case .unixDomainSocket: nil
         }
     }
 }
