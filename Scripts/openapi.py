@@ -68,6 +68,8 @@ doc = {
       params=idp + [{"name": "limit", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 1, "maximum": 10000}},
                     {"name": "offset", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647}}],
       op_id="assetLogs")},
+  "/api/fleet": {"get": op("The fleet's workers alive now (carryon worker, carryon serve --worker), on this machine or another sharing the library's index, the longest-running first: who would run a download queued with fleet=true. An empty list: such a download waits until a worker starts",
+      {200: js("FleetState")}, op_id="fleet")},
   "/api/catalog": {"get": op("The catalog's streams with their offline state (none without serve --catalog)", {200: js("CatalogStream", True)}, op_id="catalog")},
   "/api/storage": {
     "get": op("The storage settings and use, as carryon storage --json gives them", {200: js("StorageReport")}, op_id="storage"),
@@ -123,6 +125,13 @@ doc = {
    "Verified": {"type": "object", "required": ["report", "repairing", "asset"], "properties": {
        "report": {"$ref": "#/components/schemas/VerificationReport"}, "repairing": {"type": "boolean", "description": "a repair of the damage started"},
        "asset": {"$ref": "#/components/schemas/Asset"}}},
+   "FleetState": {"type": "object", "required": ["workers"], "properties": {
+       "workers": {"type": "array", "items": {"type": "object", "required": ["name", "host", "pid", "since", "running", "description"], "properties": {
+           "name": {"type": ["string", "null"], "description": "what it calls itself (carryon worker --name, else its command)"},
+           "host": {"type": "string"}, "pid": {"type": "integer"},
+           "since": {"type": "string", "format": "date-time", "description": "when it first wrote to the index"},
+           "running": {"type": "integer", "description": "downloads it runs now"},
+           "description": {"type": "string", "description": "how a listing's worker names it: name (pid P on host)"}}}}}},
    "VerificationState": {"type": "object", "required": ["last", "everySeconds", "nextAt"], "properties": {
        "last": {"oneOf": [{"$ref": "#/components/schemas/LibraryVerification"}, {"type": "null"}]},
        "everySeconds": {"type": ["integer", "null"], "description": "seconds between checks; null without a schedule"},
@@ -133,12 +142,17 @@ doc = {
        "bytes": {"type": "integer", "description": "bytes read"},
        "damaged": {"type": "array", "items": {"$ref": "#/components/schemas/VerificationReport"}, "description": "the report of each asset with damage"},
        "failures": {"type": "object", "additionalProperties": {"type": "string"}, "description": "assets that could not be checked, by id, with why"}}},
-   "VerificationReport": {"type": "object", "required": ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage"], "properties": {
+   "VerificationReport": {"type": "object", "required": ["id", "name", "resources", "files", "bytes", "hashed", "recorded", "seconds", "damage", "manifests", "manifestsChecked"], "properties": {
        "id": {"type": "string"}, "name": {"type": "string"}, "resources": {"type": "integer", "description": "resources on disk checked"},
        "files": {"type": "integer"}, "bytes": {"type": "integer", "description": "bytes read"},
        "hashed": {"type": "integer", "description": "resources checked against a recorded SHA-256; the others by length and structure"},
        "recorded": {"type": "integer", "description": "digests recorded by this check"}, "seconds": {"type": "number"},
-       "damage": {"type": "array", "items": {"$ref": "#/components/schemas/Damage"}}}},
+       "damage": {"type": "array", "items": {"$ref": "#/components/schemas/Damage"}},
+       "manifests": {"type": "array", "description": "damaged manifests: main.m3u8, a rendition's playlist, main.mpd, manifest.json",
+                     "items": {"$ref": "#/components/schemas/ManifestDamage"}},
+       "manifestsChecked": {"type": "boolean", "description": "false while the asset downloads or records, and before its playlists were first read"}}},
+   "ManifestDamage": {"type": "object", "required": ["file", "message"], "properties": {
+       "file": {"type": "string", "description": "the manifest's path in the bundle"}, "message": {"type": "string"}}},
    "Damage": {"type": "object", "required": ["kind", "file", "rendition", "uri", "message", "resource"], "properties": {
        "kind": {"enum": ["missing", "truncated", "altered", "structure"]}, "file": {"type": "string"}, "rendition": {"type": "string"},
        "uri": {"type": "string"}, "offset": {"type": "integer"}, "length": {"type": "integer"}, "message": {"type": "string"},

@@ -88,7 +88,7 @@ struct CarryonCommand: AsyncParsableCommand {
             (README.md says where to put them).
             """,
         version: "0.1.0",
-        subcommands: [Demo.self, Catalog.self, Inspect.self, Download.self, Enqueue.self, Worker.self, ListCommand.self, Show.self, Resume.self, Verify.self, Suspend.self, Cancel.self, Delete.self, Add.self, Serve.self, Play.self, Policy.self, Storage.self, Purge.self, Logs.self, Keys.self, OriginCommand.self]
+        subcommands: [Demo.self, Catalog.self, Inspect.self, Download.self, Enqueue.self, Worker.self, Workers.self, ListCommand.self, Show.self, Resume.self, Verify.self, Suspend.self, Cancel.self, Delete.self, Add.self, Serve.self, Play.self, Policy.self, Storage.self, Purge.self, Logs.self, Keys.self, OriginCommand.self]
     )
 }
 

@@ -11,7 +11,8 @@ struct Enqueue: AsyncParsableCommand {
             The asset is made as `carryon download` makes it (the same stream options) and \
             waits in the index's queue until a worker has room; nothing is fetched here. Any \
             worker on a machine that shares the library's index and folder claims it. `carryon \
-            list` shows it waiting, then running with the worker's name; `carryon serve` on \
+            list` shows it waiting, then running with the worker's name (`carryon workers` \
+            lists the workers alive now); `carryon serve` on \
             any machine plays it as it arrives, and suspends, cancels or deletes it (the worker \
             applies it).
 
@@ -211,5 +212,51 @@ final class SignalWaiter: @unchecked Sendable {
             return number
         }
         return SIGTERM
+    }
+}
+
+/// `carryon workers`: the fleet's workers alive now.
+struct Workers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "workers",
+        abstract: "List the fleet's workers alive now: who runs a download queued with `carryon enqueue`.",
+        discussion: """
+            Every `carryon worker` and `carryon serve --worker` whose heartbeat in the library's \
+            index is current (renewed every few seconds while it runs, idle or not), on this \
+            machine or any other that shares the index, the longest-running first: its name, \
+            process id and host, since when it works, and how many downloads it runs now. A \
+            worker that stops leaves at once; one that dies, once its heartbeat runs out (30 s \
+            after the last; at once when read on its own machine). With none, a download \
+            queued now waits until a worker starts. Nothing is written.
+
+            Examples:
+              carryon workers
+              CARRYON_INDEX=postgres://carryon@db.internal/carryon carryon workers --json
+            """
+    )
+
+    @Flag(help: "Print {\"workers\": [{\"name\", \"host\", \"pid\", \"since\", \"running\", \"description\"}, …]} instead of a table.")
+    var json = false
+
+    @OptionGroup var library: LibraryOptions
+
+    func run() async throws {
+        let library = try library.open()
+        let workers: [FleetWorker]
+        do { workers = try await library.fleetWorkers() } catch { throw fail(error) }
+        if json {
+            try printJSON(["workers": workers])
+            return
+        }
+        guard !workers.isEmpty else {
+            print("No worker runs now: a download queued with `carryon enqueue` waits until one starts (`carryon worker`).")
+            return
+        }
+        let formatter = ISO8601DateFormatter()
+        var table = TextTable(["NAME", "PID", "HOST", "SINCE", "RUNNING"])
+        for worker in workers {
+            table.add([worker.name ?? "-", "\(worker.pid)", worker.host, formatter.string(from: worker.since), "\(worker.running)"])
+        }
+        print(table.render(indent: 0), terminator: "")
     }
 }

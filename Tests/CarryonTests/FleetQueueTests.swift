@@ -160,6 +160,47 @@ struct FleetQueueTests {
             #expect((started[0] + started[1]).sorted() == ids.sorted(), "\(started)")
         }
     }
+
+    @Test("the fleet's workers as the index lists them: an instance from when it joins (registered before or not) while its heartbeat lives, renewed while it is idle; gone when it stops or its heartbeat runs out; one that only queues is none")
+    func workersListed() async throws {
+        try await withTemporaryDirectory { folder in
+            let pair = Pair(try OfflineLibrary(testingAt: folder))
+            let index = pair.library.index
+            func workers() async throws -> [String] { try await index.fleetWorkers(pair.a.context()).compactMap(\.name) }
+            try await pair.addAsset("x")
+            #expect(try await workers().isEmpty)
+            // b queues for itself: an instance in the index, not a worker.
+            #expect(try await pair.b.enqueue("x").0 == .queue)
+            #expect(try await workers().isEmpty)
+            pair.advance(1)
+            try await pair.a.joinFleet()
+            #expect(try await workers() == ["a"])
+            // b, registered before it joins, is marked from then on; the longest-running first.
+            try await pair.b.joinFleet()
+            #expect(try await workers() == ["b", "a"])
+            // A download a worker claims from the fleet counts as running with it.
+            try await pair.addAsset("y")
+            #expect(try await enqueueForFleet("y", pair) == .queue)
+            #expect(try await pair.a.claimNext(fromFleet: true)?.assetID == "y")
+            let listed = try await index.fleetWorkers(pair.a.context())
+            #expect(listed.map(\.running) == [0, 1] && listed.allSatisfy { $0.pid == getpid() }, "\(listed)")
+            #expect(listed.last?.description == "a (pid \(getpid()) on \(listed.last?.host ?? ""))")
+            // Idle, each renews its heartbeat (every third of the 30 s lease): still listed
+            // after the first lease would have ended.
+            pair.advance(20)
+            #expect(try await pair.a.renewIfDue([]).isEmpty)
+            #expect(try await pair.b.renewIfDue([]).isEmpty)
+            pair.advance(20)
+            #expect(try await workers() == ["b", "a"])
+            // Only b renews: a's heartbeat runs out, and a is no longer listed.
+            #expect(try await pair.b.renewIfDue([]).isEmpty)
+            pair.advance(15)
+            #expect(try await workers() == ["b"])
+            // b stops: gone at once.
+            await pair.b.unregister()
+            #expect(try await workers().isEmpty)
+        }
+    }
 }
 
 extension Sequence {

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 extension DaemonAPITests {
-    @Test("POST /api/assets with fleet: true queues the download for the fleet's workers instead of starting it: it waits, fetching nothing, until a worker sharing the library claims it and runs it to completion")
+    @Test("POST /api/assets with fleet: true queues the download for the fleet's workers instead of starting it: it waits, fetching nothing, until a worker sharing the library claims it and runs it to completion; GET /api/fleet names the worker while it works, and no one before or after")
     func enqueueForTheFleet() async throws {
         try await withDaemon { daemon in
             let started = try await daemon.call("POST", "assets", body: #"{"url": "\#(daemon.origin)/ts/270p/index.m3u8", "fleet": true}"#)
@@ -30,7 +30,20 @@ extension DaemonAPITests {
                 }
                 return kinds
             }
+            func workers() async throws -> [[String: Any]] {
+                let answer = try await daemon.call("GET", "fleet")
+                #expect(answer.status == 200)
+                return try #require((answer.json as? [String: Any])?["workers"] as? [[String: Any]], "\(String(decoding: answer.response.body, as: UTF8.self))")
+            }
+            #expect(try await workers().isEmpty, "the daemon is no worker")
             try await worker.joinFleet()
+            let listed = try await workers()
+            #expect(listed.count == 1, "\(listed)")
+            let pid = Int(ProcessInfo.processInfo.processIdentifier)
+            var host = [CChar](repeating: 0, count: 256)
+            gethostname(&host, host.count)
+            #expect(listed.first?["pid"] as? Int == pid && listed.first?["host"] as? String == String(cString: host), "\(listed)")
+            #expect((listed.first?["description"] as? String)?.contains("(pid \(pid) on ") == true, "\(listed)")
             var state = ""
             let deadline = ContinuousClock.now + .seconds(60)
             while state != "completed", ContinuousClock.now < deadline {
@@ -38,6 +51,7 @@ extension DaemonAPITests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             await worker.shutdown()
+            #expect(try await workers().isEmpty, "a worker that stopped is gone")
             #expect(state == "completed")
             // Run by the worker, not by the daemon.
             #expect(await seen.value == ["running", "finished"])

@@ -12,15 +12,17 @@ import Testing
 struct WebAppFleetTests {
     /// What `fleet.py` saw.
     struct Seen: Decodable {
+        var fleetBefore: String
         var announced: String
         var queuedState: String
         var laterState: String
         var workerSeen: [String]
         var downloadedState: String
+        var fleetAfter: String
         var errors: [String]
     }
 
-    @Test("the chooser's Queue it for the fleet leaves the download waiting, not run by the daemon; a worker started on the same library downloads it, the library's row naming the worker, and the stream reads Downloaded")
+    @Test("the chooser's Queue it for the fleet, which says no worker runs, leaves the download waiting, not run by the daemon; a worker started on the same library downloads it, the library's row naming the worker, the stream reads Downloaded, and the next chooser names the worker")
     func queuedForTheFleet() async throws {
         let python = try requireBrowserPython()
         try await withTemporaryDirectory { folder in
@@ -28,14 +30,14 @@ struct WebAppFleetTests {
             let link = LinkProfile(latency: .milliseconds(30), bandwidth: 30_000)
             try await Origin(root: sampleMedia.path, profile: link).withRunning { origin in
                 let catalog = folder.appendingPathComponent("streams.json")
-                try Data(#"[{"name": "Sample", "playlist_url": "\#(origin.baseURL)/fmp4/main.m3u8"}]"#.utf8).write(to: catalog)
+                try Data(#"[{"name": "Sample", "playlist_url": "\#(origin.baseURL)/fmp4/main.m3u8"}, {"name": "Other", "playlist_url": "\#(origin.baseURL)/ts/main.m3u8"}]"#.utf8).write(to: catalog)
                 let library = folder.appendingPathComponent("library").path
                 let server = try RunningProcess(carryon: ["serve", "--catalog", catalog.path, "--library", library])
                 defer { server.kill(SIGTERM) }
                 var serverLines = server.lines.makeAsyncIterator()
                 let base = try #require(await serverLines.next(), "serve prints its base URL first")
                 let started = folder.appendingPathComponent("worker-started")
-                let browser = try RunningProcess(python, [packageRoot.appendingPathComponent("Tests/Browser/fleet.py").path, base, "Sample", started.path])
+                let browser = try RunningProcess(python, [packageRoot.appendingPathComponent("Tests/Browser/fleet.py").path, base, "Sample", "Other", started.path])
                 defer { browser.kill() }
                 var lines = browser.lines.makeAsyncIterator()
                 guard await lines.next() == "queued" else {
@@ -53,10 +55,12 @@ struct WebAppFleetTests {
                 }
                 let seen = try JSONDecoder().decode(Seen.self, from: Data(output.utf8))
                 #expect(seen.errors.isEmpty, "\(seen.errors)")
+                #expect(seen.fleetBefore == "No worker runs now: a download queued for the fleet waits until one starts.", "\(seen.fleetBefore)")
                 #expect(seen.announced == "Queued Sample for the fleet's workers", "\(seen.announced)")
                 #expect(seen.queuedState == "Waiting" && seen.laterState == "Waiting", "the daemon does not run it: \(seen.queuedState), 3 s later \(seen.laterState)")
                 #expect(seen.workerSeen.contains { $0.hasPrefix("by w1 (pid \(worker.pid)") }, "the row named the worker: \(seen.workerSeen)")
                 #expect(seen.downloadedState.hasPrefix("Downloaded · "), "\(seen.downloadedState)")
+                #expect(seen.fleetAfter.hasPrefix("1 worker runs now: w1 (pid \(worker.pid) on "), "the chooser named the worker: \(seen.fleetAfter)")
             }
         }
     }

@@ -117,10 +117,13 @@ protocol AssetIndex: Sendable {
 
     // MARK: Ownership (see Ownership: each decision is one transaction)
 
-    /// Records `instance` alive until `until` (a session that queues or runs tasks), at `now`.
-    func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError)
+    /// Records `instance` alive until `until` (a session that queues or runs tasks), at `now`;
+    /// `fleetWorker`: it claims the fleet's tasks.
+    func register(_ instance: Instance, label: String, fleetWorker: Bool, until: Date, at now: Date) async throws(CarryonError)
     /// Removes instance `instanceID`: its process stops; what it queued is no one's.
     func unregister(_ instanceID: String) async throws(CarryonError)
+    /// The live instances that claim the fleet's tasks, the longest-running first.
+    func fleetWorkers(_ context: OwnershipContext) async throws(CarryonError) -> [FleetWorker]
     /// Who holds asset `id`, or nil when there is no such asset.
     func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership?
     /// Who holds each asset.
@@ -138,7 +141,7 @@ protocol AssetIndex: Sendable {
     /// the fleet's tasks too (see ``Ownership/claim(_:by:fromFleet:now:lease:isAlive:)``). Nil: none.
     func claimNext(by instance: String, fromFleet: Bool, lease: Double, _ context: OwnershipContext) async throws(CarryonError) -> Fence?
     /// Renews `instance`'s heartbeat and the leases of its runs; returns the runs whose claim is lost.
-    func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
+    func renew(_ instance: Instance, label: String, fleetWorker: Bool, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence]
     /// Ends the run `fence` names: records `state` (and `error`) and releases the asset; with
     /// `requeueAt`, it waits in its owner's queue until then. Refused when the claim is lost.

@@ -5,13 +5,17 @@ import GRDB
 /// decide, and what they decide is written before the transaction ends — a claim is a
 /// compare-and-set on the row's state and epoch that no other process can come between.
 extension SQLiteAssetIndex {
-    func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError) {
+    /// Records `instance` alive until `until`, made if it is not (again, should another
+    /// process have cleared it), its fleet work as `fleetWorker` says.
+    private static let registerInstance = """
+        INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = excluded.fleetWorker
+        """
+
+    func register(_ instance: Instance, label: String, fleetWorker: Bool, until: Date, at now: Date) async throws(CarryonError) {
         try await write { db in
-            try db.execute(sql: """
-                INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil
-                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope, label,
-                                 now.timeIntervalSince1970, until.timeIntervalSince1970])
+            try db.execute(sql: Self.registerInstance, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope,
+                                                                   label, now.timeIntervalSince1970, until.timeIntervalSince1970, fleetWorker])
             // Instances gone for a day hold nothing any more: their rows read as no one's.
             try db.execute(sql: "DELETE FROM instance WHERE aliveUntil < ?", arguments: [now.timeIntervalSince1970 - 86_400])
         }
@@ -19,6 +23,14 @@ extension SQLiteAssetIndex {
 
     func unregister(_ instanceID: String) async throws(CarryonError) {
         try await write { db in try db.execute(sql: "DELETE FROM instance WHERE id = ?", arguments: [instanceID]) }
+    }
+
+    func fleetWorkers(_ context: OwnershipContext) async throws(CarryonError) -> [FleetWorker] {
+        try await read { db in
+            FleetWorker.live(try Row.fetchAll(db, sql: FleetWorker.query, arguments: [context.seconds]).map {
+                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"])
+            }, context)
+        }
     }
 
     func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership? {
@@ -71,15 +83,12 @@ extension SQLiteAssetIndex {
         }
     }
 
-    func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
+    func renew(_ instance: Instance, label: String, fleetWorker: Bool, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence] {
         try await write { db in
             // Made again if another process cleared it (this one was asleep for a day).
-            try db.execute(sql: """
-                INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil
-                """, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope, label,
-                                 context.seconds, aliveUntil.timeIntervalSince1970])
+            try db.execute(sql: Self.registerInstance, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope,
+                                                                   label, context.seconds, aliveUntil.timeIntervalSince1970, fleetWorker])
             var lost: [Fence] = []
             for fence in fences {
                 guard let row = try Self.row(db, id: fence.assetID),

@@ -173,6 +173,13 @@ extension SQLiteAssetIndex {
                 t.add(column: "sha256", .text)
             }
         }
+        migrator.registerMigration("v11: fleet workers") { db in
+            // Which live instances work for the fleet (`carryon worker`, `serve --worker`): what
+            // a daemon tells a caller about to queue for it (see AssetIndex.fleetWorkers).
+            try db.alter(table: "instance") { t in
+                t.add(column: "fleetWorker", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 }

@@ -23,13 +23,20 @@ extension DownloadSession {
     public func joinFleet() async throws(CarryonError) {
         guard !isShutDown else { throw CarryonError(.cancelled, "the download session is shut down") }
         worksForFleet = true
-        try await scheduler.register()
+        try await scheduler.joinFleet()
         startSteering()
         await fill()
     }
 
     /// Whether this session works for the fleet (``joinFleet()``).
     public var isFleetWorker: Bool { worksForFleet }
+
+    /// The fleet's workers alive now, in this process or any other on the library's index
+    /// (``joinFleet()``), the longest-running first: who would run a task queued with
+    /// ``enqueueForFleet(_:)``. Empty: a task queued now waits until a worker starts.
+    public func fleetWorkers() async throws(CarryonError) -> [FleetWorker] {
+        try await index.fleetWorkers(scheduler.context())
+    }
 
     /// Puts task `id` (the whole id, or a unique prefix) in the fleet's queue, for whichever
     /// worker has room first; returns at once. A task already in the queue stays as it is, and
@@ -56,5 +63,13 @@ extension DownloadSession {
         case .cancelled:
             throw CarryonError(.invalidState, "\(id): cannot queue a task that is cancelled")
         }
+    }
+}
+
+extension OfflineLibrary {
+    /// The fleet's workers alive now on this library's index, as
+    /// ``DownloadSession/fleetWorkers()`` lists them, read without a session (nothing written).
+    public func fleetWorkers() async throws(CarryonError) -> [FleetWorker] {
+        try await index.fleetWorkers(OwnershipContext(now: Date(), checksProcesses: true))
     }
 }

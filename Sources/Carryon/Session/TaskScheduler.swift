@@ -25,6 +25,8 @@ final class TaskScheduler: Sendable {
         var lastRenewed: Date?
         /// When the heartbeat alone was last renewed.
         var lastHeartbeat: Date?
+        /// Claims the fleet's tasks (``joinFleet()``): the index says so to whoever asks.
+        var fleetWorker = false
     }
 
     init(index: any AssetIndex, lease: Duration, checksProcesses: Bool, label: String,
@@ -51,13 +53,27 @@ final class TaskScheduler: Sendable {
         guard !state.withLock({ $0.closed }) else { throw CarryonError(.cancelled, "the download session is shut down") }
         guard !isRegistered else { return }
         let now = clock()
-        try await index.register(instance, label: label, until: now.addingTimeInterval(leaseSeconds), at: now)
+        try await index.register(instance, label: label, fleetWorker: fleetWorker, until: now.addingTimeInterval(leaseSeconds), at: now)
         state.withLock {
             $0.registered = true
             $0.lastRenewed = now
             $0.lastHeartbeat = now
         }
     }
+
+    /// Records this instance as one of the fleet's workers (registered, if it was not): from
+    /// now on ``AssetIndex/fleetWorkers(_:)`` lists it while it lives.
+    func joinFleet() async throws(CarryonError) {
+        let wasRegistered = state.withLock { state in
+            state.fleetWorker = true
+            return state.registered
+        }
+        guard wasRegistered else { return try await register() }
+        let now = clock()
+        try await index.register(instance, label: label, fleetWorker: true, until: now.addingTimeInterval(leaseSeconds), at: now)
+    }
+
+    private var fleetWorker: Bool { state.withLock { $0.fleetWorker } }
 
     /// Removes this instance from the index: the session stops. What it queued is no one's.
     func unregister() async {
@@ -96,7 +112,7 @@ final class TaskScheduler: Sendable {
                                         lease: leaseSeconds)
         }
         guard due else { return [] }
-        let lost = try await index.renew(instance, label: label, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: fences,
+        let lost = try await index.renew(instance, label: label, fleetWorker: fleetWorker, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: fences,
                                          lease: leaseSeconds, context())
         state.withLock {
             $0.lastRenewed = now
@@ -114,7 +130,7 @@ final class TaskScheduler: Sendable {
                                  now: now.timeIntervalSince1970, lease: leaseSeconds)
         }
         guard due else { return }
-        _ = try await index.renew(instance, label: label, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: [], lease: leaseSeconds, context())
+        _ = try await index.renew(instance, label: label, fleetWorker: fleetWorker, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: [], lease: leaseSeconds, context())
         state.withLock { $0.lastHeartbeat = now }
     }
 

@@ -114,7 +114,7 @@ public struct DaemonAPI: Sendable {
         Route("GET", "assets/{id}"), Route("DELETE", "assets/{id}"),
         Route("POST", "assets/{id}/cancel"), Route("POST", "assets/{id}/suspend"), Route("POST", "assets/{id}/resume"),
         Route("POST", "assets/{id}/selections"), Route("PUT", "assets/{id}/policy"), Route("GET", "assets/{id}/logs"),
-        Route("POST", "assets/{id}/verify"), Route("GET", "verification"),
+        Route("POST", "assets/{id}/verify"), Route("GET", "verification"), Route("GET", "fleet"),
         Route("GET", "streams"), Route("GET", "catalog"), Route("GET", "storage"), Route("PUT", "storage"), Route("POST", "purge"),
         Route("GET", "events"), Route("GET", "openapi.json"),
     ]
@@ -149,6 +149,7 @@ public struct DaemonAPI: Sendable {
         case ("PUT", "assets/{id}/policy"): return try await changePolicy(request, of: try await session.task(id: id))
         case ("POST", "assets/{id}/verify"): return try await verify(request, task: try await session.task(id: id))
         case ("GET", "verification"): return try APIJSON.response(verificationState())
+        case ("GET", "fleet"): return try APIJSON.response(try await fleetState())
         case ("GET", "streams"): return try await inspectStream(request)
         case ("GET", "assets/{id}/logs"): return try await logs(request, of: try await session.task(id: id).id)
         case ("GET", "catalog"):

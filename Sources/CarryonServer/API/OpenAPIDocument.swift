@@ -592,6 +592,24 @@ enum OpenAPIDocument {
         ]
       }
     },
+    "/api/fleet": {
+      "get": {
+        "operationId": "fleet",
+        "summary": "The fleet's workers alive now (carryon worker, carryon serve --worker), on this machine or another sharing the library's index, the longest-running first: who would run a download queued with fleet=true. An empty list: such a download waits until a worker starts",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/FleetState"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
     "/api/catalog": {
       "get": {
         "operationId": "catalog",
@@ -1064,6 +1082,56 @@ enum OpenAPIDocument {
           },
           "asset": {
             "$ref": "#/components/schemas/Asset"
+          }
+        }
+      },
+      "FleetState": {
+        "type": "object",
+        "required": [
+          "workers"
+        ],
+        "properties": {
+          "workers": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": [
+                "name",
+                "host",
+                "pid",
+                "since",
+                "running",
+                "description"
+              ],
+              "properties": {
+                "name": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "description": "what it calls itself (carryon worker --name, else its command)"
+                },
+                "host": {
+                  "type": "string"
+                },
+                "pid": {
+                  "type": "integer"
+                },
+                "since": {
+                  "type": "string",
+                  "format": "date-time",
+                  "description": "when it first wrote to the index"
+                },
+                "running": {
+                  "type": "integer",
+                  "description": "downloads it runs now"
+                },
+                "description": {
+                  "type": "string",
+                  "description": "how a listing's worker names it: name (pid P on host)"
+                }
+              }
+            }
           }
         }
       },

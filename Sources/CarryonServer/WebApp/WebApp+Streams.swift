@@ -34,6 +34,14 @@ export function assetButtons(asset, name, actions, key) {
 }
 
 /** A stream's state in words: "Downloading 42%", "Downloaded · 31 MB". */
+/** What the chooser says of the fleet's workers alive now (`GET api/fleet`). */
+function fleetText(workers) {
+  if (workers.length === 0) return "No worker runs now: a download queued for the fleet waits until one starts.";
+  const names = workers.slice(0, 3).map((worker) => worker.description).join(", ");
+  const more = workers.length > 3 ? ` and ${workers.length - 3} more` : "";
+  return `${workers.length === 1 ? "1 worker runs" : `${workers.length} workers run`} now: ${names}${more}.`;
+}
+
 function stateLine(asset) {
   if (!asset) return stateNames["not-downloaded"];
   const name = stateNames[asset.state] ?? asset.state;
@@ -102,10 +110,11 @@ export async function openChooser(stream, title, started) {
   start.disabled = true;
   replaceChildren(body, h("p", { role: "status" }, "Reading the stream's tracks…"));
   dialog.showModal();
-  let tracks;
+  let tracks, fleet;
   try {
     const query = stream.catalog ? `catalog=${encodeURIComponent(stream.catalog)}` : `url=${encodeURIComponent(stream.url)}`;
-    tracks = tracksOf(await call("GET", `streams?${query}`));
+    // Who would run a download queued for the fleet; the choice is offered without it too.
+    [tracks, fleet] = await Promise.all([call("GET", `streams?${query}`).then(tracksOf), call("GET", "fleet").catch(() => null)]);
   } catch (error) {
     replaceChildren(body, h("p", { class: "error", role: "alert" }, `This stream cannot be read: ${error.text ?? error.message}`));
     return;
@@ -133,8 +142,9 @@ export async function openChooser(stream, title, started) {
     // `carryon enqueue`'s choice: the fleet's first worker with room downloads it, on this
     // machine or another that shares the library; it waits until one does.
     h("fieldset", {}, h("legend", {}, "Who downloads it"),
-      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes" }),
-        "Queue it for the fleet: a worker (carryon worker, serve --worker) downloads it, here or on another machine")));
+      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes", "aria-describedby": "fleet-workers" }),
+        "Queue it for the fleet: a worker (carryon worker, serve --worker) downloads it, here or on another machine"),
+      fleet && h("p", { class: "hint", id: "fleet-workers" }, fleetText(fleet.workers))));
   start.disabled = false;
   start.focus();
   form.onsubmit = async (event) => {

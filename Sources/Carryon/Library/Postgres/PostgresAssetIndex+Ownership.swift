@@ -7,19 +7,19 @@ import GRDB
 /// than all but one being refused and trying again.
 extension PostgresAssetIndex {
     private static let registerInstance = """
-        INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil
+        INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = excluded.fleetWorker
         """
 
-    private static func instanceValues(_ instance: Instance, label: String, startedAt: Double, until: Double) -> [SQLValue] {
+    private static func instanceValues(_ instance: Instance, label: String, fleetWorker: Bool, startedAt: Double, until: Double) -> [SQLValue] {
         [.text(instance.id), .text(instance.host), SQLValue(instance.pid), SQLValue(instance.processStart), SQLValue(instance.processScope),
-         .text(label), .real(startedAt), .real(until)]
+         .text(label), .real(startedAt), .real(until), .boolean(fleetWorker)]
     }
 
-    func register(_ instance: Instance, label: String, until: Date, at now: Date) async throws(CarryonError) {
+    func register(_ instance: Instance, label: String, fleetWorker: Bool, until: Date, at now: Date) async throws(CarryonError) {
         try await write { transaction in
-            try await transaction.execute(Self.registerInstance, Self.instanceValues(instance, label: label, startedAt: now.timeIntervalSince1970,
-                                                                                    until: until.timeIntervalSince1970))
+            try await transaction.execute(Self.registerInstance, Self.instanceValues(instance, label: label, fleetWorker: fleetWorker,
+                                                                                    startedAt: now.timeIntervalSince1970, until: until.timeIntervalSince1970))
             // Instances gone for a day hold nothing any more: their rows read as no one's.
             try await transaction.execute("DELETE FROM instance WHERE aliveUntil < ?", [.real(now.timeIntervalSince1970 - 86_400)])
         }
@@ -27,6 +27,14 @@ extension PostgresAssetIndex {
 
     func unregister(_ instanceID: String) async throws(CarryonError) {
         try await write { transaction in try await transaction.execute("DELETE FROM instance WHERE id = ?", [.text(instanceID)]) }
+    }
+
+    func fleetWorkers(_ context: OwnershipContext) async throws(CarryonError) -> [FleetWorker] {
+        try await read { transaction in
+            FleetWorker.live(try await transaction.rows(FleetWorker.query, [.real(context.seconds)]).map {
+                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"])
+            }, context)
+        }
     }
 
     func ownership(of id: String, _ context: OwnershipContext) async throws(CarryonError) -> TaskOwnership? {
@@ -91,12 +99,12 @@ extension PostgresAssetIndex {
         }
     }
 
-    func renew(_ instance: Instance, label: String, aliveUntil: Date, fences: [Fence], lease: Double,
+    func renew(_ instance: Instance, label: String, fleetWorker: Bool, aliveUntil: Date, fences: [Fence], lease: Double,
                _ context: OwnershipContext) async throws(CarryonError) -> [Fence] {
         try await write { transaction in
             // Made again if another process cleared it (this one was asleep for a day).
-            try await transaction.execute(Self.registerInstance, Self.instanceValues(instance, label: label, startedAt: context.seconds,
-                                                                                    until: aliveUntil.timeIntervalSince1970))
+            try await transaction.execute(Self.registerInstance, Self.instanceValues(instance, label: label, fleetWorker: fleetWorker,
+                                                                                    startedAt: context.seconds, until: aliveUntil.timeIntervalSince1970))
             var lost: [Fence] = []
             for fence in fences {
                 guard let row = try await Self.ownershipRow(transaction, id: fence.assetID),

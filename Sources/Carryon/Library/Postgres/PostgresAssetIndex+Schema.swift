@@ -145,6 +145,9 @@ extension PostgresAssetIndex {
         ("v2: resource digests", """
         ALTER TABLE resource ADD COLUMN sha256 TEXT;
         """),
+        ("v3: fleet workers", """
+        ALTER TABLE instance ADD COLUMN fleetWorker BOOLEAN NOT NULL DEFAULT FALSE;
+        """),
     ]
 
     /// `sql`'s statements, one by one (the extended protocol runs one at a time): each ends

@@ -1,0 +1,42 @@
+import CarryonTestSupport
+import Foundation
+import Testing
+
+/// `carryon workers`: the fleet's workers alive now, as the library's index records them,
+/// read by another process.
+@Suite("carryon workers", .heavy)
+struct WorkersCommandTests {
+    @Test("carryon workers: none before a worker starts; the worker by name, process id and host while it runs, idle (a table, and --json); none once it stopped")
+    func workersListed() async throws {
+        try await withTemporaryDirectory { folder in
+            let library = folder.appendingPathComponent("library").path
+            let none = try await runCarryon(["workers", "--library", library])
+            #expect(none.status == 0 && none.standardOutput.hasPrefix("No worker runs now"), "\(none.standardOutput)\(none.standardError)")
+            let worker = try RunningProcess(carryon: ["worker", "--name", "rack-3", "--library", library])
+            func listed() async throws -> [[String: Any]] {
+                let answer = try await runCarryon(["workers", "--json", "--library", library])
+                #expect(answer.status == 0, "\(answer.standardError)")
+                let json = try JSONSerialization.jsonObject(with: Data(answer.standardOutput.utf8)) as? [String: Any]
+                return try #require(json?["workers"] as? [[String: Any]], "\(answer.standardOutput)")
+            }
+            // Listed once it has joined (it prints its first line then).
+            var workers: [[String: Any]] = []
+            let deadline = ContinuousClock.now + .seconds(30)
+            while workers.isEmpty, ContinuousClock.now < deadline {
+                workers = try await listed()
+                if workers.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(workers.count == 1, "\(workers)")
+            let first = workers.first ?? [:]
+            #expect(first["name"] as? String == "rack-3" && first["pid"] as? Int == Int(worker.pid) && first["running"] as? Int == 0, "\(first)")
+            #expect(first["description"] as? String == "rack-3 (pid \(worker.pid) on \(first["host"] as? String ?? "?"))", "\(first)")
+            let table = try await runCarryon(["workers", "--library", library])
+            let rows = table.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+            #expect(rows.first == ["NAME", "PID", "HOST", "SINCE", "RUNNING"], "\(table.standardOutput)")
+            #expect(rows.count == 2 && rows.last?.prefix(2) == ["rack-3", "\(worker.pid)"] && rows.last?.last == "0", "\(table.standardOutput)")
+            worker.kill(SIGTERM)
+            #expect(await worker.wait() == 0)
+            #expect(try await listed().isEmpty, "a worker that stopped is gone")
+        }
+    }
+}
