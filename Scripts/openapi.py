@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes Sources/CarryonServer/API/OpenAPIDocument.swift: the daemon API's OpenAPI 3.1 document,
 embedded in the binary. Edit the API's description here, run `python3 Scripts/openapi.py`, and
-`DaemonAPITests` checks the document against the routes the API answers."""
+`DaemonAPITests` checks the document against the routes the API answers; `--check` writes
+nothing and fails when the document in the sources is not what the script writes."""
 import os
 import json
+import sys
 err = {"$ref": "#/components/responses/Error"}
 def op(summary, responses, body=None, params=None, op_id=None):
     o = {"operationId": op_id, "summary": summary, "responses": {}}
@@ -194,4 +196,10 @@ enum OpenAPIDocument {
 """#
 }
 '''
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources', 'CarryonServer', 'API', 'OpenAPIDocument.swift'), 'w').write(swift)
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'Sources', 'CarryonServer', 'API', 'OpenAPIDocument.swift')
+if sys.argv[1:] == ["--check"]:
+    # The document in the sources is this script's: one edited by hand would drift from it.
+    if open(path, encoding="utf-8").read() != swift:
+        sys.exit("openapi.py: Sources/CarryonServer/API/OpenAPIDocument.swift is not what this script writes: edit the script and run it")
+else:
+    open(path, 'w', encoding="utf-8").write(swift)

@@ -335,6 +335,15 @@ struct DaemonAPITests {
         }
     }
 
+    @Test("the OpenAPI document in the sources is the one Scripts/openapi.py writes: none edited by hand, which the next run of the script would undo")
+    func openAPIFromItsScript() async throws {
+        guard let python = findExecutable("python3") else {
+            throw TestSupportError("python3 is not installed, and the document is made by a Python script: apt-get install -y python3")
+        }
+        let result = try await run(python, [packageRoot.appendingPathComponent("Scripts/openapi.py").path, "--check"])
+        #expect(result.status == 0, "\(result.standardError)")
+    }
+
     @Test("GET /api/openapi.json is an OpenAPI 3.1 document of exactly the routes the API answers; every operation answers a status it documents, and any other method on its path is 405")
     func openAPI() async throws {
         try await withDaemon { daemon in
