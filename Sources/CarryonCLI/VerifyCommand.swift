@@ -22,8 +22,9 @@ struct Verify: AsyncParsableCommand {
             `resume` would — expired signed URLs read again, keys renewed — each put in place \
             only once it is whole. Damaged manifests are written again: manifest.json from the \
             index, the playlists from the stream's, read again with the asset's selection, when \
-            they plan exactly the files the bundle holds (not a live recording's). What cannot be \
-            mended is left as it was, and said.
+            they plan exactly the files the bundle holds; a live recording's from the recording \
+            the bundle keeps (the stream has moved on). What cannot be mended is left as it \
+            was, and said.
 
             Exit status: 0 when every bundle is intact (or was mended), 1 when damage remains.
 
@@ -151,7 +152,7 @@ struct Verify: AsyncParsableCommand {
     private func show(_ repaired: Repaired) {
         let outcome = repaired.outcome
         if !outcome.manifests.isEmpty {
-            print("\(repaired.id): wrote again \(outcome.manifests.joined(separator: ", ")) from the stream's playlists and the index")
+            print("\(repaired.id): wrote again \(outcome.manifests.joined(separator: ", "))")
         }
         for left in outcome.manifestsLeft { print("\(repaired.id): \(left.line)") }
         if outcome.unmended.isEmpty {

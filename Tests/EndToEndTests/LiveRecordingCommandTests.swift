@@ -175,7 +175,7 @@ struct LiveRecordingCommandTests {
         }
     }
 
-    @Test("resumed after the window moved past it: the segments missed are EXT-X-GAP in the bundle, counted in show and the error log, and the rest plays")
+    @Test("resumed after the window moved past it: the segments missed are EXT-X-GAP in the bundle, counted in show and the error log, and the rest plays; its playlists damaged are written again as they were from the recording the bundle keeps")
     func gapAfterResume() async throws {
         // A window of three segments: six seconds away is enough to miss some.
         try await Self.withLiveStream(listSize: 3, segments: 3) { library, stream, origin in
@@ -203,6 +203,20 @@ struct LiveRecordingCommandTests {
             // Its playlists name gaps, which have no file: the bundle is intact, manifests and all.
             let verified = try await runCarryon(["verify", id, "--library", library])
             #expect(verified.status == 0 && verified.standardOutput.contains("intact"), "\(verified.standardOutput)\(verified.standardError)")
+            // Both playlists damaged (the stream has moved on since): written again from the
+            // recording the bundle keeps, byte for byte as they were, gaps and all.
+            let playlists = ["main.m3u8", "media/index.m3u8"].map { recording.bundle.appendingPathComponent($0) }
+            let intact = try playlists.map { try Data(contentsOf: $0) }
+            try Data("#EXTM3U\n".utf8).write(to: playlists[0])
+            try Data(intact[1].prefix(intact[1].count / 2)).write(to: playlists[1])
+            let damaged = try await runCarryon(["verify", id, "--library", library])
+            #expect(damaged.status == 1 && damaged.standardOutput.contains("manifest: main.m3u8")
+                    && damaged.standardOutput.contains("manifest: media/index.m3u8"), "\(damaged.standardOutput)")
+            let repaired = try await runCarryon(["verify", id, "--repair", "--library", library])
+            #expect(repaired.status == 0 && repaired.standardOutput.contains("wrote again main.m3u8, media/index.m3u8"),
+                    "\(repaired.standardOutput)\(repaired.standardError)")
+            #expect(try playlists.map { try Data(contentsOf: $0) } == intact, "the playlists as the recording wrote them")
+            #expect(try await runCarryon(["verify", id, "--library", library]).status == 0)
             try Self.expectSameFiles(recording, as: stream)
             let frames = try await decodedVideoFrames(recording.bundle.appendingPathComponent("main.m3u8").path)
             #expect(frames >= recording.numbers.count * 50 - 25, "the bundle decodes \(frames) frames of \(recording.numbers.count) segments")

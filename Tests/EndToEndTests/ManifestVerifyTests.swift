@@ -61,6 +61,28 @@ struct ManifestVerifyTests {
         }
     }
 
+    @Test("a main.m3u8 that reads well but leaves a rendition's playlist out (a player would offer no audio) is named; --repair writes it again as it was")
+    func mainLeavesARenditionOut() async throws {
+        try await withTemporaryDirectory { folder in try await Origin(root: packageRoot.appendingPathComponent("Samples").path).withRunning { origin in
+            let (library, id, bundle) = try await Self.download("media/ts/main.m3u8", options: DownloadOptions(audio: .languages(["en"]), subtitles: .none),
+                                                                into: folder, from: origin)
+            let main = bundle.appendingPathComponent("main.m3u8")
+            let written = try Data(contentsOf: main)
+            try Data("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000000\nvideo/index.m3u8\n".utf8).write(to: main)
+            let report = try await Self.verify(id, in: library)
+            #expect(report.manifests.map(\.file) == ["main.m3u8"] && report.damage.isEmpty, "\(report.manifests)")
+            #expect(report.manifests.first?.message == "it names 1 of the bundle's 2 rendition playlists (audio-en/index.m3u8 is not named): it is cut short or was altered",
+                    "\(report.manifests)")
+            let session = try await DownloadSession(library: library)
+            let repair = try await session.beginRepair(id, damage: report.damage, manifests: report.manifests)
+            let outcome = try await session.endRepair(repair)
+            await session.shutdown()
+            #expect(!repair.fetches && outcome.manifests == ["main.m3u8"] && outcome.manifestsLeft.isEmpty)
+            #expect(try Data(contentsOf: main) == written)
+            #expect(try await Self.verify(id, in: library).isIntact)
+        } }
+    }
+
     @Test("a manifest gone, cut short, garbled, naming a file outside the bundle or another asset's is named; --repair writes each again as it was")
     func damagedManifests() async throws {
         try await withTemporaryDirectory { folder in try await Origin(root: packageRoot.appendingPathComponent("Samples").path).withRunning { origin in

@@ -40,10 +40,11 @@ extension DownloadSession {
         /// bytes at that location now.
         public var changedAtOrigin: [String]
         /// The damaged manifests written again (``ManifestDamage/file``): the playlists from the
-        /// stream's, read again, `manifest.json` from the index.
+        /// stream's, read again (a live recording's from the recording the bundle keeps),
+        /// `manifest.json` from the index.
         public var manifests: [String] = []
         /// The damaged manifests not written again, each with why (the stream changed at the
-        /// origin, could not be read, or is a live recording's), left as they were.
+        /// origin or could not be read, a recording's record is gone), left as they were.
         public var manifestsLeft: [ManifestDamage] = []
     }
 
@@ -62,8 +63,9 @@ extension DownloadSession {
     /// when the stream is the one downloaded (its playlists at the origin, secrets left out, are
     /// byte for byte the copies the bundle keeps in `origin/`, and plan the files the index holds)
     /// — the index is not changed, and no other manifest is written. A stream changed at the
-    /// origin, one that cannot be read and a live recording's (the stream has moved on) leave the
-    /// playlists as they are, said in ``RepairOutcome/manifestsLeft``. With nothing to fetch
+    /// origin or one that cannot be read leaves the playlists as they are, said in
+    /// ``RepairOutcome/manifestsLeft``. A live recording's are planned again from the recording
+    /// the bundle keeps, not from the stream, which has moved on. With nothing to fetch
     /// (``Repair/fetches`` false) the task is left as it was. Otherwise resume the task
     /// (``DownloadTask/resume()``), which fetches them, wait for it
     /// (``DownloadTask/waitUntilFinished()``) and call ``endRepair(_:)``: it records again what
@@ -124,15 +126,25 @@ extension DownloadSession {
 
     /// Writes asset `id`'s manifests `damaged` again from the stream's playlists, read again with
     /// its selection and range, when the stream is the one downloaded; nothing else is written.
+    ///
+    /// A live recording's are planned again from the recording the bundle keeps
+    /// (`origin/recording.json` and its journal), the network not read: the stream has moved on,
+    /// and the recording is the record of what the playlists held.
     private func rewritePlaylists(_ id: String, only damaged: Set<String>) async throws(CarryonError) {
         guard let asset = try await index.asset(id) else { throw CarryonError(.unknownAsset, "no asset has the id \(id)") }
-        guard asset.options.live == nil else {
-            throw CarryonError(.invalidState, "a live recording's playlists are not read again from the stream, which has moved on")
-        }
         let selection = asset.selection
-        let planned = try await planStream(asset, PlanRequest(assetID: id, options: asset.options, pinnedVariant: selection?.variant.uri,
-                                                             additionalVariants: selection?.additionalVariants ?? []),
-                                           fetcher: playlistFetcher(for: asset))
+        var request = PlanRequest(assetID: id, options: asset.options, pinnedVariant: selection?.variant.uri,
+                                  additionalVariants: selection?.additionalVariants ?? [])
+        let bundle = library.bundleURL(for: id)
+        if asset.options.live != nil {
+            let recording = try LiveRecording.load(from: bundle, masterKey: library.masterKey)
+            guard let recording, recording.firstManifest != nil else {
+                throw CarryonError(.invalidState, "the recording's record (\(LiveRecording.file(in: bundle).path)) is gone or holds no playlist, and the stream has moved on")
+            }
+            request.recording = recording
+            request.replaysRecording = true
+        }
+        let planned = try await planStream(asset, request, fetcher: playlistFetcher(for: asset))
         // The files a plan puts where: the same as the index's, or the playlists would name
         // others than the bundle holds (signed URLs may differ from read to read; files do not).
         func places(_ resources: some Sequence<ResourceRecord>) -> Set<String> {
@@ -147,9 +159,9 @@ extension DownloadSession {
         // File names are places in the plan, not the media's: the stream is the one downloaded
         // only if its playlists are, which the bundle keeps copies of (secrets left out).
         let files = BundleWriter.manifestFiles(of: planned, format: try configuration.formats.format(named: planned.format))
-        let bundle = library.bundleURL(for: id)
-        let copies = files.keys.filter { $0.hasPrefix("origin/") }.sorted()
-        guard !copies.isEmpty else { throw CarryonError(.invalidState, "the bundle keeps no copy of the stream's playlists to tell the stream unchanged") }
+        // A recording's are its own record's, not the stream's: no copy to hold them to.
+        let copies = request.recording != nil ? [] : files.keys.filter { $0.hasPrefix("origin/") }.sorted()
+        guard !copies.isEmpty || request.recording != nil else { throw CarryonError(.invalidState, "the bundle keeps no copy of the stream's playlists to tell the stream unchanged") }
         for path in copies {
             guard let kept = FileManager.default.contents(atPath: bundle.appending(path: path, directoryHint: .notDirectory).path) else {
                 throw CarryonError(.invalidState, "its copy of the stream's playlist (\(path)) is gone, so the stream cannot be told unchanged")

@@ -10,8 +10,8 @@ import HLS
 /// written (mending is ``DownloadSession/beginRepair(_:damage:manifests:)``'s).
 ///
 /// A recording's playlists grow as it records, and name a segment the window had moved past as a
-/// gap, not its file: for them only the reading and the names are checked, not that every file
-/// is named.
+/// gap, not its file: until it is finished only the reading and the names are checked, not that
+/// every file is named. `main.m3u8` names every rendition's playlist, a recording's too.
 struct ManifestCheck {
     let asset: AssetRecord
     let bundle: URL
@@ -35,12 +35,14 @@ struct ManifestCheck {
     func damage() -> [ManifestDamage] {
         guard isChecked else { return [] }
         var found: [ManifestDamage] = []
-        if let problem = checkPlaylist(LocalManifest.main.path, names: nil) {
+        // The multivariant playlist names every rendition's, a recording's too.
+        let playlists = Set(renditions.map { "\($0.key)/\(LocalManifest.renditionPlaylistName)" })
+        if let problem = checkPlaylist(LocalManifest.main.path, names: playlists, of: ("the bundle's", "rendition playlists")) {
             found.append(ManifestDamage(file: LocalManifest.main.path, message: problem))
         }
         for rendition in renditions.sorted(by: { $0.position < $1.position }) {
             let path = "\(rendition.key)/\(LocalManifest.renditionPlaylistName)"
-            let expected = asset.options.live == nil ? filesByRendition[rendition.key] ?? [] : []
+            let expected = namesEveryFile ? filesByRendition[rendition.key] ?? [] : []
             if let problem = checkPlaylist(path, names: expected) { found.append(ManifestDamage(file: path, message: problem)) }
         }
         for manifest in LocalManifest.manifests(ofFormat: asset.format) where manifest != .main {
@@ -49,6 +51,10 @@ struct ManifestCheck {
         if let problem = checkBundleManifest() { found.append(ManifestDamage(file: BundleManifest.fileName, message: problem)) }
         return found
     }
+
+    /// Whether each playlist (and the MPD) must name every file of what it plays: not a
+    /// recording's before it is finished (a round's rows may come before its lines).
+    private var namesEveryFile: Bool { asset.options.live == nil || asset.state == .completed }
 
     /// Whether ``damage()`` checks anything: not before the asset's playlists were first read,
     /// nor while it downloads or records (a run writes its playlists before its rows, and
@@ -77,8 +83,10 @@ struct ManifestCheck {
     }
 
     /// What is wrong with the playlist at `path`: it does not read strictly, names a file that is
-    /// not in the bundle, or (with `names`) does not name every one of those files.
-    private func checkPlaylist(_ path: String, names expected: Set<String>?) -> String? {
+    /// not in the bundle, or does not name every one of `expected` (whose they are and what, in
+    /// words).
+    private func checkPlaylist(_ path: String, names expected: Set<String>,
+                               of what: (whose: String, things: String) = ("its rendition's", "files")) -> String? {
         let bytes: [UInt8]
         switch read(path) {
         case .success(let read): bytes = read
@@ -118,11 +126,9 @@ struct ManifestCheck {
         }) {
             return "it names \(missing), which is not in the bundle"
         }
-        if let expected, !expected.isEmpty {
-            let unnamed = expected.subtracting(named).subtracting(sections)
-            if let first = unnamed.sorted().first {
-                return "it names \(expected.count - unnamed.count) of its rendition's \(expected.count) files (\(first) is not named): it is cut short or was altered"
-            }
+        let unnamed = expected.subtracting(named).subtracting(sections)
+        if let first = unnamed.sorted().first {
+            return "it names \(expected.count - unnamed.count) of \(what.whose) \(expected.count) \(what.things) (\(first) is not named): it is cut short or was altered"
         }
         return nil
     }
@@ -156,7 +162,7 @@ struct ManifestCheck {
         }) {
             return "it names \(missing), which is not in the bundle"
         }
-        if asset.options.live == nil, let first = planned.subtracting(named).sorted().first {
+        if namesEveryFile, let first = planned.subtracting(named).sorted().first {
             return "it names \(planned.count - planned.subtracting(named).count) of the download's \(planned.count) files (\(first) is not named): it is cut short or was altered"
         }
         return nil
