@@ -10,7 +10,8 @@ struct Enqueue: AsyncParsableCommand {
         discussion: """
             The asset is made as `carryon download` makes it (the same stream options) and \
             waits in the index's queue until a worker has room; nothing is fetched here. Any \
-            worker on a machine that shares the library's index and folder claims it. `carryon \
+            worker on a machine that shares the library's index and folder claims it (a note \
+            says so when none runs now). `carryon \
             list` shows it waiting, then running with the worker's name (`carryon workers` \
             lists the workers alive now); `carryon serve` on \
             any machine plays it as it arrives, and suspends, cancels or deletes it (the worker \
@@ -67,6 +68,10 @@ struct Enqueue: AsyncParsableCommand {
                 try printJSON(["id": task.id, "state": DownloadState.waiting.rawValue])
             } else {
                 print(task.id)
+            }
+            // Said, not refused: workers may be started after the queue is filled.
+            if (try? await library.fleetWorkers())?.isEmpty == true {
+                printNote("no worker runs now: the download waits until one starts (`carryon worker`; `carryon workers` lists them)")
             }
         }
     }

@@ -1,3 +1,4 @@
+import CarryonServer
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -6,13 +7,16 @@ import Testing
 /// read by another process.
 @Suite("carryon workers", .heavy)
 struct WorkersCommandTests {
-    @Test("carryon workers: none before a worker starts; the worker by name, process id and host while it runs, idle (a table, and --json); none once it stopped")
+    @Test("carryon workers: none before a worker starts (and enqueue says the download waits); the worker by name, process id and host while it runs, idle (a table, and --json); none once it stopped")
     func workersListed() async throws {
-        try await withTemporaryDirectory { folder in
+        try await withTemporaryDirectory { folder in try await Origin(root: sampleMedia.path).withRunning { origin in
             let library = folder.appendingPathComponent("library").path
             let none = try await runCarryon(["workers", "--library", library])
             #expect(none.status == 0 && none.standardOutput.hasPrefix("No worker runs now"), "\(none.standardOutput)\(none.standardError)")
-            let worker = try RunningProcess(carryon: ["worker", "--name", "rack-3", "--library", library])
+            let stream = origin.baseURL + "/ts/270p/index.m3u8"
+            let waits = try await runCarryon(["enqueue", stream, "--library", library])
+            #expect(waits.status == 0 && waits.standardError.contains("no worker runs now: the download waits until one starts"), "\(waits.standardError)")
+            let worker = try RunningProcess(carryon: ["worker", "--name", "rack-3", "--allow-private-origins", "--library", library])
             func listed() async throws -> [[String: Any]] {
                 let answer = try await runCarryon(["workers", "--json", "--library", library])
                 #expect(answer.status == 0, "\(answer.standardError)")
@@ -27,6 +31,18 @@ struct WorkersCommandTests {
                 if workers.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(workers.count == 1, "\(workers)")
+            // Queued with a worker running: nothing to say. The worker runs both downloads.
+            let runs = try await runCarryon(["enqueue", stream, "--name", "second", "--library", library])
+            #expect(runs.status == 0 && !runs.standardError.contains("no worker"), "\(runs.standardError)")
+            var states: Set<String> = []
+            while states != ["completed"], ContinuousClock.now < deadline + .seconds(30) {
+                let list = try await runCarryon(["list", "--json", "--library", library])
+                let assets = try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [[String: Any]] ?? []
+                states = Set(assets.compactMap { $0["state"] as? String })
+                if states != ["completed"] { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(states == ["completed"])
+            workers = try await listed()
             let first = workers.first ?? [:]
             #expect(first["name"] as? String == "rack-3" && first["pid"] as? Int == Int(worker.pid) && first["running"] as? Int == 0, "\(first)")
             #expect(first["description"] as? String == "rack-3 (pid \(worker.pid) on \(first["host"] as? String ?? "?"))", "\(first)")
@@ -37,6 +53,6 @@ struct WorkersCommandTests {
             worker.kill(SIGTERM)
             #expect(await worker.wait() == 0)
             #expect(try await listed().isEmpty, "a worker that stopped is gone")
-        }
+        } }
     }
 }

@@ -140,7 +140,7 @@ public actor DownloadSession {
                 // (its run's end sees the session shut down).
                 tasks[id]?.run?.work.cancel()
             } else {
-                try? await suspend(id)
+                _ = try? await suspend(id)
             }
         }
         for id in running { await tasks[id]?.run?.ended?.value }
@@ -151,7 +151,7 @@ public actor DownloadSession {
         for task in tasks.values { await task.applying?.value }
         // In a task of its own: a shutdown called from a cancelled task still records these.
         await Task {
-            for (id, task) in await self.tasks where task.unrecordedEnd != nil { try? await self.recordUnrecordedEnd(id) }
+            for (id, task) in self.tasks where task.unrecordedEnd != nil { try? await self.recordUnrecordedEnd(id) }
             await self.scheduler.unregister()
         }.value
         await stopFetches()

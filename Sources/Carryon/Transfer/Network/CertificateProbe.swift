@@ -52,7 +52,7 @@ struct CertificateProbe {
                 var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
                 let family = bytes.count == 4 ? AF_INET : AF_INET6
                 guard bytes.count == 4 || bytes.count == 16, inet_ntop(family, bytes, &text, socklen_t(text.count)) != nil else { return nil }
-                return String(cString: text)
+                return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             default:
                 return nil
             }
