@@ -29,7 +29,6 @@ export function assetButtons(asset, name, actions, key) {
   ];
 }
 
-/** A stream's state in words: "Downloading 42%", "Downloaded · 31 MB". */
 /** What the chooser says of the fleet's workers alive now (`GET api/fleet`). */
 function fleetText(workers) {
   if (workers.length === 0) return "No worker runs now: a download queued for the fleet waits until one starts.";
@@ -38,6 +37,7 @@ function fleetText(workers) {
   return `${workers.length === 1 ? "1 worker runs" : `${workers.length} workers run`} now: ${names}${more}.`;
 }
 
+/** A stream's state in words: "Downloading 42%", "Downloaded · 31 MB". */
 function stateLine(asset) {
   if (!asset) return stateNames["not-downloaded"];
   const name = stateNames[asset.state] ?? asset.state;
@@ -138,7 +138,7 @@ export async function openChooser(stream, title, started) {
     // `carryon enqueue`'s choice: the fleet's first worker with room downloads it, on this
     // machine or another that shares the library; it waits until one does.
     h("fieldset", {}, h("legend", {}, "Who downloads it"),
-      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes", "aria-describedby": "fleet-workers" }),
+      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes", "aria-describedby": fleet ? "fleet-workers" : null }),
         "Queue it for the fleet: a worker (carryon worker, serve --worker) downloads it, here or on another machine"),
       fleet && h("p", { class: "hint", id: "fleet-workers" }, fleetText(fleet.workers))));
   start.disabled = false;

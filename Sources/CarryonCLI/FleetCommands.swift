@@ -232,7 +232,8 @@ struct Workers: AsyncParsableCommand {
             process id and host, since when it works, and how many downloads it runs now. A \
             worker that stops leaves at once; one that dies, once its heartbeat runs out (30 s \
             after the last; at once when read on its own machine). With none, a download \
-            queued now waits until a worker starts. Nothing is written.
+            queued now waits until a worker starts. It writes no row of the index (a new or \
+            older library's index is made or migrated first, as by any command).
 
             Examples:
               carryon workers

@@ -175,8 +175,14 @@ struct FleetQueueTests {
             pair.advance(1)
             try await pair.a.joinFleet()
             #expect(try await workers() == ["a"])
-            // b, registered before it joins, is marked from then on; the longest-running first.
+            // b, registered before it joins, is marked from then on (its start kept: the
+            // longest-running first).
+            pair.advance(1)
             try await pair.b.joinFleet()
+            #expect(try await workers() == ["b", "a"])
+            // A write that read the flag before b joined, landing after: b stays a worker.
+            try await index.register(pair.b.instance, label: "b", fleetWorker: false, until: pair.clock.withLock { $0 }.addingTimeInterval(30),
+                                     at: pair.clock.withLock { $0 })
             #expect(try await workers() == ["b", "a"])
             // A download a worker claims from the fleet counts as running with it.
             try await pair.addAsset("y")

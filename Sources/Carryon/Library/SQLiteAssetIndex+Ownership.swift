@@ -6,10 +6,11 @@ import GRDB
 /// compare-and-set on the row's state and epoch that no other process can come between.
 extension SQLiteAssetIndex {
     /// Records `instance` alive until `until`, made if it is not (again, should another
-    /// process have cleared it), its fleet work as `fleetWorker` says.
+    /// process have cleared it); a fleet worker once `fleetWorker` says so (the flag only turns
+    /// on: a renewal that read it before the session joined, written after, leaves it on).
     private static let registerInstance = """
         INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = excluded.fleetWorker
+        ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (instance.fleetWorker OR excluded.fleetWorker)
         """
 
     func register(_ instance: Instance, label: String, fleetWorker: Bool, until: Date, at now: Date) async throws(CarryonError) {

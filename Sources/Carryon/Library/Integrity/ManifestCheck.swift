@@ -35,9 +35,8 @@ struct ManifestCheck {
     func damage() -> [ManifestDamage] {
         guard isChecked else { return [] }
         var found: [ManifestDamage] = []
-        // The multivariant playlist names every rendition's, a recording's too.
-        let playlists = Set(renditions.map { "\($0.key)/\(LocalManifest.renditionPlaylistName)" })
-        if let problem = checkPlaylist(LocalManifest.main.path, names: playlists, of: ("the bundle's", "rendition playlists")) {
+        let (playlists, aliases) = mainPlaylists
+        if let problem = checkPlaylist(LocalManifest.main.path, names: playlists, aliases: aliases, of: ("the bundle's", "rendition playlists")) {
             found.append(ManifestDamage(file: LocalManifest.main.path, message: problem))
         }
         for rendition in renditions.sorted(by: { $0.position < $1.position }) {
@@ -50,6 +49,28 @@ struct ManifestCheck {
         }
         if let problem = checkBundleManifest() { found.append(ManifestDamage(file: BundleManifest.fileName, message: problem)) }
         return found
+    }
+
+    /// The rendition playlists `main.m3u8` must name (a recording's too), and the playlists
+    /// that stand for one of them. Each playlist once: two renditions of one URI (an audio-only
+    /// variant that is also an audio rendition) are one playlist, named by the first one's
+    /// folder, the other's standing for it. A bundle of another format than HLS is not held to
+    /// its subtitles: a DASH bundle's names only those HLS players read (WebVTT), which the
+    /// index does not record.
+    private var mainPlaylists: (names: Set<String>, aliases: [String: String]) {
+        var names: Set<String> = []
+        var aliases: [String: String] = [:]
+        var byURI: [String: String] = [:]
+        for rendition in renditions.sorted(by: { $0.position < $1.position }) {
+            let path = "\(rendition.key)/\(LocalManifest.renditionPlaylistName)"
+            if let first = byURI[rendition.uri] {
+                aliases[path] = first
+                continue
+            }
+            byURI[rendition.uri] = path
+            if asset.format == HLSFormat.formatName || rendition.type != .subtitles { names.insert(path) }
+        }
+        return (names, aliases)
     }
 
     /// Whether each playlist (and the MPD) must name every file of what it plays: not a
@@ -84,8 +105,8 @@ struct ManifestCheck {
 
     /// What is wrong with the playlist at `path`: it does not read strictly, names a file that is
     /// not in the bundle, or does not name every one of `expected` (whose they are and what, in
-    /// words).
-    private func checkPlaylist(_ path: String, names expected: Set<String>,
+    /// words), a name in `aliases` counting as the one it stands for.
+    private func checkPlaylist(_ path: String, names expected: Set<String>, aliases: [String: String] = [:],
                                of what: (whose: String, things: String) = ("its rendition's", "files")) -> String? {
         let bytes: [UInt8]
         switch read(path) {
@@ -126,7 +147,7 @@ struct ManifestCheck {
         }) {
             return "it names \(missing), which is not in the bundle"
         }
-        let unnamed = expected.subtracting(named).subtracting(sections)
+        let unnamed = expected.subtracting(named).subtracting(sections).subtracting(named.compactMap { aliases[$0] })
         if let first = unnamed.sorted().first {
             return "it names \(expected.count - unnamed.count) of \(what.whose) \(expected.count) \(what.things) (\(first) is not named): it is cut short or was altered"
         }

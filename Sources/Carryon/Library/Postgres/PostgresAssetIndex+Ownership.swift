@@ -8,7 +8,7 @@ import GRDB
 extension PostgresAssetIndex {
     private static let registerInstance = """
         INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = excluded.fleetWorker
+        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (instance.fleetWorker OR excluded.fleetWorker)
         """
 
     private static func instanceValues(_ instance: Instance, label: String, fleetWorker: Bool, startedAt: Double, until: Double) -> [SQLValue] {

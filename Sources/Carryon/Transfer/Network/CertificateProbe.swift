@@ -107,7 +107,11 @@ struct CertificateProbe {
         defer { channel.close(promise: nil) }
         if refusesPrivateAddresses, proxy == nil {
             if let reason = PrivateHosts.reason(forPeer: channel.remoteAddress) {
-                throw PrivateAddressError(reason: reason)
+                // Every promise ends (NIO traps a leaked one in debug builds): the probe finds
+                // nothing, and the request's own failure says why.
+                let error = PrivateAddressError(reason: reason)
+                done.fail(error)
+                throw error
             }
         }
         // However the proxy or the server behaves, the probe ends: a message waits on it.
