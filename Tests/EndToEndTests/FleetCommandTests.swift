@@ -35,6 +35,16 @@ struct FleetCommandTests {
         }
     }
 
+    /// `carryon workers --json` on the fleet's index, from the test's host: each worker's name,
+    /// process id and running downloads.
+    static func workers(_ fleet: Fleet) async throws -> [(name: String, pid: Int, running: Int)] {
+        let result = try await runCarryon(["workers", "--json", "--library", fleet.library, "--index", fleet.index])
+        #expect(result.status == 0, "\(result.standardError)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        let workers = try #require(json?["workers"] as? [[String: Any]], "\(result.standardOutput)")
+        return workers.map { ($0["name"] as? String ?? "", $0["pid"] as? Int ?? 0, $0["running"] as? Int ?? -1) }
+    }
+
     func withFleet(hosts count: Int, titles: Int = Self.titles, _ body: (Fleet) async throws -> Void) async throws {
         let hosts = try NetworkNamespaces(count: count)
         defer { hosts.remove() }
@@ -52,7 +62,7 @@ struct FleetCommandTests {
         }
     }
 
-    @Test("three workers, each on a host of its own, download 30 queued titles over a slowed origin while one is stopped (SIGTERM) and one killed (kill -9): every title completes byte-identical, once; each segment's bytes are sent at most twice; a fourth host's serve streamed their progress as they ran and plays one to its last frame")
+    @Test("three workers, each on a host of its own, download 30 queued titles over a slowed origin while one is stopped (SIGTERM) and one killed (kill -9): every title completes byte-identical, once; each segment's bytes are sent at most twice; carryon workers on the test's host lists them, and after, only those still running; a fourth host's serve streamed their progress as they ran and plays one to its last frame")
     func fleetSurvivesStopAndKill() async throws {
         try await withFleet(hosts: 4) { fleet in
             var profile = LinkProfile.perfect
@@ -89,6 +99,9 @@ struct FleetCommandTests {
                 var workers = [try fleet.worker(on: 0, name: "w1"), try fleet.worker(on: 1, name: "w2"), try fleet.worker(on: 2, name: "w3", tasks: 3)]
                 // Stopped once a few titles are under way: it hands its downloads back and exits 0.
                 try await Self.waitUntil(seconds: 60, "a few titles running") { try await Self.states(fleet)[.completed, default: 0] >= 2 }
+                // Read from the test's own host: the three workers on theirs, by name and process.
+                let working = try await Self.workers(fleet)
+                #expect(Set(working.map(\.name)) == ["w1", "w2", "w3"] && Set(working.map(\.pid)) == Set(workers.map { Int($0.pid) }), "\(working)")
                 workers[1].kill(SIGTERM)
                 #expect(await workers[1].wait() == 0, "\(workers[1].standardError)")
                 // Its host starts a new worker, as systemd would.
@@ -108,6 +121,10 @@ struct FleetCommandTests {
                 try await Self.waitUntil(seconds: 420, "every title complete") { try await Self.states(fleet)[.completed, default: 0] == Self.titles }
                 let progressSeen = watched.withLock { $0["progress", default: []] }
                 events.cancel()
+                // The stopped worker left the list, the killed one too (its heartbeat out); the
+                // one started in the stopped one's place and the third are there, idle.
+                let left = try await Self.workers(fleet)
+                #expect(Set(left.map(\.name)) == ["w2-again", "w3"] && left.allSatisfy { $0.running == 0 }, "\(left)")
 
                 // Every title byte-identical to its source.
                 for (id, title) in ids {
