@@ -106,11 +106,13 @@ export async function openChooser(stream, title, started) {
   start.disabled = true;
   replaceChildren(body, h("p", { role: "status" }, "Reading the stream's tracks…"));
   dialog.showModal();
-  let tracks, fleet;
+  // Who would run a download queued for the fleet, asked beside the tracks and told when it
+  // comes: the choice is offered before it, and without it.
+  const fleet = call("GET", "fleet").catch(() => null);
+  let tracks;
   try {
     const query = stream.catalog ? `catalog=${encodeURIComponent(stream.catalog)}` : `url=${encodeURIComponent(stream.url)}`;
-    // Who would run a download queued for the fleet; the choice is offered without it too.
-    [tracks, fleet] = await Promise.all([call("GET", `streams?${query}`).then(tracksOf), call("GET", "fleet").catch(() => null)]);
+    tracks = tracksOf(await call("GET", `streams?${query}`));
   } catch (error) {
     replaceChildren(body, h("p", { class: "error", role: "alert" }, `This stream cannot be read: ${error.text ?? error.message}`));
     return;
@@ -121,6 +123,8 @@ export async function openChooser(stream, title, started) {
     h("input", { type: "checkbox", name, value: track.language, checked: name === "audio" && track.isDefault }),
     `${track.name ?? track.language} (${track.language}) · ${sizeText(track.size)}`);
   const variants = tracks.variants;
+  const workers = h("p", { class: "hint", id: "fleet-workers" }, "Asking who works for the fleet…");
+  fleet.then((answer) => { if (answer) workers.textContent = fleetText(answer.workers); else workers.remove(); });
   const describe = (variant) => [variant.resolution, formatBitrate(variant.bandwidth), variant.codecs, sizeText(variant.size)].filter(Boolean).join(" · ");
   replaceChildren(body,
     h("label", { class: "field" }, "Name", h("input", { name: "name", value: title, autocomplete: "off" })),
@@ -138,9 +142,9 @@ export async function openChooser(stream, title, started) {
     // `carryon enqueue`'s choice: the fleet's first worker with room downloads it, on this
     // machine or another that shares the library; it waits until one does.
     h("fieldset", {}, h("legend", {}, "Who downloads it"),
-      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes", "aria-describedby": fleet ? "fleet-workers" : null }),
+      h("label", { class: "choice" }, h("input", { type: "checkbox", name: "fleet", value: "yes", "aria-describedby": "fleet-workers" }),
         "Queue it for the fleet: a worker (carryon worker, serve --worker) downloads it, here or on another machine"),
-      fleet && h("p", { class: "hint", id: "fleet-workers" }, fleetText(fleet.workers))));
+      workers));
   start.disabled = false;
   start.focus();
   form.onsubmit = async (event) => {

@@ -28,6 +28,13 @@ import time
 from chromium import require
 
 
+def workers_text(dialog):
+    """What the chooser says of the fleet's workers, once the daemon has told it."""
+    hint = dialog.locator("#fleet-workers")
+    hint.filter(has_not_text="Asking who works").wait_for(timeout=10_000)
+    return hint.inner_text()
+
+
 def main():
     if len(sys.argv) != 5:
         raise SystemExit(__doc__)
@@ -58,7 +65,7 @@ def main():
             card.get_by_role("button", name=f"Download {stream}").click()
             dialog = page.locator("dialog#chooser")
             dialog.get_by_label("Queue it for the fleet").check(timeout=30_000)
-            result["fleetBefore"] = dialog.locator("#fleet-workers").inner_text(timeout=5_000)
+            result["fleetBefore"] = workers_text(dialog)
             dialog.get_by_role("button", name="Start download").click()
             page.locator("dialog#chooser").wait_for(state="hidden", timeout=30_000)
             card.locator('.state[data-state="waiting"]').wait_for(timeout=30_000)
@@ -81,7 +88,7 @@ def main():
             step = "reading the workers in another stream's chooser"
             page.locator(f'li.card[data-stream="{other}"]').get_by_role("button", name=f"Download {other}").click()
             dialog.get_by_label("Queue it for the fleet").wait_for(timeout=30_000)
-            result["fleetAfter"] = dialog.locator("#fleet-workers").inner_text(timeout=5_000)
+            result["fleetAfter"] = workers_text(dialog)
             dialog.get_by_role("button", name="Close").click()
         except Exception as error:
             shown = page.locator("main").inner_text(timeout=2000)
