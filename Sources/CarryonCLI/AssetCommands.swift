@@ -93,7 +93,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         // Read without a session: no HTTP client, nothing written but the figures it computes
         // (a full disk, or other processes downloading, change nothing here).
-        let library = try library.open()
+        let library = try library.open(existing: true)
         do {
             let query = try query()
             if json {
@@ -154,7 +154,7 @@ struct Show: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let library = try library.open()
+        let library = try library.open(existing: true)
         do {
             let asset: AssetSnapshot
             do {

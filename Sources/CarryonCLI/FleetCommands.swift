@@ -247,7 +247,7 @@ struct Workers: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let library = try library.open()
+        let library = try library.open(existing: true)
         let workers: [FleetWorker]
         do { workers = try await library.fleetWorkers() } catch { throw fail(error) }
         if json {

@@ -87,7 +87,7 @@ struct KeysList: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let library = try library.open()
+        let library = try library.open(existing: true)
         do {
             let keys: [ContentKeyInfo]
             do {

@@ -239,7 +239,7 @@ struct Logs: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        let library = try library.open()
+        let library = try library.open(existing: true)
         do {
             let id: String
             do { id = try await library.asset(self.id).id } catch { throw fail(error, id: self.id) }

@@ -72,7 +72,7 @@ struct Verify: AsyncParsableCommand {
         transfer.configure(&configuration)
         refresh.configure(&configuration)
         ownership.configure(&configuration)
-        let session = try await openSession(try library.open(), configuration)
+        let session = try await openSession(try library.open(existing: true), configuration)
         var reports: [VerificationReport] = []
         var repairs: [DownloadSession.Repair] = []
         do {

@@ -7,15 +7,19 @@ import Testing
 /// read by another process.
 @Suite("carryon workers", .heavy)
 struct WorkersCommandTests {
-    @Test("carryon workers: none before a worker starts (and enqueue says the download waits); the worker by name, process id and host while it runs, idle (a table, and --json); none once it stopped")
+    @Test("carryon workers: a library folder that is not there refused; none before a worker starts (and enqueue says the download waits); the worker by name, process id and host while it runs, idle (a table, and --json); none once it stopped")
     func workersListed() async throws {
         try await withTemporaryDirectory { folder in try await Origin(root: sampleMedia.path).withRunning { origin in
             let library = folder.appendingPathComponent("library").path
-            let none = try await runCarryon(["workers", "--library", library])
-            #expect(none.status == 0 && none.standardOutput.hasPrefix("No worker runs now"), "\(none.standardOutput)\(none.standardError)")
+            // A library folder that is not there is refused (a typo), not made.
+            let typo = try await runCarryon(["workers", "--library", library])
+            #expect(typo.status == 1 && typo.standardError.contains("no library at \(library): there is no such folder"), "\(typo.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: library))
             let stream = origin.baseURL + "/ts/270p/index.m3u8"
             let waits = try await runCarryon(["enqueue", stream, "--library", library])
             #expect(waits.status == 0 && waits.standardError.contains("no worker runs now: the download waits until one starts"), "\(waits.standardError)")
+            let none = try await runCarryon(["workers", "--library", library])
+            #expect(none.status == 0 && none.standardOutput.hasPrefix("No worker runs now"), "\(none.standardOutput)\(none.standardError)")
             let worker = try RunningProcess(carryon: ["worker", "--name", "rack-3", "--allow-private-origins", "--library", library])
             func listed() async throws -> [[String: Any]] {
                 let answer = try await runCarryon(["workers", "--json", "--library", library])
