@@ -22,14 +22,17 @@ struct LibraryOptions: ParsableArguments {
 
     /// Opens the library, made where it is not yet. With `existing` (a command that only reads
     /// it, or works on assets it must already hold), a folder named by `--library` or
-    /// `CARRYON_HOME` that does not exist is refused, not made: a typo'd path would otherwise
-    /// become a new, empty library ("The library is empty") beside the real one. The default
-    /// location is made as ever: a fresh machine's library is empty.
+    /// `CARRYON_HOME` that does not exist is refused, not made, when the index is in it
+    /// (SQLite): a typo'd path would otherwise become a new, empty library ("The library is
+    /// empty") beside the real one. A PostgreSQL index is read as it is, from a machine that
+    /// may not mount the fleet's folder. The default location is made as ever: a fresh
+    /// machine's library is empty.
     func open(existing: Bool = false) throws -> OfflineLibrary {
         let root = path.map { URL(fileURLWithPath: $0) } ?? OfflineLibrary.defaultRoot()
         let named = path ?? ProcessInfo.processInfo.environment["CARRYON_HOME"].flatMap { $0.isEmpty ? nil : $0 }
         var isFolder: ObjCBool = false
-        if existing, let named, !(FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) && isFolder.boolValue) {
+        let inFolder = (try? indexLocation()) == .sqlite
+        if existing, inFolder, let named, !(FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) && isFolder.boolValue) {
             let option = path != nil ? "--library" : "CARRYON_HOME"
             throw fail("no library at \(named): there is no such folder", hint: "Check \(option) for a typo; `carryon download URL --library \(named)` makes a library there.")
         }

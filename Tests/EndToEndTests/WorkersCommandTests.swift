@@ -15,6 +15,11 @@ struct WorkersCommandTests {
             let typo = try await runCarryon(["workers", "--library", library])
             #expect(typo.status == 1 && typo.standardError.contains("no library at \(library): there is no such folder"), "\(typo.standardError)")
             #expect(!FileManager.default.fileExists(atPath: library))
+            // With a PostgreSQL index the folder is not asked for (a machine that does not
+            // mount the fleet's may read the index): the index is tried, and this one is not there.
+            let shared = try await runCarryon(["workers", "--library", library, "--index", "postgres://carryon@127.0.0.1:1/none?connect_timeout=1"])
+            #expect(shared.status == 1 && shared.standardError.contains("no connection to the library index") && !shared.standardError.contains("no library at"),
+                    "\(shared.standardError)")
             let stream = origin.baseURL + "/ts/270p/index.m3u8"
             let waits = try await runCarryon(["enqueue", stream, "--library", library])
             #expect(waits.status == 0 && waits.standardError.contains("no worker runs now: the download waits until one starts"), "\(waits.standardError)")
