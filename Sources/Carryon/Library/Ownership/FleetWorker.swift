@@ -28,9 +28,7 @@ public struct FleetWorker: Sendable, Hashable, Encodable {
     }
 
     /// How people find it, as a listing's `worker` names it: `rack-3 (pid 812 on node-3)`.
-    public var description: String {
-        Instance(id: "", host: host, pid: pid, processStart: nil, processScope: nil, name: name).workerDescription
-    }
+    public var description: String { Instance.workerDescription(name: name, pid: pid, host: host) }
 
     /// `name` (null when the index does not say), `host`, `pid`, `since`, `running` and
     /// `description`.

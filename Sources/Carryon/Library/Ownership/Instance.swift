@@ -37,7 +37,12 @@ struct Instance: Sendable, Hashable, Codable {
     var description: String { "pid \(pid) on \(host)" + (name.map { ", \($0)" } ?? "") }
 
     /// How a list of downloads names it: its name first, `rack-3 (pid 812 on node-3)`.
-    var workerDescription: String { name.map { "\($0) (pid \(pid) on \(host))" } ?? "pid \(pid) on \(host)" }
+    var workerDescription: String { Self.workerDescription(name: name, pid: pid, host: host) }
+
+    /// A worker's words (``workerDescription``), also for ``FleetWorker``.
+    static func workerDescription(name: String?, pid: Int32, host: String) -> String {
+        name.map { "\($0) (pid \(pid) on \(host))" } ?? "pid \(pid) on \(host)"
+    }
 }
 
 /// Whether a process on this host is still running: how a dead owner is known at once on one
