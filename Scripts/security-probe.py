@@ -123,10 +123,13 @@ def settled_rss(daemon, seconds=4.0, every=0.25):
     return least
 
 
-def probe_memory(binary, work, count=1500):
-    """The daemon's memory with `count` idle connections held, and after they close, twice: a
-    burst may leave the daemon larger than it began (what glibc and the runtime keep for
-    later), but a second burst must not leave it larger again."""
+def probe_memory(binary, work, count=1500, bursts=4):
+    """The daemon's memory with `count` idle connections held, and after they close, `bursts`
+    times. What the daemon settles to after a burst says little: glibc and the runtime keep freed
+    pages for later, and how much they keep wanders (38 to 53 MiB between the bursts of one run,
+    measured). The figure while connections are held does not: every connection's memory is in
+    use then, and what a burst before freed is reused. So the first burst warms up, and a leak
+    shows as the held figure growing over the bursts after it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = count + 200
     if soft < wanted:
@@ -136,29 +139,31 @@ def probe_memory(binary, work, count=1500):
     mib = lambda n: f"{n / 1048576:.1f} MiB"
     try:
         time.sleep(0.5)
-        figures = [daemon.rss()]
-        answered = []
-        for _ in range(2):
+        before = daemon.rss()
+        held_figures, settled_figures, answered = [], [], []
+        for _ in range(bursts):
             held = []
             for _ in range(count):
                 sock = daemon.connect()
                 sock.sendall(b"GET ")
                 held.append(sock)
             time.sleep(1.5)
-            figures.append(daemon.rss())
+            held_figures.append(daemon.rss())
             answered.append(daemon.call("GET", "/api/assets")[0])
             for sock in held:
                 sock.close()
-            figures.append(settled_rss(daemon))
+            settled_figures.append(settled_rss(daemon))
         answered.append(daemon.call("GET", "/api/assets")[0])
-        before, during1, after1, during2, after2 = figures
-        print(f"INFO  memory of the daemon: {mib(before)} before; {mib(during1)} with {count} connections held, {mib(after1)} settled after "
-              f"they closed; again {mib(during2)} and {mib(after2)}", flush=True)
-        check(f"{count} held connections: still answering", answered == [200, 200, 200], str(answered))
-        check("memory falls once the connections close", after1 < during1 and after2 < during2, f"{mib(during1)} -> {mib(after1)}, {mib(during2)} -> {mib(after2)}")
-        # Between bursts the figure moves by up to 7 MiB either way (measured: -5.2 to +6.9) with
-        # what glibc and the runtime keep; a leak of 8 KiB a connection would add 12.
-        check("a second burst leaves no more than the first (no leak per connection)", after2 - after1 <= 12 * 1048576, f"{mib(after2 - after1)} more")
+        bursts_shown = ", ".join(f"{mib(h)} held, {mib(s)} settled" for h, s in zip(held_figures, settled_figures))
+        print(f"INFO  memory of the daemon: {mib(before)} before; with {count} connections held and after they closed: {bursts_shown}", flush=True)
+        check(f"{count} held connections: still answering", answered == [200] * (bursts + 1), str(answered))
+        check("memory falls once the connections close", all(s < h for h, s in zip(held_figures, settled_figures)),
+              "; ".join(f"{mib(h)} -> {mib(s)}" for h, s in zip(held_figures, settled_figures)))
+        # After the first burst the held figure stays within 0.7 MiB (measured over 7 runs, 3 of
+        # them beside a CPU hog); a leak of 1.4 KiB a connection adds 4 MiB over two bursts
+        # (checked: 2 KiB a connection leaked on purpose failed it, 6.3 MiB more).
+        growth = held_figures[-1] - held_figures[1]
+        check(f"bursts after the first hold no more (no leak per connection): {bursts - 2} bursts", growth <= 4 * 1048576, f"{mib(growth)} more")
     finally:
         daemon.stop()
 
