@@ -14,6 +14,10 @@ struct CarryonCommand: AsyncParsableCommand {
         // (Benchmarks/README.md). One arena costs no measurable speed here: each thread's
         // tcache serves most allocations without the arena's lock.
         _ = carryon_limit_malloc_arenas(1)
+        if let message = CommandSuggestion.unknownCommand(in: Array(CommandLine.arguments.dropFirst()), root: self) {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

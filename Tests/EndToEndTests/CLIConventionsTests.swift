@@ -77,6 +77,20 @@ struct CLIConventionsTests {
         #expect(result.standardError.hasPrefix("Error: "), "\(result.standardError)")
     }
 
+    @Test("a mistyped command is named as none, with the commands one or two keys away (a group's too); a word near none gets no guess; exit 64", arguments: [
+        (["wrokers"], "Error: 'wrokers' is not a carryon command. Did you mean 'workers'?", "carryon"),
+        (["sho", "7k2m9x4q1b"], "Error: 'sho' is not a carryon command. Did you mean 'show'?", "carryon"),
+        (["keys", "lsit"], "Error: 'lsit' is not a carryon keys command. Did you mean 'list'?", "carryon keys"),
+        (["frobnicate"], "Error: 'frobnicate' is not a carryon command.", "carryon"),
+    ])
+    func mistypedCommand(arguments: [String], message: String, group: String) async throws {
+        let result = try await runCarryon(arguments)
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardOutput.isEmpty)
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        #expect(lines == [message, "Usage: \(group) <subcommand>", "  See '\(group) --help' for more information."], "\(lines)")
+    }
+
     // MARK: Colour
 
     @Test("colour on a terminal; none with NO_COLOR, with TERM=dumb, or when piped")
