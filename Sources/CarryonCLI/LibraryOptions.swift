@@ -21,11 +21,12 @@ struct LibraryOptions: ParsableArguments {
     }
 
     /// Opens the library, made where it is not yet. With `existing` (a command that only reads
-    /// it, or works on assets it must already hold), a folder named by `--library` or
+    /// it: list, show, logs, verify, keys list, workers), a folder named by `--library` or
     /// `CARRYON_HOME` that does not exist is refused, not made, when the index is in it
     /// (SQLite): a typo'd path would otherwise become a new, empty library ("The library is
     /// empty") beside the real one. A PostgreSQL index is read as it is, from a machine that
-    /// may not mount the fleet's folder. The default location is made as ever: a fresh
+    /// may not mount the fleet's folder (whose bundles the library then says it does not see,
+    /// and keeps no figure of). The default location is made as ever: a fresh
     /// machine's library is empty.
     func open(existing: Bool = false) throws -> OfflineLibrary {
         let root = path.map { URL(fileURLWithPath: $0) } ?? OfflineLibrary.defaultRoot()

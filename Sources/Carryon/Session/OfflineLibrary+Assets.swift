@@ -184,7 +184,17 @@ extension OfflineLibrary {
         // between the changes the index counts: its figures are computed, never kept.
         let held = ownership?.holder != nil || live?.state == .running || live?.state == .waiting
         var problems = asset.problems
-        var figures = held || !asset.figuresAreCurrent ? nil : asset.figures.flatMap(AssetFigures.decoded)
+        let rowFigures = asset.figures.flatMap(AssetFigures.decoded)
+        // A fleet's index names bundles in a folder every machine is meant to mount. A bundle
+        // the row says holds bytes that is not here means this machine does not see that folder
+        // (not mounted, or another --library): walking it would say 0 bytes and keep that for
+        // every machine, the storage rules included. The row's figures stand, unkept.
+        let unseen = !held && indexLocation != .sqlite && (rowFigures.map { $0.bytesOnDisk > 0 } ?? false)
+            && !FileManager.default.fileExists(atPath: bundle.path)
+        if unseen {
+            problems.append("its bundle is not at \(bundle.path) on this machine (is the library's folder mounted here?); its sizes are the index's")
+        }
+        var figures = unseen ? rowFigures : held || !asset.figuresAreCurrent ? nil : rowFigures
         let fromRow = figures != nil
         var keep = !fromRow && !held
         if figures == nil {
@@ -227,7 +237,7 @@ extension OfflineLibrary {
         // append to it without counting a change).
         let logs = AssetLogs(library: self)
         let logBytes = BundleFiles.size(of: logs.accessLogURL(for: id))
-        if logBytes != current.accessLogBytes {
+        if logBytes != current.accessLogBytes, !unseen {
             current.playback = logs.playbackSummary(for: id)
             current.accessLogBytes = logBytes
             if fromRow { keep = true }
