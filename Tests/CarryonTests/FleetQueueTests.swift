@@ -205,6 +205,11 @@ struct FleetQueueTests {
             // b stops: gone at once.
             await pair.b.unregister()
             #expect(try await workers().isEmpty)
+            // A join that comes after the stop (a session shutting down as it joins) is refused
+            // and writes nothing: no worker is listed for a lease after it stopped.
+            let late = await #expect(throws: CarryonError.self) { try await pair.b.joinFleet() }
+            #expect(late?.code == .cancelled)
+            #expect(try await workers().isEmpty)
         }
     }
 }

@@ -54,11 +54,24 @@ final class TaskScheduler: Sendable {
         guard !isRegistered else { return }
         let now = clock()
         try await index.register(instance, label: label, fleetWorker: fleetWorker, until: now.addingTimeInterval(leaseSeconds), at: now)
-        state.withLock {
-            $0.registered = true
-            $0.lastRenewed = now
-            $0.lastHeartbeat = now
+        let closed = state.withLock { state in
+            if !state.closed {
+                state.registered = true
+                state.lastRenewed = now
+                state.lastHeartbeat = now
+            }
+            return state.closed
         }
+        try await withdrawIfClosed(closed)
+    }
+
+    /// Takes back a row this instance wrote while the session shut down (``unregister()`` may
+    /// have removed it before the write landed): a session that has stopped is no one's
+    /// holder, nor a worker, not even until its heartbeat runs out.
+    private func withdrawIfClosed(_ closed: Bool) async throws(CarryonError) {
+        guard closed else { return }
+        try? await index.unregister(instance.id)
+        throw CarryonError(.cancelled, "the download session is shut down")
     }
 
     /// Records this instance as one of the fleet's workers (registered, if it was not): from
@@ -69,8 +82,10 @@ final class TaskScheduler: Sendable {
             return state.registered
         }
         guard wasRegistered else { return try await register() }
+        guard !state.withLock({ $0.closed }) else { throw CarryonError(.cancelled, "the download session is shut down") }
         let now = clock()
         try await index.register(instance, label: label, fleetWorker: true, until: now.addingTimeInterval(leaseSeconds), at: now)
+        try await withdrawIfClosed(state.withLock { $0.closed })
     }
 
     private var fleetWorker: Bool { state.withLock { $0.fleetWorker } }

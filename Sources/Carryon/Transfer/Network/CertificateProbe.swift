@@ -126,15 +126,21 @@ struct CertificateProbe {
             done.fail(error)
             throw error
         }
-        // TLS starts once the tunnel is open (at once without a proxy).
-        try await loop.submit {
-            let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
-                presented.withLock { $0 = certificates }
-                promise.succeed(.certificateVerified)
-            }
-            try channel.pipeline.syncOperations.addHandler(handler)
-            try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done))
-        }.get()
+        // TLS starts once the tunnel is open (at once without a proxy). A server that closed the
+        // connection by now fails the handlers' adding, and `done` with it.
+        do {
+            try await loop.submit {
+                let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
+                    presented.withLock { $0 = certificates }
+                    promise.succeed(.certificateVerified)
+                }
+                try channel.pipeline.syncOperations.addHandler(handler)
+                try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(done: done))
+            }.get()
+        } catch {
+            done.fail(error)
+            throw error
+        }
         try await done.futureResult.get()
         return presented.withLock { $0 }
     }
