@@ -128,11 +128,12 @@ doc = {
        "report": {"$ref": "#/components/schemas/VerificationReport"}, "repairing": {"type": "boolean", "description": "a repair of the damage started"},
        "asset": {"$ref": "#/components/schemas/Asset"}}},
    "FleetState": {"type": "object", "required": ["workers"], "properties": {
-       "workers": {"type": "array", "items": {"type": "object", "required": ["name", "host", "pid", "since", "running", "description"], "properties": {
+       "workers": {"type": "array", "items": {"type": "object", "required": ["name", "host", "pid", "since", "running", "earlierRelease", "description"], "properties": {
            "name": {"type": ["string", "null"], "description": "what it calls itself (carryon worker --name, else its command)"},
            "host": {"type": "string"}, "pid": {"type": "integer"},
            "since": {"type": "string", "format": "date-time", "description": "when it first wrote to the index"},
            "running": {"type": "integer", "description": "downloads it runs now"},
+           "earlierRelease": {"type": "boolean", "description": "a process of an earlier release, which does not say whether it works for the fleet: it may"},
            "description": {"type": "string", "description": "how a listing's worker names it: name (pid P on host)"}}}}}},
    "VerificationState": {"type": "object", "required": ["last", "everySeconds", "nextAt"], "properties": {
        "last": {"oneOf": [{"$ref": "#/components/schemas/LibraryVerification"}, {"type": "null"}]},

@@ -232,8 +232,10 @@ struct Workers: AsyncParsableCommand {
             process id and host, since when it works, and how many downloads it runs now. A \
             worker that stops leaves at once; one that dies, once its heartbeat runs out (30 s \
             after the last; at once when read on its own machine). With none, a download \
-            queued now waits until a worker starts. It writes no row of the index (a new or \
-            older library's index is made or migrated first, as by any command).
+            queued now waits until a worker starts. A process of an earlier release does not say \
+            whether it works for the fleet: it is listed, marked `*`, as one that may. It \
+            writes no row of the index (a new or older library's index is made or migrated \
+            first, as by any command).
 
             Examples:
               carryon workers
@@ -241,7 +243,7 @@ struct Workers: AsyncParsableCommand {
             """
     )
 
-    @Flag(help: "Print {\"workers\": [{\"name\", \"host\", \"pid\", \"since\", \"running\", \"description\"}, …]} instead of a table.")
+    @Flag(help: "Print {\"workers\": [{\"name\", \"host\", \"pid\", \"since\", \"running\", \"earlierRelease\", \"description\"}, …]} instead of a table.")
     var json = false
 
     @OptionGroup var library: LibraryOptions
@@ -261,8 +263,12 @@ struct Workers: AsyncParsableCommand {
         let formatter = ISO8601DateFormatter()
         var table = TextTable(["NAME", "PID", "HOST", "SINCE", "RUNNING"])
         for worker in workers {
-            table.add([worker.name ?? "-", "\(worker.pid)", worker.host, formatter.string(from: worker.since), "\(worker.running)"])
+            table.add([(worker.name ?? "-") + (worker.earlierRelease ? " *" : ""), "\(worker.pid)", worker.host,
+                       formatter.string(from: worker.since), "\(worker.running)"])
         }
         print(table.render(indent: 0), terminator: "")
+        if workers.contains(where: \.earlierRelease) {
+            print("* a process of an earlier release, which does not say whether it works for the fleet: it may.")
+        }
     }
 }

@@ -55,6 +55,25 @@ extension OfflineLibrary {
         return fence
     }
 
+    /// Records `instance` alive until `until` as a process of a release before the index said
+    /// who works for the fleet writes it: its row without `fleetWorker`.
+    func registerAsEarlierRelease(_ instance: Instance, label: String, at now: Date, until: Date) async throws {
+        let sql = """
+            INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        if let postgres {
+            try await postgres.write { transaction in
+                try await transaction.execute(sql, [.text(instance.id), .text(instance.host), .integer(Int64(instance.pid)), SQLValue(instance.processStart),
+                                                    SQLValue(instance.processScope), .text(label), .real(now.timeIntervalSince1970), .real(until.timeIntervalSince1970)])
+            }
+        } else {
+            try await sqlite?.write { db in
+                try db.execute(sql: sql, arguments: [instance.id, instance.host, instance.pid, instance.processStart, instance.processScope, label,
+                                                     now.timeIntervalSince1970, until.timeIntervalSince1970])
+            }
+        }
+    }
+
     /// Ends another process's claim `fence` (from ``holdAsAnotherProcess(_:lease:)``) with
     /// `state`, as its run's end would.
     func release(_ fence: Fence, as state: DownloadState = .suspended) async throws {

@@ -1,5 +1,5 @@
 @testable import Carryon
-import CarryonIndexTestSupport
+@testable import CarryonIndexTestSupport
 import CarryonTestSupport
 import Foundation
 import Testing
@@ -189,7 +189,7 @@ struct FleetQueueTests {
             #expect(try await enqueueForFleet("y", pair) == .queue)
             #expect(try await pair.a.claimNext(fromFleet: true)?.assetID == "y")
             let listed = try await index.fleetWorkers(pair.a.context())
-            #expect(listed.map(\.running) == [0, 1] && listed.allSatisfy { $0.pid == getpid() }, "\(listed)")
+            #expect(listed.map(\.running) == [0, 1] && listed.allSatisfy { $0.pid == getpid() && !$0.earlierRelease }, "\(listed)")
             #expect(listed.last?.description == "a (pid \(getpid()) on \(listed.last?.host ?? ""))")
             // Idle, each renews its heartbeat (every third of the 30 s lease): still listed
             // after the first lease would have ended.
@@ -209,6 +209,15 @@ struct FleetQueueTests {
             // and writes nothing: no worker is listed for a lease after it stopped.
             let late = await #expect(throws: CarryonError.self) { try await pair.b.joinFleet() }
             #expect(late?.code == .cancelled)
+            #expect(try await workers().isEmpty)
+            // A process of an earlier release (its row says nothing of the fleet: a worker still
+            // running through the upgrade) is listed as one that may work for it, so that no
+            // one about to queue is told that none runs; its heartbeat ends it as any other's.
+            let now = pair.clock.withLock { $0 }
+            try await pair.library.registerAsEarlierRelease(Instance.make(), label: "old worker", at: now, until: now.addingTimeInterval(30))
+            let earlier = try await index.fleetWorkers(pair.a.context())
+            #expect(earlier.map(\.name) == ["old worker"] && earlier.map(\.earlierRelease) == [true], "\(earlier)")
+            pair.advance(31)
             #expect(try await workers().isEmpty)
         }
     }

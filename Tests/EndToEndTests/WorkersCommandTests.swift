@@ -1,3 +1,5 @@
+@testable import Carryon
+@testable import CarryonIndexTestSupport
 import CarryonServer
 import CarryonTestSupport
 import Foundation
@@ -54,6 +56,7 @@ struct WorkersCommandTests {
             workers = try await listed()
             let first = workers.first ?? [:]
             #expect(first["name"] as? String == "rack-3" && first["pid"] as? Int == Int(worker.pid) && first["running"] as? Int == 0, "\(first)")
+            #expect(first["earlierRelease"] as? Bool == false, "\(first)")
             #expect(first["description"] as? String == "rack-3 (pid \(worker.pid) on \(first["host"] as? String ?? "?"))", "\(first)")
             let table = try await runCarryon(["workers", "--library", library])
             let rows = table.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
@@ -62,6 +65,18 @@ struct WorkersCommandTests {
             worker.kill(SIGTERM)
             #expect(await worker.wait() == 0)
             #expect(try await listed().isEmpty, "a worker that stopped is gone")
+            // A process of an earlier release, still running through the upgrade (this test's
+            // own, alive), does not say whether it works for the fleet: listed as one that may,
+            // marked, and enqueue does not say that none runs.
+            let now = Date()
+            try await OfflineLibrary(root: URL(fileURLWithPath: library))
+                .registerAsEarlierRelease(Instance.make(), label: "old worker", at: now, until: now.addingTimeInterval(120))
+            #expect(try await listed().map { $0["earlierRelease"] as? Bool } == [true])
+            let marked = try await runCarryon(["workers", "--library", library])
+            let lines = marked.standardOutput.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3 && lines[1].hasPrefix("old worker * ") && lines[2].hasPrefix("* a process of an earlier release"), "\(marked.standardOutput)")
+            let queued = try await runCarryon(["enqueue", stream, "--name", "third", "--library", library])
+            #expect(queued.status == 0 && !queued.standardError.contains("no worker"), "\(queued.standardError)")
         } }
     }
 }

@@ -10,7 +10,7 @@ extension SQLiteAssetIndex {
     /// on: a renewal that read it before the session joined, written after, leaves it on).
     private static let registerInstance = """
         INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (instance.fleetWorker OR excluded.fleetWorker)
+        ON CONFLICT(id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (COALESCE(instance.fleetWorker, FALSE) OR excluded.fleetWorker)
         """
 
     func register(_ instance: Instance, label: String, fleetWorker: Bool, until: Date, at now: Date) async throws(CarryonError) {
@@ -29,7 +29,7 @@ extension SQLiteAssetIndex {
     func fleetWorkers(_ context: OwnershipContext) async throws(CarryonError) -> [FleetWorker] {
         try await read { db in
             FleetWorker.live(try Row.fetchAll(db, sql: FleetWorker.query, arguments: [context.seconds]).map {
-                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"])
+                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"], $0["fleetWorker"])
             }, context)
         }
     }

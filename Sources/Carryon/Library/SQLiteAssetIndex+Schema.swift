@@ -175,9 +175,11 @@ extension SQLiteAssetIndex {
         }
         migrator.registerMigration("v11: fleet workers") { db in
             // Which live instances work for the fleet (`carryon worker`, `serve --worker`): what
-            // a daemon tells a caller about to queue for it (see AssetIndex.fleetWorkers).
+            // a daemon tells a caller about to queue for it (see AssetIndex.fleetWorkers). This
+            // release writes true or false; NULL is an instance of an earlier release (a worker
+            // still running through the upgrade), which does not say, and may be one.
             try db.alter(table: "instance") { t in
-                t.add(column: "fleetWorker", .boolean).notNull().defaults(to: false)
+                t.add(column: "fleetWorker", .boolean)
             }
         }
         return migrator

@@ -1101,6 +1101,7 @@ enum OpenAPIDocument {
                 "pid",
                 "since",
                 "running",
+                "earlierRelease",
                 "description"
               ],
               "properties": {
@@ -1125,6 +1126,10 @@ enum OpenAPIDocument {
                 "running": {
                   "type": "integer",
                   "description": "downloads it runs now"
+                },
+                "earlierRelease": {
+                  "type": "boolean",
+                  "description": "a process of an earlier release, which does not say whether it works for the fleet: it may"
                 },
                 "description": {
                   "type": "string",

@@ -36,7 +36,8 @@ export function assetButtons(asset, name, actions, key) {
 /** What the chooser says of the fleet's workers alive now (`GET api/fleet`). */
 function fleetText(workers) {
   if (workers.length === 0) return "No worker runs now: a download queued for the fleet waits until one starts.";
-  const names = workers.slice(0, 3).map((worker) => worker.description).join(", ");
+  // A process of an earlier release does not say whether it works for the fleet: it may.
+  const names = workers.slice(0, 3).map((worker) => worker.description + (worker.earlierRelease ? " (an earlier release: it may)" : "")).join(", ");
   const more = workers.length > 3 ? ` and ${workers.length - 3} more` : "";
   return `${workers.length === 1 ? "1 worker runs" : `${workers.length} workers run`} now: ${names}${more}.`;
 }

@@ -16,22 +16,27 @@ public struct FleetWorker: Sendable, Hashable, Encodable {
     public var since: Date
     /// How many downloads it runs now.
     public var running: Int
+    /// A process of an earlier release, which does not say whether it works for the fleet: it
+    /// may (a `carryon worker` still running through an upgrade), so it is listed — a caller
+    /// about to queue is not told that no worker runs while one may.
+    public var earlierRelease: Bool
 
     /// A worker named `name`, process `pid` on `host`, since `since`, running `running`
-    /// downloads.
-    public init(name: String?, host: String, pid: Int32, since: Date, running: Int) {
+    /// downloads; with `earlierRelease`, one that may work for the fleet (see ``earlierRelease``).
+    public init(name: String?, host: String, pid: Int32, since: Date, running: Int, earlierRelease: Bool = false) {
         self.name = name
         self.host = host
         self.pid = pid
         self.since = since
         self.running = running
+        self.earlierRelease = earlierRelease
     }
 
     /// How people find it, as a listing's `worker` names it: `rack-3 (pid 812 on node-3)`.
     public var description: String { Instance.workerDescription(name: name, pid: pid, host: host) }
 
-    /// `name` (null when the index does not say), `host`, `pid`, `since`, `running` and
-    /// `description`.
+    /// `name` (null when the index does not say), `host`, `pid`, `since`, `running`,
+    /// `earlierRelease` and `description`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -39,29 +44,31 @@ public struct FleetWorker: Sendable, Hashable, Encodable {
         try container.encode(pid, forKey: .pid)
         try container.encode(since, forKey: .since)
         try container.encode(running, forKey: .running)
+        try container.encode(earlierRelease, forKey: .earlierRelease)
         try container.encode(description, forKey: .description)
     }
 
-    private enum CodingKeys: String, CodingKey { case name, host, pid, since, running, description }
+    private enum CodingKeys: String, CodingKey { case name, host, pid, since, running, earlierRelease, description }
 }
 
 extension FleetWorker {
     /// The live fleet workers among `rows` (rows of `instance` with a `running` count),
     /// judged as every holder is (``OwnershipContext/isAlive(_:aliveUntil:)``); the rows'
     /// order kept.
-    static func live(_ rows: [(instance: Instance, aliveUntil: Double, startedAt: Double, running: Int)],
+    static func live(_ rows: [(instance: Instance, aliveUntil: Double, startedAt: Double, running: Int, flag: Bool?)],
                      _ context: OwnershipContext) -> [FleetWorker] {
         rows.filter { context.isAlive($0.instance, aliveUntil: $0.aliveUntil) }.map {
             FleetWorker(name: $0.instance.name, host: $0.instance.host, pid: $0.instance.pid,
-                        since: Date(timeIntervalSince1970: $0.startedAt), running: $0.running)
+                        since: Date(timeIntervalSince1970: $0.startedAt), running: $0.running, earlierRelease: $0.flag == nil)
         }
     }
 
     /// The query both indexes answer ``AssetIndex/fleetWorkers(_:)`` with: the instances that
-    /// work for the fleet and whose heartbeat is not over (one parameter: now, in seconds),
-    /// the longest-running first, each with the downloads it holds running.
+    /// work for the fleet, or may (an earlier release's, whose flag is NULL), and whose heartbeat
+    /// is not over (one parameter: now, in seconds), the longest-running first, each with the
+    /// downloads it holds running.
     static let query = """
         SELECT instance.*, (SELECT COUNT(*) FROM asset WHERE asset.owner = instance.id AND asset.state = 'running') AS running
-        FROM instance WHERE fleetWorker AND aliveUntil > ? ORDER BY startedAt, id
+        FROM instance WHERE fleetWorker IS NOT FALSE AND aliveUntil > ? ORDER BY startedAt, id
         """
 }

@@ -8,7 +8,7 @@ import GRDB
 extension PostgresAssetIndex {
     private static let registerInstance = """
         INSERT INTO instance (id, host, pid, processStart, processScope, label, startedAt, aliveUntil, fleetWorker) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (instance.fleetWorker OR excluded.fleetWorker)
+        ON CONFLICT (id) DO UPDATE SET aliveUntil = excluded.aliveUntil, fleetWorker = (COALESCE(instance.fleetWorker, FALSE) OR excluded.fleetWorker)
         """
 
     private static func instanceValues(_ instance: Instance, label: String, fleetWorker: Bool, startedAt: Double, until: Double) -> [SQLValue] {
@@ -32,7 +32,7 @@ extension PostgresAssetIndex {
     func fleetWorkers(_ context: OwnershipContext) async throws(CarryonError) -> [FleetWorker] {
         try await read { transaction in
             FleetWorker.live(try await transaction.rows(FleetWorker.query, [.real(context.seconds)]).map {
-                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"])
+                (IndexRows.instance($0), $0["aliveUntil"], $0["startedAt"], $0["running"], $0["fleetWorker"])
             }, context)
         }
     }

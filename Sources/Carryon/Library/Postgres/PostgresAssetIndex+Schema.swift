@@ -146,7 +146,7 @@ extension PostgresAssetIndex {
         ALTER TABLE resource ADD COLUMN sha256 TEXT;
         """),
         ("v3: fleet workers", """
-        ALTER TABLE instance ADD COLUMN fleetWorker BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE instance ADD COLUMN fleetWorker BOOLEAN;
         """),
     ]
 
