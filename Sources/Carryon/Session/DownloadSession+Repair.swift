@@ -154,6 +154,11 @@ extension DownloadSession {
         let now = places(planned.plan.resources)
         guard held == now else {
             let changed = now.symmetricDifference(held).count
+            if request.recording != nil {
+                // Not the origin: the recording's record and the index went apart (a process
+                // stopped between a round's record and its plan), and resuming plans it again.
+                throw CarryonError(.invalidState, "the recording's record plans \(changed) file\(changed == 1 ? "" : "s") otherwise than the index holds (a process stopped between a round's record and its plan): resume the recording, which plans it again, or it stays as it is")
+            }
             throw CarryonError(.invalidState, "the stream has changed at the origin since it was downloaded (\(changed) file\(changed == 1 ? "" : "s") planned otherwise): download it again for playlists of what it is now")
         }
         // File names are places in the plan, not the media's: the stream is the one downloaded
