@@ -69,7 +69,7 @@ struct Add: AsyncParsableCommand {
         transfer.configure(&configuration)
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
         refresh.configure(&configuration)
-        let session = try await openSession(try library.open(), configuration)
+        let session = try await openSession(try library.open(existing: true), configuration)
         let task: DownloadTask
         do {
             let held = try heldKeys.heldKeys()

@@ -281,7 +281,7 @@ struct Resume: AsyncParsableCommand {
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
         refresh.configure(&configuration)
         ownership.configure(&configuration)
-        let session = try await openSession(try library.open(), configuration)
+        let session = try await openSession(try library.open(existing: true), configuration)
         var tasks: [DownloadTask] = []
         do {
             if let id {
@@ -333,7 +333,7 @@ struct Delete: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await library.withSession { session in
+        try await library.withSession(existing: true) { session in
             do {
                 let task = try await session.task(id: id)
                 try await session.delete(task.id)

@@ -137,7 +137,7 @@ struct KeysRenew: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        try await library.withSession(existing: true) { session in
             do {
                 let held = try heldKeys.heldKeys()
                 try await heldKeys.apply(held, to: session, for: try await session.task(id: id).id)
@@ -170,7 +170,7 @@ struct KeysInvalidate: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        try await library.withSession(existing: true) { session in
             do {
                 let assetID = try await session.task(id: id).id
                 try await KeyStore(library: session.library).invalidate(assetID)
@@ -263,7 +263,7 @@ struct KeysFetch: AsyncParsableCommand {
     func run() async throws {
         var configuration = DownloadSession.Configuration()
         network.configure(&configuration)
-        try await library.withSession(configuration: configuration) { session in
+        try await library.withSession(configuration: configuration, existing: true) { session in
             do {
                 let held = try heldKeys.heldKeys()
                 try await heldKeys.apply(held, to: session, for: try await session.task(id: id).id)

@@ -20,8 +20,10 @@ struct LibraryOptions: ParsableArguments {
         return try IndexLocation.fromEnvironment()
     }
 
-    /// Opens the library, made where it is not yet. With `existing` (a command that only reads
-    /// it: list, show, logs, verify, keys list, workers), a folder named by `--library` or
+    /// Opens the library, made where it is not yet. With `existing` (a command that reads it
+    /// or works on assets it must already hold: list, show, logs, verify, keys list, workers;
+    /// resume, suspend, cancel, delete, add, play, policy, keys renew, fetch and invalidate), a
+    /// folder named by `--library` or
     /// `CARRYON_HOME` that does not exist is refused, not made, when the index is in it
     /// (SQLite): a typo'd path would otherwise become a new, empty library ("The library is
     /// empty") beside the real one. A PostgreSQL index is read as it is, from a machine that
@@ -46,10 +48,11 @@ struct LibraryOptions: ParsableArguments {
 
     /// Opens the library and a session over it, runs `body`, and shuts the session down
     /// (``withDownloadSession(library:configuration:logger:_:)``). A session that cannot be
-    /// opened fails with its hint; `body`'s own errors pass as they are.
-    func withSession<T: Sendable>(configuration: DownloadSession.Configuration = .init(),
+    /// opened fails with its hint; `body`'s own errors pass as they are. With `existing`, a
+    /// library folder that is not there is refused (see ``open(existing:)``).
+    func withSession<T: Sendable>(configuration: DownloadSession.Configuration = .init(), existing: Bool = false,
                                   _ body: (DownloadSession) async throws -> T) async throws -> T {
-        let library = try open()
+        let library = try open(existing: existing)
         do {
             return try await withDownloadSession(library: library, configuration: configuration) { session in
                 do { return try await body(session) } catch { throw BodyError(error: error) }

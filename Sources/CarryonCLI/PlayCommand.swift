@@ -61,7 +61,7 @@ struct Play: AsyncParsableCommand {
         let player = self.player
         var configuration = rate.configuration
         network.configure(&configuration)
-        try await library.withSession(configuration: configuration) { session in
+        try await library.withSession(configuration: configuration, existing: true) { session in
             let task: DownloadTask
             let snapshot: AssetSnapshot
             do {

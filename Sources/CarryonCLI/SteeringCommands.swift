@@ -57,7 +57,7 @@ struct SteeredAsset: ParsableArguments {
 
     /// Applies `request` to the asset, wherever it runs, and prints the state it ended in.
     func steer(_ request: @escaping (DownloadTask) async throws(CarryonError) -> DownloadState) async throws {
-        try await library.withSession { session in
+        try await library.withSession(existing: true) { session in
             do {
                 let task = try await session.task(id: id)
                 let state = try await request(task)

@@ -73,7 +73,7 @@ struct Policy: AsyncParsableCommand {
     @OptionGroup var library: LibraryOptions
 
     func run() async throws {
-        try await library.withSession { session in
+        try await library.withSession(existing: true) { session in
             let storage = StorageManager(library: session.library)
             var policy: StoragePolicy
             let id: String

@@ -91,6 +91,19 @@ struct CLIConventionsTests {
         #expect(lines == [message, "Usage: \(group) <subcommand>", "  See '\(group) --help' for more information."], "\(lines)")
     }
 
+    @Test("a command that works on assets the library must hold refuses a library folder that is not there (a typo), naming it, and makes none", arguments: [
+        ["resume", "x"], ["resume"], ["suspend", "x"], ["cancel", "x"], ["delete", "x"], ["add", "x", "--audio", "all"], ["play", "x"],
+        ["policy", "x", "--priority", "important"], ["keys", "renew", "x"], ["keys", "invalidate", "x"], ["keys", "fetch", "x"],
+    ])
+    func typoedLibraryRefused(arguments: [String]) async throws {
+        try await withTemporaryDirectory { folder in
+            let typo = folder.appendingPathComponent("carryon-lbrary").path
+            let result = try await runCarryon(arguments + ["--library", typo])
+            #expect(result.status == 1 && result.standardError.hasPrefix("carryon: no library at \(typo): there is no such folder"), "\(arguments): \(result.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: typo), "\(arguments) made a library at the typo")
+        }
+    }
+
     // MARK: Colour
 
     @Test("colour on a terminal; none with NO_COLOR, with TERM=dumb, or when piped")
