@@ -10,7 +10,7 @@ import Testing
 struct ManifestCheckTests {
     /// The damage `ManifestCheck` finds in `main.m3u8` of a bundle of `format` with
     /// `renditions` (key, type, URI), whose `main.m3u8` names `named`.
-    func mainDamage(format: String, renditions: [(String, TrackType, String)], named: [String], files: [String: [String]] = [:]) async throws -> String? {
+    func mainDamage(format: String, renditions: [(String, TrackType, String)], named: [String]) async throws -> String? {
         try await withTemporaryDirectory { folder in
             var asset = AssetRecord(id: "a", name: "a", url: "https://cdn.example/a", state: .completed, errorMessage: nil, options: DownloadOptions(),
                                     headers: [], selection: nil, planned: true, createdAt: Date(), updatedAt: Date(), completedAt: Date(), duration: 8)
@@ -26,14 +26,7 @@ struct ManifestCheckTests {
             for path in named.dropFirst() { main += "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"a\",NAME=\"\(path)\",URI=\"\(path)\"\n" }
             main += "#EXT-X-STREAM-INF:BANDWIDTH=1000000\(named.count > 1 ? ",AUDIO=\"a\"" : "")\n\(named[0])\n"
             try Data(main.utf8).write(to: folder.appendingPathComponent("main.m3u8"))
-            let resources = files.flatMap { key, names in
-                names.enumerated().map { ordinal, name in
-                    ResourceRecord(id: nil, assetID: "a", renditionKey: key, ordinal: ordinal, kind: .segment, uri: "https://cdn.example/\(name)",
-                                   rangeOffset: nil, rangeLength: nil, fileName: "\(key)/\(name)", state: .done, bytes: 100, expectedBytes: 100,
-                                   exactSize: true, startTime: 0, duration: 8, etag: nil, lastModified: nil)
-                }
-            }
-            let check = ManifestCheck(asset: asset, bundle: folder, renditions: records, resources: resources)
+            let check = ManifestCheck(asset: asset, bundle: folder, renditions: records, resources: [])
             return check.damage().first { $0.file == "main.m3u8" }?.message
         }
     }
@@ -49,15 +42,11 @@ struct ManifestCheckTests {
         #expect(try await mainDamage(format: "hls", renditions: shared, named: ["video/index.m3u8"]) == nil)
     }
 
-    @Test("a DASH bundle's main.m3u8 is held to a subtitle that is one WebVTT file, not to TTML or WebVTT in segments (not for HLS players); an HLS bundle's to every subtitle; both to their audio")
+    @Test("a DASH bundle's main.m3u8 is not held to its subtitles (TTML is not for HLS players), an HLS bundle's is; both to their audio")
     func dashSubtitles() async throws {
         let renditions: [(String, TrackType, String)] = [("video", .video, "v"), ("audio-en", .audio, "en"), ("subtitles-en", .subtitles, "s")]
         let named = ["video/index.m3u8", "audio-en/index.m3u8"]
         #expect(try await mainDamage(format: "dash", renditions: renditions, named: named) == nil)
-        #expect(try await mainDamage(format: "dash", renditions: renditions, named: named, files: ["subtitles-en": ["en.mp4"]]) == nil)
-        #expect(try await mainDamage(format: "dash", renditions: renditions, named: named, files: ["subtitles-en": ["1.vtt", "2.vtt"]]) == nil)
-        #expect(try await mainDamage(format: "dash", renditions: renditions, named: named, files: ["subtitles-en": ["en.vtt"]])?
-            .contains("(subtitles-en/index.m3u8 is not named)") == true)
         #expect(try await mainDamage(format: "hls", renditions: renditions, named: named)?.contains("(subtitles-en/index.m3u8 is not named)") == true)
         #expect(try await mainDamage(format: "dash", renditions: renditions, named: ["video/index.m3u8"])?.contains("(audio-en/index.m3u8 is not named)") == true)
     }

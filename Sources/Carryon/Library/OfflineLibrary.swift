@@ -85,6 +85,22 @@ public final class OfflineLibrary: Sendable {
         root.appending(path: "bundles", directoryHint: .isDirectory).appending(path: id, directoryHint: .isDirectory)
     }
 
+    /// Whether asset `id`'s bundle is missing because this machine does not see the library's
+    /// folder: a shared index (PostgreSQL) names bundles in the folder a fleet's machines mount,
+    /// and here the bundle is absent and `bundles/` holds nothing at all (not mounted, or
+    /// another `--library`). A bundle missing beside others is missing: damage, as with SQLite,
+    /// whose index lives in the folder it names.
+    func bundleIsOutOfSight(_ id: String) -> Bool {
+        guard indexLocation != .sqlite, !FileManager.default.fileExists(atPath: bundlePath(for: id)) else { return false }
+        guard let folder = opendir(rootPath + "/bundles") else { return true }
+        defer { closedir(folder) }
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { return false }
+        }
+        return true
+    }
+
     /// The path of the bundle folder of an asset, as ``bundleURL(for:)`` gives it, without a
     /// trailing slash: for the playback server's requests, each of which a `URL` built per path
     /// component cost a tenth of the time spent on.

@@ -185,12 +185,12 @@ extension OfflineLibrary {
         let held = ownership?.holder != nil || live?.state == .running || live?.state == .waiting
         var problems = asset.problems
         let rowFigures = asset.figures.flatMap(AssetFigures.decoded)
-        // A fleet's index names bundles in a folder every machine is meant to mount. A bundle
-        // the row says holds bytes that is not here means this machine does not see that folder
-        // (not mounted, or another --library): walking it would say 0 bytes and keep that for
-        // every machine, the storage rules included. The row's figures stand, unkept.
-        let unseen = !held && indexLocation != .sqlite && (rowFigures.map { $0.bytesOnDisk > 0 } ?? false)
-            && !FileManager.default.fileExists(atPath: bundle.path)
+        // A fleet's index names bundles in a folder every machine is meant to mount. A planned
+        // bundle the row says holds bytes, out of sight here with every other (see
+        // bundleIsOutOfSight), means this machine does not see that folder: walking it would say
+        // 0 bytes and keep that for every machine, the storage rules included. The row's figures
+        // stand, unkept. (A cancelled asset's plan is dropped with its bundle: not one of these.)
+        let unseen = !held && asset.planned && (rowFigures.map { $0.bytesOnDisk > 0 } ?? false) && bundleIsOutOfSight(id)
         if unseen {
             problems.append("its bundle is not at \(bundle.path) on this machine (is the library's folder mounted here?); its sizes are the index's")
         }

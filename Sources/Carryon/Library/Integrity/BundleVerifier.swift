@@ -28,10 +28,11 @@ struct BundleVerifier: Sendable {
         var byDigest: [String: ResourceRecord] = [:]
         for resource in resources { if let digest = resource.sha256 { byDigest[digest] = resource } }
         let bundle = library.bundleURL(for: id)
-        // A fleet's index names bundles in the folder its machines mount: one absent here though
-        // the index holds its files is a folder this machine does not see (not mounted, another
-        // --library), not damage, and a repair would download it all again where no one reads it.
-        if library.indexLocation != .sqlite, !resources.isEmpty, !FileManager.default.fileExists(atPath: bundle.path) {
+        // A fleet's index names bundles in the folder its machines mount: one absent here, with
+        // every other, though the index holds its files, is a folder this machine does not see
+        // (not mounted, another --library), not damage, and a repair would download it all again
+        // where no one reads it.
+        if !resources.isEmpty, library.bundleIsOutOfSight(id) {
             throw CarryonError(.library, "\(id): its bundle is not at \(bundle.path) on this machine; is the library's folder mounted here?")
         }
         // A segment encrypted whole (AES-128) is ciphertext on disk, with no structure to see:

@@ -54,10 +54,9 @@ struct ManifestCheck {
     /// The rendition playlists `main.m3u8` must name (a recording's too), and the playlists
     /// that stand for one of them. Each playlist once: two renditions of one URI (an audio-only
     /// variant that is also an audio rendition) are one playlist, named by the first one's
-    /// folder, the other's standing for it. A bundle of another format than HLS is held only to
-    /// the subtitles it surely names: a DASH bundle's `main.m3u8` names those HLS players read,
-    /// a WebVTT file whole, which the index does not record; one `.vtt` file is one (TTML, and
-    /// WebVTT in segments, are not; a WebVTT file named otherwise is left unchecked).
+    /// folder, the other's standing for it. A bundle of another format than HLS is not held to
+    /// its subtitles: a DASH bundle's names only those HLS players read (WebVTT), which the
+    /// index does not record.
     private var mainPlaylists: (names: Set<String>, aliases: [String: String]) {
         var names: Set<String> = []
         var aliases: [String: String] = [:]
@@ -69,15 +68,9 @@ struct ManifestCheck {
                 continue
             }
             byURI[rendition.uri] = path
-            if asset.format == HLSFormat.formatName || rendition.type != .subtitles || isWholeWebVTT(rendition.key) { names.insert(path) }
+            if asset.format == HLSFormat.formatName || rendition.type != .subtitles { names.insert(path) }
         }
         return (names, aliases)
-    }
-
-    /// Whether rendition `key` is one WebVTT file, by its name (`.vtt`).
-    private func isWholeWebVTT(_ key: String) -> Bool {
-        guard let files = filesByRendition[key], files.count == 1 else { return false }
-        return files.first!.lowercased().hasSuffix(".vtt")
     }
 
     /// Whether each playlist (and the MPD) must name every file of what it plays: not a
