@@ -129,7 +129,8 @@ def probe_memory(binary, work, count=1500, bursts=4):
     pages for later, and how much they keep wanders (38 to 53 MiB between the bursts of one run,
     measured). The figure while connections are held does not: every connection's memory is in
     use then, and what a burst before freed is reused. So the first burst warms up, and a leak
-    shows as the held figure growing over the bursts after it."""
+    shows as the held figure growing over the bursts after it. The settled figures are printed,
+    not judged: one settled only 0.1 MiB below the figure held in its burst."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = count + 200
     if soft < wanted:
@@ -157,8 +158,6 @@ def probe_memory(binary, work, count=1500, bursts=4):
         bursts_shown = ", ".join(f"{mib(h)} held, {mib(s)} settled" for h, s in zip(held_figures, settled_figures))
         print(f"INFO  memory of the daemon: {mib(before)} before; with {count} connections held and after they closed: {bursts_shown}", flush=True)
         check(f"{count} held connections: still answering", answered == [200] * (bursts + 1), str(answered))
-        check("memory falls once the connections close", all(s < h for h, s in zip(held_figures, settled_figures)),
-              "; ".join(f"{mib(h)} -> {mib(s)}" for h, s in zip(held_figures, settled_figures)))
         # After the first burst the held figure stays within 0.7 MiB (measured over 7 runs, 3 of
         # them beside a CPU hog); a leak of 1.4 KiB a connection adds 4 MiB over two bursts
         # (checked: 2 KiB a connection leaked on purpose failed it, 6.3 MiB more).

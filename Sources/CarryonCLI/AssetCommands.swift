@@ -281,7 +281,9 @@ struct Resume: AsyncParsableCommand {
         configuration.maximumBytesPerSecond = rate.bytesPerSecond
         refresh.configure(&configuration)
         ownership.configure(&configuration)
-        let session = try await openSession(try library.open(existing: true), configuration)
+        // One asset must be in the library; "all that are resumable" may be none yet (a boot
+        // script's resume before the first download).
+        let session = try await openSession(try library.open(existing: id != nil), configuration)
         var tasks: [DownloadTask] = []
         do {
             if let id {

@@ -15,7 +15,7 @@ struct CarryonCommand: AsyncParsableCommand {
         // tcache serves most allocations without the arena's lock.
         _ = carryon_limit_malloc_arenas(1)
         if let message = CommandSuggestion.unknownCommand(in: Array(CommandLine.arguments.dropFirst()), root: self) {
-            FileHandle.standardError.write(Data((message + "\n").utf8))
+            FileHandle.standardError.write(Data((hidingKeys(in: message) + "\n").utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         do {
@@ -33,12 +33,17 @@ struct CarryonCommand: AsyncParsableCommand {
             // A usage error quotes what it could not place: `--key KID KEY` (a space for the
             // colon) would print the key. Whatever could be a key is hidden.
             let message = fullMessage(for: error)
-            let secrets = possibleKeys(in: CommandLine.arguments).filter { message.contains($0) }
-            guard !secrets.isEmpty else { exit(withError: error) }
-            let hidden = secrets.reduce(message) { $0.replacingOccurrences(of: $1, with: "<hidden>") }
+            let hidden = hidingKeys(in: message)
+            guard hidden != message else { exit(withError: error) }
             FileHandle.standardError.write(Data((hidden + "\n").utf8))
             Foundation.exit(exitCode(for: error).rawValue)
         }
+    }
+
+    /// `message` with whatever of the command line could be a key (``possibleKeys(in:)``)
+    /// written `<hidden>`.
+    static func hidingKeys(in message: String) -> String {
+        possibleKeys(in: CommandLine.arguments).filter { message.contains($0) }.reduce(message) { $0.replacingOccurrences(of: $1, with: "<hidden>") }
     }
 
     /// The arguments that may hold a content key: the two after `--key` (unless a location or an

@@ -22,7 +22,7 @@ struct LibraryOptions: ParsableArguments {
 
     /// Opens the library, made where it is not yet. With `existing` (a command that reads it
     /// or works on assets it must already hold: list, show, logs, verify, keys list, workers;
-    /// resume, suspend, cancel, delete, add, play, policy, keys renew, fetch and invalidate), a
+    /// resume ID, suspend, cancel, delete, add, play, policy, keys renew, fetch and invalidate), a
     /// folder named by `--library` or
     /// `CARRYON_HOME` that does not exist is refused, not made, when the index is in it
     /// (SQLite): a typo'd path would otherwise become a new, empty library ("The library is

@@ -77,11 +77,13 @@ struct CLIConventionsTests {
         #expect(result.standardError.hasPrefix("Error: "), "\(result.standardError)")
     }
 
-    @Test("a mistyped command is named as none, with the commands one or two keys away (a group's too); a word near none gets no guess; exit 64", arguments: [
+    @Test("a mistyped command is named as none, with the commands one or two keys away (a group's too); a word near none gets no guess, a key is hidden; exit 64", arguments: [
         (["wrokers"], "Error: 'wrokers' is not a carryon command. Did you mean 'workers'?", "carryon"),
         (["sho", "7k2m9x4q1b"], "Error: 'sho' is not a carryon command. Did you mean 'show'?", "carryon"),
         (["keys", "lsit"], "Error: 'lsit' is not a carryon keys command. Did you mean 'list'?", "carryon keys"),
         (["frobnicate"], "Error: 'frobnicate' is not a carryon command.", "carryon"),
+        // A key pasted where the command belongs is not printed back.
+        (["0123456789abcdef0123456789abcdef:00112233445566778899aabbccddeeff"], "Error: '<hidden>' is not a carryon command.", "carryon"),
     ])
     func mistypedCommand(arguments: [String], message: String, group: String) async throws {
         let result = try await runCarryon(arguments)
@@ -92,7 +94,7 @@ struct CLIConventionsTests {
     }
 
     @Test("a command that works on assets the library must hold refuses a library folder that is not there (a typo), naming it, and makes none", arguments: [
-        ["resume", "x"], ["resume"], ["suspend", "x"], ["cancel", "x"], ["delete", "x"], ["add", "x", "--audio", "all"], ["play", "x"],
+        ["resume", "x"], ["suspend", "x"], ["cancel", "x"], ["delete", "x"], ["add", "x", "--audio", "all"], ["play", "x"],
         ["policy", "x", "--priority", "important"], ["keys", "renew", "x"], ["keys", "invalidate", "x"], ["keys", "fetch", "x"],
     ])
     func typoedLibraryRefused(arguments: [String]) async throws {

@@ -54,24 +54,24 @@ final class TaskScheduler: Sendable {
         guard !isRegistered else { return }
         let now = clock()
         try await index.register(instance, label: label, fleetWorker: fleetWorker, until: now.addingTimeInterval(leaseSeconds), at: now)
-        let closed = state.withLock { state in
-            if !state.closed {
-                state.registered = true
-                state.lastRenewed = now
-                state.lastHeartbeat = now
-            }
-            return state.closed
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.registered = true
+            state.lastRenewed = now
+            state.lastHeartbeat = now
         }
-        try await withdrawIfClosed(closed)
+        if await takeBackIfClosed() { throw CarryonError(.cancelled, "the download session is shut down") }
     }
 
-    /// Takes back a row this instance wrote while the session shut down (``unregister()`` may
-    /// have removed it before the write landed): a session that has stopped is no one's
-    /// holder, nor a worker, not even until its heartbeat runs out.
-    private func withdrawIfClosed(_ closed: Bool) async throws(CarryonError) {
-        guard closed else { return }
+    /// Takes back the row this instance wrote if the session shut down meanwhile
+    /// (``unregister()`` may have removed it before the write landed, which made it again): a
+    /// session that has stopped is no one's holder, nor a worker, not even until its heartbeat
+    /// runs out. Whether it did.
+    @discardableResult
+    private func takeBackIfClosed() async -> Bool {
+        guard state.withLock({ $0.closed }) else { return false }
         try? await index.unregister(instance.id)
-        throw CarryonError(.cancelled, "the download session is shut down")
+        return true
     }
 
     /// Records this instance as one of the fleet's workers (registered, if it was not): from
@@ -85,7 +85,7 @@ final class TaskScheduler: Sendable {
         guard !state.withLock({ $0.closed }) else { throw CarryonError(.cancelled, "the download session is shut down") }
         let now = clock()
         try await index.register(instance, label: label, fleetWorker: true, until: now.addingTimeInterval(leaseSeconds), at: now)
-        try await withdrawIfClosed(state.withLock { $0.closed })
+        if await takeBackIfClosed() { throw CarryonError(.cancelled, "the download session is shut down") }
     }
 
     private var fleetWorker: Bool { state.withLock { $0.fleetWorker } }
@@ -133,6 +133,7 @@ final class TaskScheduler: Sendable {
             $0.lastRenewed = now
             $0.lastHeartbeat = now
         }
+        await takeBackIfClosed()
         return lost
     }
 
@@ -147,6 +148,7 @@ final class TaskScheduler: Sendable {
         guard due else { return }
         _ = try await index.renew(instance, label: label, fleetWorker: fleetWorker, aliveUntil: now.addingTimeInterval(leaseSeconds), fences: [], lease: leaseSeconds, context())
         state.withLock { $0.lastHeartbeat = now }
+        await takeBackIfClosed()
     }
 
     /// The requests other processes left for this instance's tasks.
