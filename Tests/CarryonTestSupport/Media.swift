@@ -54,6 +54,18 @@ public func decodedVideoFrames(_ input: String, extraArguments: [String] = []) a
 
 /// The DASH sample made by Scripts/make-dash-media.sh: one folder per addressing mode
 /// (`timeline/`, `number/`, `list/`, `single/`, `base/`) and `periods/`, each with `main.mpd`.
+/// Writes a three-segment stream of local files into `folder` (made if need be): `s0.ts` to
+/// `s2.ts`, 4,000 bytes each (12,000 in all), and `main.m3u8` naming them; returns the
+/// playlist. Not media a player decodes: for tests of the library's bookkeeping.
+public func writeThreeSegmentStream(in folder: URL) throws -> URL {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for index in 0..<3 { try Data(repeating: UInt8(index), count: 4_000).write(to: folder.appendingPathComponent("s\(index).ts")) }
+    let playlist = folder.appendingPathComponent("main.m3u8")
+    try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns0.ts\n#EXTINF:4,\ns1.ts\n#EXTINF:4,\ns2.ts\n#EXT-X-ENDLIST\n"
+        .write(to: playlist, atomically: true, encoding: .utf8)
+    return playlist
+}
+
 public var dashSampleMedia: URL { packageRoot.appendingPathComponent("Samples/dash") }
 
 /// The common-encryption streams Shaka Packager made (`Scripts/make-cenc-media.sh`), and their

@@ -110,15 +110,11 @@ struct FleetQueueTests {
     func workersDownloadTheQueue() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("library"))
-            let media = folder.appendingPathComponent("media")
-            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-            for index in 0..<3 { try Data(repeating: UInt8(index), count: 4_000).write(to: media.appendingPathComponent("s\(index).ts")) }
-            try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns0.ts\n#EXTINF:4,\ns1.ts\n#EXTINF:4,\ns2.ts\n#EXT-X-ENDLIST\n"
-                .write(to: media.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+            let stream = try writeThreeSegmentStream(in: folder.appendingPathComponent("media"))
             let queuer = try await DownloadSession(library: library)
             var ids: [String] = []
             for index in 0..<8 {
-                let task = try await queuer.makeTask(url: media.appendingPathComponent("main.m3u8").path, name: "title \(index)")
+                let task = try await queuer.makeTask(url: stream.path, name: "title \(index)")
                 try await queuer.enqueueForFleet(task.id)
                 ids.append(task.id)
             }

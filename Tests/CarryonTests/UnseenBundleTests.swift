@@ -15,15 +15,11 @@ struct UnseenBundleTests {
     func folderNotMounted() async throws {
         try await withTemporaryDirectory { folder in
             let library = try OfflineLibrary(testingAt: folder.appendingPathComponent("fleet"))
-            let media = folder.appendingPathComponent("media")
-            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-            for index in 0..<3 { try Data(repeating: UInt8(index), count: 4_000).write(to: media.appendingPathComponent("s\(index).ts")) }
-            try "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXTINF:4,\ns0.ts\n#EXTINF:4,\ns1.ts\n#EXTINF:4,\ns2.ts\n#EXT-X-ENDLIST\n"
-                .write(to: media.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+            let stream = try writeThreeSegmentStream(in: folder.appendingPathComponent("media"))
             let session = try await DownloadSession(library: library)
             var ids: [String] = []
             for name in ["unseen", "cancelled", "removed", "kept"] {
-                let task = try await session.makeTask(url: media.appendingPathComponent("main.m3u8").path, name: name)
+                let task = try await session.makeTask(url: stream.path, name: name)
                 try await task.resume()
                 #expect(await task.waitUntilFinished() == .completed)
                 ids.append(task.id)
